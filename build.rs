@@ -1,0 +1,10 @@
+// Give the shared library a proper soname so that programs record
+// libwsp_ggml_backend.so.0 and a later compatible release can replace it.
+fn main() {
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();
+    if target_os == "linux" {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libwsp_ggml_backend.so.{major}");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

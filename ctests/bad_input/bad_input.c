@@ -1,0 +1,614 @@
+/*
+ * bad_input.c - hostile-input cases for the backend layer.
+ *
+ * Usage:  bad_input <case>     run one case
+ *         bad_input --list     one line per case: name <TAB> outcome <TAB> substring
+ *
+ * Each case builds whatever valid objects it needs and then makes exactly ONE
+ * bad call into the backend API (a NULL handle, an out-of-bounds or
+ * overflowing offset, an unallocated tensor, an out-of-range index, a missing
+ * optional interface entry, ...).
+ *
+ * outcome "abort": the library is expected to terminate the process and its
+ *                  stderr/log output must contain the listed substring.
+ * outcome "ok":    the call must return normally (NULL-safe functions, no-op
+ *                  calls); the program then prints "ok" and exits 0.
+ *
+ * If an "abort" case returns, the program prints "returned" and exits 1.
+ * If an "ok" case returns a wrong result, it prints why and exits 1.
+ * A failure while building the valid objects exits 2 ("setup failed").
+ */
+
+#include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-backend-impl.h"
+#include "ggml-cpu.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* setup helpers: every failure here is a test-setup problem, not a result  */
+
+static void setup_failed(const char * what) {
+    fprintf(stderr, "bad_input: setup failed: %s\n", what);
+    exit(2);
+}
+
+static float host_data[64];                          /* source/destination for tensor I/O */
+static _Alignas(64) unsigned char raw_mem[512];      /* memory for pointer-based buffers */
+
+static struct wsp_ggml_context * new_ctx(bool no_alloc) {
+    struct wsp_ggml_init_params params = {
+        /* .mem_size   = */ 1024 * 1024,
+        /* .mem_buffer = */ NULL,
+        /* .no_alloc   = */ no_alloc,
+    };
+    struct wsp_ggml_context * ctx = wsp_ggml_init(params);
+    if (ctx == NULL) {
+        setup_failed("wsp_ggml_init");
+    }
+    return ctx;
+}
+
+/* an f32 tensor with metadata only: no buffer, no data */
+static struct wsp_ggml_tensor * unallocated_tensor(int64_t n) {
+    return wsp_ggml_new_tensor_1d(new_ctx(true), WSP_GGML_TYPE_F32, n);
+}
+
+/* two f32 tensors allocated in one CPU buffer */
+static void cpu_tensors(int64_t na, struct wsp_ggml_tensor ** a, int64_t nb, struct wsp_ggml_tensor ** b) {
+    struct wsp_ggml_context * ctx = new_ctx(true);
+    *a = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, na);
+    if (b != NULL) {
+        *b = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, nb);
+    }
+    if (wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, wsp_ggml_backend_cpu_buffer_type()) == NULL) {
+        setup_failed("allocating CPU tensors");
+    }
+}
+
+/* one f32 tensor of 4 elements (16 bytes) in a CPU buffer */
+static struct wsp_ggml_tensor * cpu_tensor(void) {
+    struct wsp_ggml_tensor * t;
+    cpu_tensors(4, &t, 0, NULL);
+    return t;
+}
+
+static wsp_ggml_backend_buffer_t cpu_buffer(size_t size) {
+    wsp_ggml_backend_buffer_t buf = wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), size);
+    if (buf == NULL) {
+        setup_failed("allocating a CPU buffer");
+    }
+    return buf;
+}
+
+static wsp_ggml_backend_t cpu_backend(void) {
+    wsp_ggml_backend_t backend = wsp_ggml_backend_cpu_init();
+    if (backend == NULL) {
+        setup_failed("wsp_ggml_backend_cpu_init");
+    }
+    return backend;
+}
+
+static wsp_ggml_backend_dev_t cpu_device(void) {
+    wsp_ggml_backend_dev_t dev = wsp_ggml_backend_reg_dev_get(wsp_ggml_backend_cpu_reg(), 0);
+    if (dev == NULL) {
+        setup_failed("CPU device");
+    }
+    return dev;
+}
+
+/* a small graph: b = a + a */
+static struct wsp_ggml_cgraph * small_graph(void) {
+    struct wsp_ggml_context * ctx = new_ctx(false);
+    struct wsp_ggml_tensor * a = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, 4);
+    struct wsp_ggml_tensor * b = wsp_ggml_add(ctx, a, a);
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    wsp_ggml_build_forward_expand(gf, b);
+    return gf;
+}
+
+static wsp_ggml_backend_sched_t cpu_sched(wsp_ggml_backend_t backend) {
+    wsp_ggml_backend_t backends[1] = { backend };
+    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 64, false, true);
+    if (sched == NULL) {
+        setup_failed("wsp_ggml_backend_sched_new");
+    }
+    return sched;
+}
+
+/* ---- a backend that implements only the mandatory entries (no plans, no events) ---- */
+
+static const char * bare_get_name(wsp_ggml_backend_t backend) {
+    (void) backend;
+    return "bare";
+}
+
+static void bare_free(wsp_ggml_backend_t backend) {
+    (void) backend;
+}
+
+static enum wsp_ggml_status bare_graph_compute(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * cgraph) {
+    (void) backend;
+    (void) cgraph;
+    return WSP_GGML_STATUS_SUCCESS;
+}
+
+static wsp_ggml_guid bare_guid = { 0x62, 0x61, 0x72, 0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+
+static wsp_ggml_backend_t bare_backend(void) {
+    static struct wsp_ggml_backend backend;
+    memset(&backend, 0, sizeof(backend));
+    backend.guid                = &bare_guid;
+    backend.iface.get_name      = bare_get_name;
+    backend.iface.free          = bare_free;
+    backend.iface.graph_compute = bare_graph_compute;
+    backend.device              = cpu_device();
+    backend.context             = NULL;
+    return &backend;
+}
+
+/* an event object on the CPU device (which has no event support) */
+static wsp_ggml_backend_event_t cpu_event(void) {
+    static struct wsp_ggml_backend_event event;
+    event.device  = cpu_device();
+    event.context = NULL;
+    return &event;
+}
+
+/* ---- a host buffer whose interface has no memset_tensor ---- */
+
+static void * nomemset_get_base(wsp_ggml_backend_buffer_t buffer) {
+    return buffer->context;
+}
+
+static void nomemset_set_tensor(wsp_ggml_backend_buffer_t buffer, struct wsp_ggml_tensor * tensor,
+                                const void * data, size_t offset, size_t size) {
+    (void) buffer;
+    memcpy((char *) tensor->data + offset, data, size);
+}
+
+static void nomemset_get_tensor(wsp_ggml_backend_buffer_t buffer, const struct wsp_ggml_tensor * tensor,
+                                void * data, size_t offset, size_t size) {
+    (void) buffer;
+    memcpy(data, (const char *) tensor->data + offset, size);
+}
+
+static void nomemset_clear(wsp_ggml_backend_buffer_t buffer, uint8_t value) {
+    memset(buffer->context, value, buffer->size);
+}
+
+static wsp_ggml_backend_buffer_t nomemset_buffer(void) {
+    struct wsp_ggml_backend_buffer_i iface;
+    memset(&iface, 0, sizeof(iface));
+    iface.get_base   = nomemset_get_base;
+    iface.set_tensor = nomemset_set_tensor;
+    iface.get_tensor = nomemset_get_tensor;
+    iface.clear      = nomemset_clear;
+    wsp_ggml_backend_buffer_t buf =
+        wsp_ggml_backend_buffer_init(wsp_ggml_backend_cpu_buffer_type(), iface, raw_mem, sizeof(raw_mem));
+    if (buf == NULL) {
+        setup_failed("wsp_ggml_backend_buffer_init");
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* cases: each makes ONE bad call; the return value only matters for "ok"  */
+
+/* NULL handles */
+static int c_buft_name_null(void)             { wsp_ggml_backend_buft_name(NULL); return 0; }
+static int c_buft_alloc_buffer_null(void)     { wsp_ggml_backend_buft_alloc_buffer(NULL, 16); return 0; }
+static int c_buft_get_alignment_null(void)    { wsp_ggml_backend_buft_get_alignment(NULL); return 0; }
+static int c_buffer_get_size_null(void)       { wsp_ggml_backend_buffer_get_size(NULL); return 0; }
+static int c_buffer_get_base_null(void)       { wsp_ggml_backend_buffer_get_base(NULL); return 0; }
+static int c_buffer_clear_null(void)          { wsp_ggml_backend_buffer_clear(NULL, 0); return 0; }
+static int c_buffer_set_usage_null(void)      { wsp_ggml_backend_buffer_set_usage(NULL, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS); return 0; }
+static int c_get_default_buft_null(void)      { wsp_ggml_backend_get_default_buffer_type(NULL); return 0; }
+static int c_backend_alloc_buffer_null(void)  { wsp_ggml_backend_alloc_buffer(NULL, 16); return 0; }
+static int c_synchronize_null(void)           { wsp_ggml_backend_synchronize(NULL); return 0; }
+
+static int c_graph_compute_null_backend(void) {
+    struct wsp_ggml_cgraph * gf = small_graph();
+    wsp_ggml_backend_graph_compute(NULL, gf);
+    return 0;
+}
+
+static int c_graph_compute_null_graph(void) {
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_graph_compute(cpu, NULL);
+    return 0;
+}
+
+static int c_dev_name_null(void)              { wsp_ggml_backend_dev_name(NULL); return 0; }
+static int c_dev_init_null(void)              { wsp_ggml_backend_dev_init(NULL, NULL); return 0; }
+
+static int c_dev_get_props_null(void) {
+    wsp_ggml_backend_dev_t dev = cpu_device();
+    wsp_ggml_backend_dev_get_props(dev, NULL);
+    return 0;
+}
+
+static int c_reg_name_null(void)              { wsp_ggml_backend_reg_name(NULL); return 0; }
+static int c_reg_dev_count_null(void)         { wsp_ggml_backend_reg_dev_count(NULL); return 0; }
+static int c_reg_by_name_null(void)           { wsp_ggml_backend_reg_by_name(NULL); return 0; }
+static int c_dev_by_name_null(void)           { wsp_ggml_backend_dev_by_name(NULL); return 0; }
+
+static int c_event_record_null(void) {
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_event_record(NULL, cpu);
+    return 0;
+}
+
+static int c_tensor_set_null(void)            { wsp_ggml_backend_tensor_set(NULL, host_data, 0, 4); return 0; }
+static int c_tensor_get_null(void)            { wsp_ggml_backend_tensor_get(NULL, host_data, 0, 4); return 0; }
+static int c_tensor_memset_null(void)         { wsp_ggml_backend_tensor_memset(NULL, 0, 0, 4); return 0; }
+
+static int c_tensor_copy_null_src(void) {
+    struct wsp_ggml_tensor * t = cpu_tensor();
+    wsp_ggml_backend_tensor_copy(NULL, t);
+    return 0;
+}
+
+static int c_tensor_alloc_null_buffer(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    wsp_ggml_backend_tensor_alloc(NULL, t, raw_mem);
+    return 0;
+}
+
+static int c_view_init_null(void)             { wsp_ggml_backend_view_init(NULL); return 0; }
+static int c_sched_new_null_backends(void)    { wsp_ggml_backend_sched_new(NULL, NULL, 1, 64, false, true); return 0; }
+
+/* NULL-safe functions */
+static int c_buffer_free_null(void)           { wsp_ggml_backend_buffer_free(NULL); return 0; }
+static int c_backend_free_null(void)          { wsp_ggml_backend_free(NULL); return 0; }
+static int c_event_free_null(void)            { wsp_ggml_backend_event_free(NULL); return 0; }
+static int c_sched_free_null(void)            { wsp_ggml_backend_sched_free(NULL); return 0; }
+
+static int c_backend_name_null(void) {
+    const char * name = wsp_ggml_backend_name(NULL);
+    printf("%s\n", name ? name : "(null pointer)");
+    return name != NULL && strcmp(name, "NULL") == 0 ? 0 : 1;
+}
+
+static int c_backend_guid_null(void) {
+    return wsp_ggml_backend_guid(NULL) == NULL ? 0 : 1;
+}
+
+static int c_event_new_null(void) {
+    return wsp_ggml_backend_event_new(NULL) == NULL ? 0 : 1;
+}
+
+/* no-ops that must stay no-ops */
+static int c_tensor_set_size0_unallocated(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    wsp_ggml_backend_tensor_set(t, host_data, 0, 0);
+    return 0;
+}
+
+static int c_tensor_get_size0_unallocated(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    wsp_ggml_backend_tensor_get(t, host_data, 0, 0);
+    return 0;
+}
+
+static int c_buffer_zero_size_base(void) {
+    wsp_ggml_backend_buffer_t buf = wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), 0);
+    if (buf == NULL) {
+        setup_failed("zero-size buffer");
+    }
+    return wsp_ggml_backend_buffer_get_base(buf) == NULL ? 0 : 1;
+}
+
+static int c_init_by_name_unknown(void) {
+    return wsp_ggml_backend_init_by_name("no-such-backend", NULL) == NULL ? 0 : 1;
+}
+
+/* out-of-range offsets and sizes (tensor is 16 bytes) */
+static int c_tensor_set_oob(void)       { wsp_ggml_backend_tensor_set(cpu_tensor(), host_data, 8, 16); return 0; }
+static int c_tensor_set_overflow(void)  { wsp_ggml_backend_tensor_set(cpu_tensor(), host_data, SIZE_MAX - 3, 8); return 0; }
+static int c_tensor_get_oob(void)       { wsp_ggml_backend_tensor_get(cpu_tensor(), host_data, 8, 16); return 0; }
+static int c_tensor_get_overflow(void)  { wsp_ggml_backend_tensor_get(cpu_tensor(), host_data, SIZE_MAX - 3, 8); return 0; }
+static int c_tensor_memset_oob(void)    { wsp_ggml_backend_tensor_memset(cpu_tensor(), 0, 8, 16); return 0; }
+static int c_tensor_memset_overflow(void) { wsp_ggml_backend_tensor_memset(cpu_tensor(), 0, SIZE_MAX - 3, 8); return 0; }
+
+static int c_tensor_set_async_oob(void) {
+    struct wsp_ggml_tensor * t = cpu_tensor();
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_tensor_set_async(cpu, t, host_data, 8, 16);
+    return 0;
+}
+
+static int c_tensor_get_async_oob(void) {
+    struct wsp_ggml_tensor * t = cpu_tensor();
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_tensor_get_async(cpu, t, host_data, 8, 16);
+    return 0;
+}
+
+/* tensors without a buffer or without data */
+static int c_tensor_set_unallocated(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    wsp_ggml_backend_tensor_set(t, host_data, 0, 4);
+    return 0;
+}
+
+static int c_tensor_get_data_no_buffer(void) {
+    /* a tensor from an allocating context: data points into the context, buffer is NULL */
+    struct wsp_ggml_tensor * t = wsp_ggml_new_tensor_1d(new_ctx(false), WSP_GGML_TYPE_F32, 4);
+    if (t->data == NULL || t->buffer != NULL) {
+        setup_failed("tensor with data but no buffer");
+    }
+    wsp_ggml_backend_tensor_get(t, host_data, 0, 4);
+    return 0;
+}
+
+static int c_tensor_set_buffer_no_data(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    t->buffer = cpu_buffer(64);
+    wsp_ggml_backend_tensor_set(t, host_data, 0, 4);
+    return 0;
+}
+
+/* out-of-range indices */
+static int c_reg_get_out_of_range(void)  { wsp_ggml_backend_reg_get(wsp_ggml_backend_reg_count()); return 0; }
+static int c_dev_get_out_of_range(void)  { wsp_ggml_backend_dev_get(wsp_ggml_backend_dev_count()); return 0; }
+
+static int c_sched_get_backend_high(void) {
+    wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
+    wsp_ggml_backend_sched_get_backend(sched, 1);
+    return 0;
+}
+
+static int c_sched_get_backend_negative(void) {
+    wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
+    wsp_ggml_backend_sched_get_backend(sched, -1);
+    return 0;
+}
+
+static int c_sched_set_tensor_backend_foreign(void) {
+    wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
+    wsp_ggml_backend_t other = cpu_backend();   /* a second CPU backend, not given to the scheduler */
+    struct wsp_ggml_tensor * node = unallocated_tensor(4);
+    wsp_ggml_backend_sched_set_tensor_backend(sched, node, other);
+    return 0;
+}
+
+static int c_sched_get_buffer_size_foreign(void) {
+    wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
+    wsp_ggml_backend_t other = cpu_backend();
+    wsp_ggml_backend_sched_get_buffer_size(sched, other);
+    return 0;
+}
+
+/* tensor_alloc / view_init misuse */
+static int c_tensor_alloc_past_end(void) {
+    wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);     /* 16 bytes at base+56 ends at base+72 */
+    char * base = wsp_ggml_backend_buffer_get_base(buf);
+    wsp_ggml_backend_tensor_alloc(buf, t, base + 56);
+    return 0;
+}
+
+static int c_tensor_alloc_before_base(void) {
+    wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    uintptr_t base = (uintptr_t) wsp_ggml_backend_buffer_get_base(buf);
+    wsp_ggml_backend_tensor_alloc(buf, t, (void *) (base - 32));
+    return 0;
+}
+
+static int c_tensor_alloc_twice(void) {
+    struct wsp_ggml_tensor * t = cpu_tensor();
+    wsp_ggml_backend_tensor_alloc(t->buffer, t, t->data);
+    return 0;
+}
+
+static int c_view_init_not_a_view(void) {
+    wsp_ggml_backend_view_init(unallocated_tensor(4));
+    return 0;
+}
+
+static int c_cpu_buffer_from_ptr_misaligned(void) {
+    wsp_ggml_backend_cpu_buffer_from_ptr(raw_mem + 1, 128);
+    return 0;
+}
+
+/* missing optional interface entries */
+static int c_graph_plan_create_missing(void) {
+    wsp_ggml_backend_t bare = bare_backend();
+    struct wsp_ggml_cgraph * gf = small_graph();
+    wsp_ggml_backend_graph_plan_create(bare, gf);
+    return 0;
+}
+
+static int c_graph_plan_free_missing(void) {
+    wsp_ggml_backend_graph_plan_free(bare_backend(), (wsp_ggml_backend_graph_plan_t) raw_mem);
+    return 0;
+}
+
+static int c_graph_plan_compute_missing(void) {
+    wsp_ggml_backend_graph_plan_compute(bare_backend(), (wsp_ggml_backend_graph_plan_t) raw_mem);
+    return 0;
+}
+
+static int c_event_record_missing(void) {
+    wsp_ggml_backend_event_t ev = cpu_event();
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_event_record(ev, cpu);
+    return 0;
+}
+
+static int c_event_wait_missing(void) {
+    wsp_ggml_backend_event_t ev = cpu_event();
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_event_wait(cpu, ev);
+    return 0;
+}
+
+static int c_event_synchronize_missing(void) {
+    wsp_ggml_backend_event_synchronize(cpu_event());
+    return 0;
+}
+
+static int c_tensor_memset_missing(void) {
+    struct wsp_ggml_tensor * t = unallocated_tensor(4);
+    t->buffer = nomemset_buffer();
+    t->data   = raw_mem;
+    wsp_ggml_backend_tensor_memset(t, 0, 0, 4);
+    return 0;
+}
+
+/* layout mismatch */
+static int c_tensor_copy_layouts(void) {
+    struct wsp_ggml_tensor * a;
+    struct wsp_ggml_tensor * b;
+    cpu_tensors(4, &a, 8, &b);
+    wsp_ggml_backend_tensor_copy(a, b);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct bad_case {
+    const char * name;
+    const char * outcome;   /* "abort" or "ok" */
+    const char * expect;    /* substring of the library's stderr/log output */
+    int (*run)(void);
+};
+
+#define NULLMSG(fn, param) #fn ": " #param " is NULL"
+
+static const struct bad_case cases[] = {
+    /* NULL handles */
+    { "buft_name_null",            "abort", NULLMSG(wsp_ggml_backend_buft_name, buft),                     c_buft_name_null },
+    { "buft_alloc_buffer_null",    "abort", NULLMSG(wsp_ggml_backend_buft_alloc_buffer, buft),             c_buft_alloc_buffer_null },
+    { "buft_get_alignment_null",   "abort", NULLMSG(wsp_ggml_backend_buft_get_alignment, buft),            c_buft_get_alignment_null },
+    { "buffer_get_size_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_size, buffer),             c_buffer_get_size_null },
+    { "buffer_get_base_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_base, buffer),             c_buffer_get_base_null },
+    { "buffer_clear_null",         "abort", NULLMSG(wsp_ggml_backend_buffer_clear, buffer),                c_buffer_clear_null },
+    { "buffer_set_usage_null",     "abort", NULLMSG(wsp_ggml_backend_buffer_set_usage, buffer),            c_buffer_set_usage_null },
+    { "get_default_buft_null",     "abort", NULLMSG(wsp_ggml_backend_get_default_buffer_type, backend),    c_get_default_buft_null },
+    { "backend_alloc_buffer_null", "abort", NULLMSG(wsp_ggml_backend_alloc_buffer, backend),               c_backend_alloc_buffer_null },
+    { "synchronize_null",          "abort", NULLMSG(wsp_ggml_backend_synchronize, backend),                c_synchronize_null },
+    { "graph_compute_null_backend","abort", NULLMSG(wsp_ggml_backend_graph_compute, backend),              c_graph_compute_null_backend },
+    { "graph_compute_null_graph",  "abort", NULLMSG(wsp_ggml_backend_graph_compute, cgraph),               c_graph_compute_null_graph },
+    { "dev_name_null",             "abort", NULLMSG(wsp_ggml_backend_dev_name, device),                    c_dev_name_null },
+    { "dev_init_null",             "abort", NULLMSG(wsp_ggml_backend_dev_init, device),                    c_dev_init_null },
+    { "dev_get_props_null_props",  "abort", NULLMSG(wsp_ggml_backend_dev_get_props, props),                c_dev_get_props_null },
+    { "reg_name_null",             "abort", NULLMSG(wsp_ggml_backend_reg_name, reg),                       c_reg_name_null },
+    { "reg_dev_count_null",        "abort", NULLMSG(wsp_ggml_backend_reg_dev_count, reg),                  c_reg_dev_count_null },
+    { "reg_by_name_null",          "abort", NULLMSG(wsp_ggml_backend_reg_by_name, name),                   c_reg_by_name_null },
+    { "dev_by_name_null",          "abort", NULLMSG(wsp_ggml_backend_dev_by_name, name),                   c_dev_by_name_null },
+    { "event_record_null_event",   "abort", NULLMSG(wsp_ggml_backend_event_record, event),                 c_event_record_null },
+    { "tensor_set_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_set, tensor),                  c_tensor_set_null },
+    { "tensor_get_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_get, tensor),                  c_tensor_get_null },
+    { "tensor_memset_null",        "abort", NULLMSG(wsp_ggml_backend_tensor_memset, tensor),               c_tensor_memset_null },
+    { "tensor_copy_null_src",      "abort", NULLMSG(wsp_ggml_backend_tensor_copy, src),                    c_tensor_copy_null_src },
+    { "tensor_alloc_null_buffer",  "abort", NULLMSG(wsp_ggml_backend_tensor_alloc, buffer),                c_tensor_alloc_null_buffer },
+    { "view_init_null",            "abort", NULLMSG(wsp_ggml_backend_view_init, tensor),                   c_view_init_null },
+    { "sched_new_null_backends",   "abort", NULLMSG(wsp_ggml_backend_sched_new, backends),                 c_sched_new_null_backends },
+
+    /* NULL-safe functions and no-ops */
+    { "buffer_free_null",          "ok",    "", c_buffer_free_null },
+    { "backend_free_null",         "ok",    "", c_backend_free_null },
+    { "event_free_null",           "ok",    "", c_event_free_null },
+    { "sched_free_null",           "ok",    "", c_sched_free_null },
+    { "backend_name_null",         "ok",    "", c_backend_name_null },
+    { "backend_guid_null",         "ok",    "", c_backend_guid_null },
+    { "event_new_null",            "ok",    "", c_event_new_null },
+    { "tensor_set_size0_unalloc",  "ok",    "", c_tensor_set_size0_unallocated },
+    { "tensor_get_size0_unalloc",  "ok",    "", c_tensor_get_size0_unallocated },
+    { "buffer_zero_size_base",     "ok",    "", c_buffer_zero_size_base },
+    { "init_by_name_unknown",      "ok",    "", c_init_by_name_unknown },
+
+    /* bounds */
+    { "tensor_set_oob",            "abort", "tensor write out of bounds", c_tensor_set_oob },
+    { "tensor_set_overflow",       "abort", "tensor write out of bounds", c_tensor_set_overflow },
+    { "tensor_get_oob",            "abort", "tensor read out of bounds",  c_tensor_get_oob },
+    { "tensor_get_overflow",       "abort", "tensor read out of bounds",  c_tensor_get_overflow },
+    { "tensor_memset_oob",         "abort", "tensor write out of bounds", c_tensor_memset_oob },
+    { "tensor_memset_overflow",    "abort", "tensor write out of bounds", c_tensor_memset_overflow },
+    { "tensor_set_async_oob",      "abort", "tensor write out of bounds", c_tensor_set_async_oob },
+    { "tensor_get_async_oob",      "abort", "tensor read out of bounds",  c_tensor_get_async_oob },
+
+    /* unallocated tensors */
+    { "tensor_set_unallocated",    "abort", "tensor buffer not set", c_tensor_set_unallocated },
+    { "tensor_get_data_no_buffer", "abort", "tensor buffer not set", c_tensor_get_data_no_buffer },
+    { "tensor_set_buffer_no_data", "abort", "tensor not allocated",  c_tensor_set_buffer_no_data },
+
+    /* indices */
+    { "reg_get_out_of_range",      "abort", "out of range", c_reg_get_out_of_range },
+    { "dev_get_out_of_range",      "abort", "out of range", c_dev_get_out_of_range },
+    { "sched_get_backend_high",    "abort", "out of range", c_sched_get_backend_high },
+    { "sched_get_backend_negative","abort", "out of range", c_sched_get_backend_negative },
+    { "sched_set_tensor_backend_foreign", "abort", "not in the scheduler", c_sched_set_tensor_backend_foreign },
+    { "sched_get_buffer_size_foreign",    "abort", "not in the scheduler", c_sched_get_buffer_size_foreign },
+
+    /* allocation misuse */
+    { "tensor_alloc_past_end",     "abort", "outside the buffer",   c_tensor_alloc_past_end },
+    { "tensor_alloc_before_base",  "abort", "outside the buffer",   c_tensor_alloc_before_base },
+    { "tensor_alloc_twice",        "abort", "already allocated",    c_tensor_alloc_twice },
+    { "view_init_not_a_view",      "abort", "not a view",           c_view_init_not_a_view },
+    { "cpu_buffer_from_ptr_misaligned", "abort", "buffer pointer must be aligned", c_cpu_buffer_from_ptr_misaligned },
+
+    /* missing optional interface entries */
+    { "graph_plan_create_missing", "abort", "graph_plan_create not implemented",  c_graph_plan_create_missing },
+    { "graph_plan_free_missing",   "abort", "graph_plan_free not implemented",    c_graph_plan_free_missing },
+    { "graph_plan_compute_missing","abort", "graph_plan_compute not implemented", c_graph_plan_compute_missing },
+    { "event_record_missing",      "abort", "event_record not implemented",       c_event_record_missing },
+    { "event_wait_missing",        "abort", "event_wait not implemented",         c_event_wait_missing },
+    { "event_synchronize_missing", "abort", "event_synchronize not implemented",  c_event_synchronize_missing },
+    { "tensor_memset_missing",     "abort", "memset_tensor not implemented",      c_tensor_memset_missing },
+
+    /* layouts */
+    { "tensor_copy_different_layouts", "abort", "different layouts", c_tensor_copy_layouts },
+};
+
+#define N_CASES (sizeof(cases) / sizeof(cases[0]))
+
+static void usage(const char * argv0) {
+    fprintf(stderr, "usage: %s <case> | --list\n", argv0);
+}
+
+int main(int argc, char ** argv) {
+    if (argc != 2) {
+        usage(argv[0]);
+        return 2;
+    }
+
+    if (strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < N_CASES; i++) {
+            printf("%s\t%s\t%s\n", cases[i].name, cases[i].outcome, cases[i].expect);
+        }
+        return 0;
+    }
+
+    for (size_t i = 0; i < N_CASES; i++) {
+        if (strcmp(argv[1], cases[i].name) != 0) {
+            continue;
+        }
+        fflush(stdout);
+        int wrong = cases[i].run();
+        if (strcmp(cases[i].outcome, "abort") == 0) {
+            printf("returned\n");
+            fprintf(stderr, "bad_input: case %s returned, expected the library to abort\n", cases[i].name);
+            return 1;
+        }
+        if (wrong) {
+            fprintf(stderr, "bad_input: case %s returned a wrong result\n", cases[i].name);
+            return 1;
+        }
+        printf("ok\n");
+        return 0;
+    }
+
+    fprintf(stderr, "bad_input: unknown case '%s'\n", argv[1]);
+    usage(argv[0]);
+    return 2;
+}

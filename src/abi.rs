@@ -1,0 +1,444 @@
+//! The C ABI: `#[repr(C)]` mirrors of the structs, interface tables, enums and typedefs
+//! of whisper.rn's `ggml-backend.h` / `ggml-backend-impl.h`, and of the parts of `ggml.h` /
+//! `ggml-impl.h` that the backend layer reads. Layouts are asserted at compile time at the
+//! bottom of this file and compared with the C compiler's view by the ABI parity test.
+//!
+//! Names follow C so that cbindgen emits exactly the C declarations.
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, c_int, c_void};
+
+// ---------------------------------------------------------------------------------------------
+// ggml core (defined by ggml.h / ggml-impl.h; cbindgen does not emit these)
+// ---------------------------------------------------------------------------------------------
+
+pub const WSP_GGML_MAX_DIMS: usize = 4;
+pub const WSP_GGML_MAX_SRC: usize = 10;
+pub const WSP_GGML_MAX_NAME: usize = 64;
+pub const WSP_GGML_MAX_OP_PARAMS: usize = 64;
+
+/// `enum wsp_ggml_type`, kept as its integer so that any value C hands us is valid.
+pub type wsp_ggml_type = c_int;
+/// `enum wsp_ggml_op`, kept as its integer for the same reason.
+pub type wsp_ggml_op = c_int;
+
+pub const WSP_GGML_OP_NONE: wsp_ggml_op = 0;
+pub const WSP_GGML_OP_RESHAPE: wsp_ggml_op = 34;
+pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35;
+pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36;
+pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37;
+pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46;
+
+pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
+pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
+
+/// `enum wsp_ggml_log_level`
+pub type wsp_ggml_log_level = c_int;
+pub const WSP_GGML_LOG_LEVEL_DEBUG: wsp_ggml_log_level = 1;
+pub const WSP_GGML_LOG_LEVEL_INFO: wsp_ggml_log_level = 2;
+pub const WSP_GGML_LOG_LEVEL_WARN: wsp_ggml_log_level = 3;
+pub const WSP_GGML_LOG_LEVEL_ERROR: wsp_ggml_log_level = 4;
+
+/// `enum wsp_ggml_status`
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum wsp_ggml_status {
+    WSP_GGML_STATUS_ALLOC_FAILED = -2,
+    WSP_GGML_STATUS_FAILED = -1,
+    WSP_GGML_STATUS_SUCCESS = 0,
+    WSP_GGML_STATUS_ABORTED = 1,
+}
+
+/// `wsp_ggml_guid_t`: a pointer to 16 bytes.
+pub type wsp_ggml_guid = [u8; 16];
+pub type wsp_ggml_guid_t = *mut wsp_ggml_guid;
+
+/// `struct wsp_ggml_tensor`
+#[repr(C)]
+pub struct wsp_ggml_tensor {
+    pub type_: wsp_ggml_type,
+    pub buffer: *mut wsp_ggml_backend_buffer,
+    pub ne: [i64; WSP_GGML_MAX_DIMS],
+    pub nb: [usize; WSP_GGML_MAX_DIMS],
+    pub op: wsp_ggml_op,
+    pub op_params: [i32; WSP_GGML_MAX_OP_PARAMS / 4],
+    pub flags: i32,
+    pub src: [*mut wsp_ggml_tensor; WSP_GGML_MAX_SRC],
+    pub view_src: *mut wsp_ggml_tensor,
+    pub view_offs: usize,
+    pub data: *mut c_void,
+    pub name: [c_char; WSP_GGML_MAX_NAME],
+    pub extra: *mut c_void,
+    pub padding: [c_char; 8],
+}
+
+/// `struct wsp_ggml_hash_set` (ggml-impl.h)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_hash_set {
+    pub size: usize,
+    pub used: *mut u32,
+    pub keys: *mut *mut wsp_ggml_tensor,
+}
+
+/// `struct wsp_ggml_cgraph` (ggml-impl.h)
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_cgraph {
+    pub size: c_int,
+    pub n_nodes: c_int,
+    pub n_leafs: c_int,
+    pub nodes: *mut *mut wsp_ggml_tensor,
+    pub grads: *mut *mut wsp_ggml_tensor,
+    pub grad_accs: *mut *mut wsp_ggml_tensor,
+    pub leafs: *mut *mut wsp_ggml_tensor,
+    pub use_counts: *mut i32,
+    pub visited_hash_set: wsp_ggml_hash_set,
+    pub order: c_int,
+}
+
+/// `struct wsp_ggml_init_params`
+#[repr(C)]
+pub struct wsp_ggml_init_params {
+    pub mem_size: usize,
+    pub mem_buffer: *mut c_void,
+    pub no_alloc: bool,
+}
+
+/// Opaque `struct wsp_ggml_context`.
+#[repr(C)]
+pub struct wsp_ggml_context {
+    _opaque: [u8; 0],
+}
+
+/// Opaque `struct wsp_ggml_gallocr` (ggml-alloc).
+#[repr(C)]
+pub struct wsp_ggml_gallocr {
+    _opaque: [u8; 0],
+}
+pub type wsp_ggml_gallocr_t = *mut wsp_ggml_gallocr;
+
+pub type wsp_ggml_abort_callback = Option<unsafe extern "C" fn(data: *mut c_void) -> bool>;
+
+// ---------------------------------------------------------------------------------------------
+// ggml-backend.h
+// ---------------------------------------------------------------------------------------------
+
+pub type wsp_ggml_backend_buffer_type_t = *mut wsp_ggml_backend_buffer_type;
+pub type wsp_ggml_backend_buffer_t = *mut wsp_ggml_backend_buffer;
+pub type wsp_ggml_backend_event_t = *mut wsp_ggml_backend_event;
+pub type wsp_ggml_backend_t = *mut wsp_ggml_backend;
+pub type wsp_ggml_backend_graph_plan_t = *mut c_void;
+pub type wsp_ggml_backend_reg_t = *mut wsp_ggml_backend_reg;
+pub type wsp_ggml_backend_dev_t = *mut wsp_ggml_backend_device;
+pub type wsp_ggml_backend_sched_t = *mut crate::sched::wsp_ggml_backend_sched;
+
+/// `enum wsp_ggml_backend_buffer_usage`
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum wsp_ggml_backend_buffer_usage {
+    WSP_GGML_BACKEND_BUFFER_USAGE_ANY = 0,
+    WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS = 1,
+    WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE = 2,
+}
+
+/// `enum wsp_ggml_backend_dev_type`
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum wsp_ggml_backend_dev_type {
+    WSP_GGML_BACKEND_DEVICE_TYPE_CPU = 0,
+    WSP_GGML_BACKEND_DEVICE_TYPE_GPU = 1,
+    WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
+}
+
+/// `struct wsp_ggml_backend_dev_caps`
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct wsp_ggml_backend_dev_caps {
+    pub async_: bool,
+    pub host_buffer: bool,
+    pub buffer_from_host_ptr: bool,
+    pub events: bool,
+}
+
+/// `struct wsp_ggml_backend_dev_props`
+#[repr(C)]
+pub struct wsp_ggml_backend_dev_props {
+    pub name: *const c_char,
+    pub description: *const c_char,
+    pub memory_free: usize,
+    pub memory_total: usize,
+    pub type_: wsp_ggml_backend_dev_type,
+    pub caps: wsp_ggml_backend_dev_caps,
+}
+
+/// `struct wsp_ggml_backend_feature`
+#[repr(C)]
+pub struct wsp_ggml_backend_feature {
+    pub name: *const c_char,
+    pub value: *const c_char,
+}
+
+pub type wsp_ggml_backend_split_buffer_type_t =
+    Option<unsafe extern "C" fn(main_device: c_int, tensor_split: *const f32) -> wsp_ggml_backend_buffer_type_t>;
+pub type wsp_ggml_backend_set_n_threads_t = Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, n_threads: c_int)>;
+pub type wsp_ggml_backend_dev_get_extra_bufts_t =
+    Option<unsafe extern "C" fn(device: wsp_ggml_backend_dev_t) -> *mut wsp_ggml_backend_buffer_type_t>;
+pub type wsp_ggml_backend_set_abort_callback_t = Option<
+    unsafe extern "C" fn(backend: wsp_ggml_backend_t, abort_callback: wsp_ggml_abort_callback, abort_callback_data: *mut c_void),
+>;
+pub type wsp_ggml_backend_get_features_t =
+    Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t) -> *mut wsp_ggml_backend_feature>;
+
+pub type wsp_ggml_backend_sched_eval_callback =
+    Option<unsafe extern "C" fn(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut c_void) -> bool>;
+
+/// `struct wsp_ggml_backend_graph_copy`
+#[repr(C)]
+pub struct wsp_ggml_backend_graph_copy {
+    pub buffer: wsp_ggml_backend_buffer_t,
+    pub ctx_allocated: *mut wsp_ggml_context,
+    pub ctx_unallocated: *mut wsp_ggml_context,
+    pub graph: *mut wsp_ggml_cgraph,
+}
+
+pub type wsp_ggml_backend_eval_callback = Option<
+    unsafe extern "C" fn(node_index: c_int, t1: *mut wsp_ggml_tensor, t2: *mut wsp_ggml_tensor, user_data: *mut c_void) -> bool,
+>;
+
+// ---------------------------------------------------------------------------------------------
+// ggml-backend-impl.h
+// ---------------------------------------------------------------------------------------------
+
+pub const WSP_GGML_BACKEND_API_VERSION: c_int = 1;
+
+/// `struct wsp_ggml_backend_buffer_type_i`
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_backend_buffer_type_i {
+    pub get_name: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char>,
+    pub alloc_buffer: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t>,
+    pub get_alignment: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> usize>,
+    pub get_max_size: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> usize>,
+    pub get_alloc_size:
+        Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t, tensor: *const wsp_ggml_tensor) -> usize>,
+    pub is_host: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> bool>,
+}
+
+/// `struct wsp_ggml_backend_buffer_type`
+#[repr(C)]
+pub struct wsp_ggml_backend_buffer_type {
+    pub iface: wsp_ggml_backend_buffer_type_i,
+    pub device: wsp_ggml_backend_dev_t,
+    pub context: *mut c_void,
+}
+
+/// `struct wsp_ggml_backend_buffer_i`
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_backend_buffer_i {
+    pub free_buffer: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
+    pub get_base: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void>,
+    pub init_tensor: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status>,
+    pub memset_tensor: Option<
+        unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, value: u8, offset: usize, size: usize),
+    >,
+    pub set_tensor: Option<
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            tensor: *mut wsp_ggml_tensor,
+            data: *const c_void,
+            offset: usize,
+            size: usize,
+        ),
+    >,
+    pub get_tensor: Option<
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            tensor: *const wsp_ggml_tensor,
+            data: *mut c_void,
+            offset: usize,
+            size: usize,
+        ),
+    >,
+    pub cpy_tensor: Option<
+        unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) -> bool,
+    >,
+    pub clear: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, value: u8)>,
+    pub reset: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
+}
+
+/// `struct wsp_ggml_backend_buffer`
+#[repr(C)]
+pub struct wsp_ggml_backend_buffer {
+    pub iface: wsp_ggml_backend_buffer_i,
+    pub buft: wsp_ggml_backend_buffer_type_t,
+    pub context: *mut c_void,
+    pub size: usize,
+    pub usage: wsp_ggml_backend_buffer_usage,
+}
+
+/// `struct wsp_ggml_backend_i`
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_backend_i {
+    pub get_name: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t) -> *const c_char>,
+    pub free: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t)>,
+    pub set_tensor_async: Option<
+        unsafe extern "C" fn(backend: wsp_ggml_backend_t, tensor: *mut wsp_ggml_tensor, data: *const c_void, offset: usize, size: usize),
+    >,
+    pub get_tensor_async: Option<
+        unsafe extern "C" fn(backend: wsp_ggml_backend_t, tensor: *const wsp_ggml_tensor, data: *mut c_void, offset: usize, size: usize),
+    >,
+    pub cpy_tensor_async: Option<
+        unsafe extern "C" fn(
+            backend_src: wsp_ggml_backend_t,
+            backend_dst: wsp_ggml_backend_t,
+            src: *const wsp_ggml_tensor,
+            dst: *mut wsp_ggml_tensor,
+        ) -> bool,
+    >,
+    pub synchronize: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t)>,
+    pub graph_plan_create:
+        Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *const wsp_ggml_cgraph) -> wsp_ggml_backend_graph_plan_t>,
+    pub graph_plan_free: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t)>,
+    pub graph_plan_update: Option<
+        unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t, cgraph: *const wsp_ggml_cgraph),
+    >,
+    pub graph_plan_compute:
+        Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status>,
+    pub graph_compute: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status>,
+    pub event_record: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
+    pub event_wait: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
+}
+
+/// `struct wsp_ggml_backend`
+#[repr(C)]
+pub struct wsp_ggml_backend {
+    pub guid: wsp_ggml_guid_t,
+    pub iface: wsp_ggml_backend_i,
+    pub device: wsp_ggml_backend_dev_t,
+    pub context: *mut c_void,
+}
+
+/// `struct wsp_ggml_backend_event`
+#[repr(C)]
+pub struct wsp_ggml_backend_event {
+    pub device: *mut wsp_ggml_backend_device,
+    pub context: *mut c_void,
+}
+
+/// `struct wsp_ggml_backend_device_i`
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_backend_device_i {
+    pub get_name: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> *const c_char>,
+    pub get_description: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> *const c_char>,
+    pub get_memory: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, free: *mut usize, total: *mut usize)>,
+    pub get_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type>,
+    pub get_props: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, props: *mut wsp_ggml_backend_dev_props)>,
+    pub init_backend: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t>,
+    pub get_buffer_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t>,
+    pub get_host_buffer_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t>,
+    pub buffer_from_host_ptr: Option<
+        unsafe extern "C" fn(
+            dev: wsp_ggml_backend_dev_t,
+            ptr: *mut c_void,
+            size: usize,
+            max_tensor_size: usize,
+        ) -> wsp_ggml_backend_buffer_t,
+    >,
+    pub supports_op: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool>,
+    pub supports_buft: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool>,
+    pub offload_op: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool>,
+    pub event_new: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_event_t>,
+    pub event_free: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, event: wsp_ggml_backend_event_t)>,
+    pub event_synchronize: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, event: wsp_ggml_backend_event_t)>,
+}
+
+/// `struct wsp_ggml_backend_device`
+#[repr(C)]
+pub struct wsp_ggml_backend_device {
+    pub iface: wsp_ggml_backend_device_i,
+    pub reg: wsp_ggml_backend_reg_t,
+    pub context: *mut c_void,
+}
+
+/// `struct wsp_ggml_backend_reg_i`
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wsp_ggml_backend_reg_i {
+    pub get_name: Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t) -> *const c_char>,
+    pub get_device_count: Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t) -> usize>,
+    pub get_device: Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t, index: usize) -> wsp_ggml_backend_dev_t>,
+    pub get_proc_address: Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t, name: *const c_char) -> *mut c_void>,
+}
+
+/// `struct wsp_ggml_backend_reg`
+#[repr(C)]
+pub struct wsp_ggml_backend_reg {
+    pub api_version: c_int,
+    pub iface: wsp_ggml_backend_reg_i,
+    pub context: *mut c_void,
+}
+
+pub type wsp_ggml_backend_init_t = Option<unsafe extern "C" fn() -> wsp_ggml_backend_reg_t>;
+pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time layout checks (x86-64 / aarch64 LP64). The C side is compared by the ABI test.
+// ---------------------------------------------------------------------------------------------
+
+macro_rules! assert_layout {
+    ($t:ty, size $size:expr, align $align:expr $(, $field:ident @ $off:expr)* $(,)?) => {
+        const _: () = assert!(std::mem::size_of::<$t>() == $size);
+        const _: () = assert!(std::mem::align_of::<$t>() == $align);
+        $(const _: () = assert!(std::mem::offset_of!($t, $field) == $off);)*
+    };
+}
+
+#[cfg(target_pointer_width = "64")]
+mod layout_checks {
+    use super::*;
+    assert_layout!(wsp_ggml_tensor, size 336, align 8,
+        type_ @ 0, buffer @ 8, ne @ 16, nb @ 48, op @ 80, op_params @ 84, flags @ 148, src @ 152,
+        view_src @ 232, view_offs @ 240, data @ 248, name @ 256, extra @ 320, padding @ 328);
+    assert_layout!(wsp_ggml_hash_set, size 24, align 8, size @ 0, used @ 8, keys @ 16);
+    assert_layout!(wsp_ggml_cgraph, size 88, align 8,
+        size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 16, grads @ 24, grad_accs @ 32, leafs @ 40,
+        use_counts @ 48, visited_hash_set @ 56, order @ 80);
+    assert_layout!(wsp_ggml_init_params, size 24, align 8, mem_size @ 0, mem_buffer @ 8, no_alloc @ 16);
+    assert_layout!(wsp_ggml_status, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
+        async_ @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+    assert_layout!(wsp_ggml_backend_dev_props, size 40, align 8,
+        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, type_ @ 32, caps @ 36);
+    assert_layout!(wsp_ggml_backend_feature, size 16, align 8, name @ 0, value @ 8);
+    assert_layout!(wsp_ggml_backend_graph_copy, size 32, align 8,
+        buffer @ 0, ctx_allocated @ 8, ctx_unallocated @ 16, graph @ 24);
+    assert_layout!(wsp_ggml_backend_buffer_type_i, size 48, align 8,
+        get_name @ 0, alloc_buffer @ 8, get_alignment @ 16, get_max_size @ 24, get_alloc_size @ 32, is_host @ 40);
+    assert_layout!(wsp_ggml_backend_buffer_type, size 64, align 8, iface @ 0, device @ 48, context @ 56);
+    assert_layout!(wsp_ggml_backend_buffer_i, size 72, align 8,
+        free_buffer @ 0, get_base @ 8, init_tensor @ 16, memset_tensor @ 24, set_tensor @ 32,
+        get_tensor @ 40, cpy_tensor @ 48, clear @ 56, reset @ 64);
+    assert_layout!(wsp_ggml_backend_buffer, size 104, align 8,
+        iface @ 0, buft @ 72, context @ 80, size @ 88, usage @ 96);
+    assert_layout!(wsp_ggml_backend_i, size 104, align 8,
+        get_name @ 0, free @ 8, set_tensor_async @ 16, get_tensor_async @ 24, cpy_tensor_async @ 32,
+        synchronize @ 40, graph_plan_create @ 48, graph_plan_free @ 56, graph_plan_update @ 64,
+        graph_plan_compute @ 72, graph_compute @ 80, event_record @ 88, event_wait @ 96);
+    assert_layout!(wsp_ggml_backend, size 128, align 8, guid @ 0, iface @ 8, device @ 112, context @ 120);
+    assert_layout!(wsp_ggml_backend_event, size 16, align 8, device @ 0, context @ 8);
+    assert_layout!(wsp_ggml_backend_device_i, size 120, align 8,
+        get_name @ 0, get_description @ 8, get_memory @ 16, get_type @ 24, get_props @ 32,
+        init_backend @ 40, get_buffer_type @ 48, get_host_buffer_type @ 56, buffer_from_host_ptr @ 64,
+        supports_op @ 72, supports_buft @ 80, offload_op @ 88, event_new @ 96, event_free @ 104,
+        event_synchronize @ 112);
+    assert_layout!(wsp_ggml_backend_device, size 136, align 8, iface @ 0, reg @ 120, context @ 128);
+    assert_layout!(wsp_ggml_backend_reg_i, size 32, align 8,
+        get_name @ 0, get_device_count @ 8, get_device @ 16, get_proc_address @ 24);
+    assert_layout!(wsp_ggml_backend_reg, size 48, align 8, api_version @ 0, iface @ 8, context @ 40);
+}

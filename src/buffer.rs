@@ -1,0 +1,296 @@
+//! Backend buffers and multi-buffers.
+//!
+//! A buffer object is allocated here (`buffer_init`) and freed here (`buffer_free`), whoever
+//! implements its interface, exactly as the reference's `new`/`delete` pair.
+
+use crate::abi::*;
+use crate::buffer_type::buft_is_host;
+use crate::ffi::{arg, ffi_fn};
+use crate::ggml::{deref, ensure, log_error, required};
+use std::ffi::{c_char, c_void};
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_init(
+        buft: wsp_ggml_backend_buffer_type_t,
+        iface: wsp_ggml_backend_buffer_i,
+        context: *mut c_void,
+        size: usize,
+    ) -> wsp_ggml_backend_buffer_t {
+        new_buffer(buft, iface, context, size)
+    }
+}
+
+/// Allocates a buffer object; it is released by `wsp_ggml_backend_buffer_free`.
+pub fn new_buffer(
+    buft: wsp_ggml_backend_buffer_type_t,
+    iface: wsp_ggml_backend_buffer_i,
+    context: *mut c_void,
+    size: usize,
+) -> wsp_ggml_backend_buffer_t {
+    Box::into_raw(Box::new(wsp_ggml_backend_buffer {
+        iface,
+        buft,
+        context,
+        size,
+        usage: wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY,
+    }))
+}
+
+/// The placeholder buffer for zero-byte allocations: no memory, no interface.
+pub fn zero_sized_buffer(buft: wsp_ggml_backend_buffer_type_t) -> wsp_ggml_backend_buffer_t {
+    new_buffer(buft, EMPTY_BUFFER_IFACE, std::ptr::null_mut(), 0)
+}
+
+const EMPTY_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
+    free_buffer: None,
+    get_base: None,
+    init_tensor: None,
+    memset_tensor: None,
+    set_tensor: None,
+    get_tensor: None,
+    cpy_tensor: None,
+    clear: None,
+    reset: None,
+};
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_buffer_t) -> *const c_char {
+        let buft = arg!(buffer).buft;
+        crate::buffer_type::wsp_ggml_backend_buft_name(buft)
+    }
+}
+
+ffi_fn! {
+    /// NULL is ignored, as `free(NULL)` is.
+    fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+        if buffer.is_null() {
+            return;
+        }
+        if let Some(free_buffer) = (*buffer).iface.free_buffer {
+            free_buffer(buffer);
+        }
+        drop(Box::from_raw(buffer));
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+        arg!(buffer).size
+    }
+}
+
+ffi_fn! {
+    /// NULL for a zero-sized buffer, and (unlike the reference, which crashes) for a buffer
+    /// without a single base address such as a multi-buffer.
+    fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
+        let buffer_ref = arg!(buffer);
+        if buffer_ref.size == 0 {
+            return std::ptr::null_mut();
+        }
+        let Some(get_base) = buffer_ref.iface.get_base else {
+            log_error!("{FN}: buffer has no single base address (get_base not implemented)\n");
+            return std::ptr::null_mut();
+        };
+        let base = get_base(buffer);
+        ensure!(!base.is_null(), "{FN}: backend buffer base cannot be NULL");
+        base
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_init_tensor(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
+        init_tensor(arg!(buffer), buffer, tensor)
+    }
+}
+
+/// `init_tensor` is optional.
+///
+/// # Safety
+/// `buffer_ref` is the object behind `buffer`; `tensor` is a live tensor.
+pub unsafe fn init_tensor(
+    buffer_ref: &wsp_ggml_backend_buffer,
+    buffer: wsp_ggml_backend_buffer_t,
+    tensor: *mut wsp_ggml_tensor,
+) -> wsp_ggml_status {
+    match buffer_ref.iface.init_tensor {
+        Some(init) => init(buffer, tensor),
+        None => wsp_ggml_status::WSP_GGML_STATUS_SUCCESS,
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+        let buffer_ref = arg!(buffer);
+        if buffer_ref.size == 0 {
+            return;
+        }
+        required(buffer_ref.iface.clear, FN, "clear")(buffer, value)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_backend_buffer_t) -> usize {
+        crate::buffer_type::wsp_ggml_backend_buft_get_alignment(arg!(buffer).buft)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+        crate::buffer_type::wsp_ggml_backend_buft_get_max_size(arg!(buffer).buft)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_alloc_size(buffer: wsp_ggml_backend_buffer_t, tensor: *const wsp_ggml_tensor) -> usize {
+        crate::buffer_type::wsp_ggml_backend_buft_get_alloc_size(arg!(buffer).buft, tensor)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backend_buffer_t) -> bool {
+        buffer_is_host(arg!(buffer), FN)
+    }
+}
+
+/// # Safety
+/// The buffer's type must be live.
+pub unsafe fn buffer_is_host(buffer_ref: &wsp_ggml_backend_buffer, func: &str) -> bool {
+    buft_is_host(deref(buffer_ref.buft, func, "buffer->buft"), buffer_ref.buft)
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
+        arg!(buffer);
+        set_usage(buffer, usage);
+    }
+}
+
+/// Sets the usage of a buffer and, for a multi-buffer, of every part.
+///
+/// # Safety
+/// `buffer` must be a live buffer.
+unsafe fn set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
+    (*buffer).usage = usage;
+    if let Some(parts) = multi_buffer_parts(&*buffer) {
+        for &part in parts {
+            set_usage(part, usage);
+        }
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_usage(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_usage {
+        arg!(buffer).usage
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_get_type(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_type_t {
+        arg!(buffer).buft
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
+        if let Some(reset) = arg!(buffer).iface.reset {
+            reset(buffer);
+        }
+    }
+}
+
+ffi_fn! {
+    /// Asks the destination's buffer to copy `src` in (false when it cannot).
+    fn wsp_ggml_backend_buffer_copy_tensor(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) -> bool {
+        arg!(src);
+        let dst_buf = storage_buffer(arg!(dst));
+        let dst_buf_ref = deref(dst_buf, FN, "dst->buffer");
+        match dst_buf_ref.iface.cpy_tensor {
+            Some(cpy_tensor) => cpy_tensor(dst_buf, src, dst),
+            None => false,
+        }
+    }
+}
+
+/// The buffer that holds a tensor's bytes: its view source's buffer for a view.
+///
+/// # Safety
+/// `tensor.view_src` must be NULL or live.
+#[inline]
+pub unsafe fn storage_buffer(tensor: &wsp_ggml_tensor) -> wsp_ggml_backend_buffer_t {
+    match tensor.view_src.as_ref() {
+        Some(view_src) => view_src.buffer,
+        None => tensor.buffer,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// multi-buffer: one buffer object that owns several buffers of the same type
+// ---------------------------------------------------------------------------------------------
+
+unsafe extern "C" fn multi_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+    let parts = Box::from_raw((*buffer).context as *mut Vec<wsp_ggml_backend_buffer_t>);
+    for &part in parts.iter() {
+        wsp_ggml_backend_buffer_free(part);
+    }
+}
+
+unsafe extern "C" fn multi_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+    for &part in multi_buffer_parts(&*buffer).unwrap_or_default() {
+        wsp_ggml_backend_buffer_clear(part, value);
+    }
+}
+
+const MULTI_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
+    free_buffer: Some(multi_buffer_free),
+    clear: Some(multi_buffer_clear),
+    ..EMPTY_BUFFER_IFACE
+};
+
+/// The parts of a multi-buffer, or None for any other buffer.
+///
+/// # Safety
+/// A multi-buffer's context must be the parts vector this module put there.
+unsafe fn multi_buffer_parts(buffer: &wsp_ggml_backend_buffer) -> Option<&[wsp_ggml_backend_buffer_t]> {
+    if is_multi_buffer(buffer) {
+        Some(&*((buffer.context as *const Vec<wsp_ggml_backend_buffer_t>) as *const Vec<_>))
+    } else {
+        None
+    }
+}
+
+fn is_multi_buffer(buffer: &wsp_ggml_backend_buffer) -> bool {
+    matches!(buffer.iface.free_buffer, Some(f) if std::ptr::fn_addr_eq(f, multi_buffer_free as unsafe extern "C" fn(_)))
+}
+
+ffi_fn! {
+    /// Takes ownership of `buffers[0..n_buffers]`; NULL (with a log line) for no buffers.
+    fn wsp_ggml_backend_multi_buffer_alloc_buffer(buffers: *mut wsp_ggml_backend_buffer_t, n_buffers: usize) -> wsp_ggml_backend_buffer_t {
+        if buffers.is_null() || n_buffers == 0 {
+            log_error!("{FN}: no buffers given\n");
+            return std::ptr::null_mut();
+        }
+        let parts = std::slice::from_raw_parts(buffers, n_buffers).to_vec();
+        let mut total_size = 0usize;
+        for (i, &part) in parts.iter().enumerate() {
+            ensure!(!part.is_null(), "{FN}: buffers[{i}] is NULL");
+            total_size += (*part).size;
+        }
+        let buft = (*parts[0]).buft;
+        new_buffer(buft, MULTI_BUFFER_IFACE, Box::into_raw(Box::new(parts)) as *mut c_void, total_size)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggml_backend_buffer_t) -> bool {
+        is_multi_buffer(arg!(buffer))
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_multi_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
+        ensure!(is_multi_buffer(arg!(buffer)), "{FN}: buffer is not a multi-buffer");
+        for &part in multi_buffer_parts(&*buffer).unwrap_or_default() {
+            set_usage(part, usage);
+        }
+    }
+}

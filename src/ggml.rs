@@ -1,0 +1,144 @@
+//! What the backend layer imports from whisper.rn's ggml core and ggml-alloc (resolved when the
+//! library is linked with those objects), and the two ways this library reports trouble:
+//! ggml's log, and a logged message followed by `wsp_ggml_abort` where the reference asserts.
+
+use crate::abi::*;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+extern "C" {
+    pub fn wsp_ggml_nbytes(tensor: *const wsp_ggml_tensor) -> usize;
+    pub fn wsp_ggml_init(params: wsp_ggml_init_params) -> *mut wsp_ggml_context;
+    pub fn wsp_ggml_free(ctx: *mut wsp_ggml_context);
+    pub fn wsp_ggml_tensor_overhead() -> usize;
+    pub fn wsp_ggml_dup_tensor(ctx: *mut wsp_ggml_context, src: *const wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_view_tensor(ctx: *mut wsp_ggml_context, src: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_set_name(tensor: *mut wsp_ggml_tensor, name: *const c_char) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_op_name(op: wsp_ggml_op) -> *const c_char;
+    pub fn wsp_ggml_op_desc(tensor: *const wsp_ggml_tensor) -> *const c_char;
+    pub fn wsp_ggml_graph_view(cgraph: *mut wsp_ggml_cgraph, i0: c_int, i1: c_int) -> wsp_ggml_cgraph;
+    pub fn wsp_ggml_graph_overhead_custom(size: usize, grads: bool) -> usize;
+    pub fn wsp_ggml_new_graph_custom(ctx: *mut wsp_ggml_context, size: usize, grads: bool) -> *mut wsp_ggml_cgraph;
+    pub fn wsp_ggml_aligned_malloc(size: usize) -> *mut c_void;
+    pub fn wsp_ggml_aligned_free(ptr: *mut c_void, size: usize);
+    pub fn wsp_ggml_log_internal(level: wsp_ggml_log_level, format: *const c_char, ...);
+    pub fn wsp_ggml_abort(file: *const c_char, line: c_int, format: *const c_char, ...) -> !;
+
+    pub fn wsp_ggml_gallocr_new_n(bufts: *mut wsp_ggml_backend_buffer_type_t, n_bufs: c_int) -> wsp_ggml_gallocr_t;
+    pub fn wsp_ggml_gallocr_free(galloc: wsp_ggml_gallocr_t);
+    pub fn wsp_ggml_gallocr_reserve_n(
+        galloc: wsp_ggml_gallocr_t,
+        graph: *mut wsp_ggml_cgraph,
+        node_buffer_ids: *const c_int,
+        leaf_buffer_ids: *const c_int,
+    ) -> bool;
+    pub fn wsp_ggml_gallocr_alloc_graph(galloc: wsp_ggml_gallocr_t, graph: *mut wsp_ggml_cgraph) -> bool;
+    pub fn wsp_ggml_gallocr_get_buffer_size(galloc: wsp_ggml_gallocr_t, buffer_id: c_int) -> usize;
+    pub fn wsp_ggml_backend_alloc_ctx_tensors(ctx: *mut wsp_ggml_context, backend: wsp_ggml_backend_t) -> wsp_ggml_backend_buffer_t;
+}
+
+/// Sends one line to ggml's log (and so to whatever callback the application installed).
+pub fn log(level: wsp_ggml_log_level, message: &str) {
+    // An interior NUL cannot come from our own messages; drop the tail if a C name carried one.
+    let text = CString::new(message).unwrap_or_else(|e| {
+        let end = e.nul_position();
+        CString::new(&message.as_bytes()[..end]).unwrap_or_default()
+    });
+    // SAFETY: both strings are NUL-terminated and "%s" consumes exactly one char pointer.
+    unsafe { wsp_ggml_log_internal(level, c"%s".as_ptr(), text.as_ptr()) }
+}
+
+/// Reports a broken precondition the way the reference's GGML_ASSERT does (a message, then
+/// `abort()`), but with a message that names the function and the cause, and also through
+/// ggml's log so that applications with a log callback see it.
+#[cold]
+#[inline(never)]
+pub fn fatal_at(file: &'static str, line: u32, message: &str) -> ! {
+    log(WSP_GGML_LOG_LEVEL_ERROR, &format!("{message}\n"));
+    let file = CString::new(file).unwrap_or_default();
+    let text = CString::new(message.replace('\0', "")).unwrap_or_default();
+    // SAFETY: NUL-terminated strings, "%s" takes one; wsp_ggml_abort never returns.
+    unsafe { wsp_ggml_abort(file.as_ptr(), line as c_int, c"%s".as_ptr(), text.as_ptr()) }
+}
+
+/// `fatal!("fmt", args..)`: abort with a formatted message, recording the caller's location.
+macro_rules! fatal {
+    ($($arg:tt)*) => {
+        $crate::ggml::fatal_at(file!(), line!(), &format!($($arg)*))
+    };
+}
+
+/// `ensure!(cond, "fmt", args..)`: the checked form of the reference's GGML_ASSERT.
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            $crate::ggml::fatal!($($arg)*);
+        }
+    };
+}
+
+/// `log_error!` / `log_info!` / `log_debug!`: formatted lines to ggml's log.
+macro_rules! log_at {
+    ($level:expr, $($arg:tt)*) => {
+        $crate::ggml::log($level, &format!($($arg)*))
+    };
+}
+macro_rules! log_error { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_ERROR, $($arg)*) }; }
+macro_rules! log_info { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_INFO, $($arg)*) }; }
+macro_rules! log_debug { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_DEBUG, $($arg)*) }; }
+
+pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info};
+
+/// Dereferences a handle passed in from C, aborting with "`func`: `param` is NULL" instead of
+/// the segmentation fault the reference gives.
+///
+/// # Safety
+/// `ptr` must be NULL or point to a live object of type `T`.
+#[inline]
+pub unsafe fn deref<'a, T>(ptr: *const T, func: &str, param: &str) -> &'a T {
+    match ptr.as_ref() {
+        Some(r) => r,
+        None => null_handle(func, param),
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub fn null_handle(func: &str, param: &str) -> ! {
+    fatal_at(file!(), line!(), &format!("{func}: {param} is NULL"))
+}
+
+/// Calls an interface entry that the interface contract makes mandatory, aborting with a
+/// clear message when a backend left it NULL.
+#[inline]
+pub fn required<F: Copy>(entry: Option<F>, func: &str, what: &str) -> F {
+    match entry {
+        Some(f) => f,
+        None => not_implemented(func, what),
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub fn not_implemented(func: &str, what: &str) -> ! {
+    fatal_at(file!(), line!(), &format!("{func}: {what} not implemented by this backend"))
+}
+
+/// Borrows a C string for messages; NULL and invalid UTF-8 are shown, not trusted.
+///
+/// # Safety
+/// `ptr` must be NULL or a NUL-terminated string.
+pub unsafe fn c_str_lossy<'a>(ptr: *const c_char) -> std::borrow::Cow<'a, str> {
+    if ptr.is_null() {
+        "(null)".into()
+    } else {
+        CStr::from_ptr(ptr).to_string_lossy()
+    }
+}
+
+/// A tensor's name for messages.
+///
+/// # Safety
+/// `tensor` must point to a live tensor.
+pub unsafe fn tensor_name<'a>(tensor: *const wsp_ggml_tensor) -> std::borrow::Cow<'a, str> {
+    c_str_lossy((*tensor).name.as_ptr())
+}

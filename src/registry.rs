@@ -1,0 +1,327 @@
+//! The backend registry: which regs and devices exist, lookups by index, name and type, and
+//! the convenience initialisers. Unlike the reference's unlocked function-local static, the
+//! registry is behind a mutex, so registration, loading, unloading and enumeration may run on
+//! many threads at once. Calls into backends (names, device lists) happen outside the lock,
+//! so a backend that calls back into the registry cannot deadlock it.
+
+use crate::abi::*;
+use crate::device::*;
+use crate::ffi::ffi_fn;
+use crate::ggml::{c_str_lossy, fatal, log_error};
+use crate::loader::Module;
+use std::ffi::{c_char, CStr};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// A registered reg and, when it came from a dynamic library, the open library.
+pub struct Entry {
+    pub reg: RegHandle,
+    pub module: Option<Module>,
+}
+
+/// Registry handles are C pointers owned by their backends; the registry only stores them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RegHandle(pub wsp_ggml_backend_reg_t);
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct DevHandle(pub wsp_ggml_backend_dev_t);
+// SAFETY: the pointers are only compared and handed back to C; the objects behind them are
+// owned by their backends, which the ggml API requires to outlive their registration.
+unsafe impl Send for RegHandle {}
+unsafe impl Send for DevHandle {}
+
+/// The registry's plain data: regs in registration order, devices in registration order with
+/// the reg they belong to (None for devices registered on their own).
+#[derive(Default)]
+pub struct Registry {
+    backends: Vec<Entry>,
+    devices: Vec<(DevHandle, Option<RegHandle>)>,
+}
+
+impl Registry {
+    pub fn contains(&self, reg: RegHandle) -> bool {
+        self.backends.iter().any(|e| e.reg == reg)
+    }
+
+    /// Adds a reg with its devices (queried by the caller, outside the lock).
+    pub fn add_backend(&mut self, reg: RegHandle, devices: &[DevHandle], module: Option<Module>) {
+        self.backends.push(Entry { reg, module });
+        self.devices.extend(devices.iter().map(|&d| (d, Some(reg))));
+    }
+
+    pub fn add_device(&mut self, device: DevHandle) {
+        self.devices.push((device, None));
+    }
+
+    /// Removes a reg and every device it registered; returns its entry (so that a module is
+    /// closed after the lock is released), or None when the reg is unknown.
+    pub fn remove_backend(&mut self, reg: RegHandle) -> Option<Entry> {
+        let index = self.backends.iter().position(|e| e.reg == reg)?;
+        self.devices.retain(|&(_, owner)| owner != Some(reg));
+        Some(self.backends.remove(index))
+    }
+
+    pub fn regs(&self) -> Vec<RegHandle> {
+        self.backends.iter().map(|e| e.reg).collect()
+    }
+
+    pub fn devices(&self) -> Vec<DevHandle> {
+        self.devices.iter().map(|&(d, _)| d).collect()
+    }
+
+    pub fn reg_at(&self, index: usize) -> Option<RegHandle> {
+        self.backends.get(index).map(|e| e.reg)
+    }
+
+    pub fn device_at(&self, index: usize) -> Option<DevHandle> {
+        self.devices.get(index).map(|&(d, _)| d)
+    }
+
+    pub fn reg_count(&self) -> usize {
+        self.backends.len()
+    }
+
+    pub fn device_count(&self) -> usize {
+        self.devices.len()
+    }
+}
+
+#[cfg(feature = "cpu")]
+extern "C" {
+    // whisper.rn's CPU backend (ggml-cpu.cpp). A strong reference on purpose: it is what pulls
+    // the CPU backend's archive member into a static link.
+    fn wsp_ggml_backend_cpu_reg() -> wsp_ggml_backend_reg_t;
+}
+
+/// The process-wide registry, created on first use with the statically linked backends.
+pub fn registry() -> MutexGuard<'static, Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(|| {
+            #[allow(unused_mut)]
+            let mut registry = Registry::default();
+            #[cfg(feature = "cpu")]
+            // SAFETY: the CPU backend's reg is a static object that lives as long as the process.
+            unsafe {
+                let reg = RegHandle(wsp_ggml_backend_cpu_reg());
+                if !reg.0.is_null() {
+                    registry.add_backend(reg, &reg_devices(reg), None);
+                }
+            }
+            Mutex::new(registry)
+        })
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Asks a reg for its devices (without holding the registry lock).
+///
+/// # Safety
+/// `reg` is a live reg.
+pub unsafe fn reg_devices(reg: RegHandle) -> Vec<DevHandle> {
+    let count = wsp_ggml_backend_reg_dev_count(reg.0);
+    (0..count).map(|i| DevHandle(wsp_ggml_backend_reg_dev_get(reg.0, i))).collect()
+}
+
+/// Registers a reg and its devices; returns false when it was already registered.
+///
+/// # Safety
+/// `reg` is a live reg.
+pub unsafe fn register_backend(reg: RegHandle, module: Option<Module>) -> bool {
+    let devices = reg_devices(reg);
+    let mut registry = registry();
+    if registry.contains(reg) {
+        return false;
+    }
+    registry.add_backend(reg, &devices, module);
+    true
+}
+
+ffi_fn! {
+    /// Registers a reg and its devices. NULL is ignored, as in the reference; registering the
+    /// same reg twice keeps one registration.
+    fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
+        if !reg.is_null() {
+            register_backend(RegHandle(reg), None);
+        }
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
+        if device.is_null() {
+            log_error!("{FN}: device is NULL\n");
+            return;
+        }
+        registry().add_device(DevHandle(device));
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_reg_count() -> usize {
+        registry().reg_count()
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
+        let registry = registry();
+        match registry.reg_at(index) {
+            Some(reg) => reg.0,
+            None => {
+                let count = registry.reg_count();
+                drop(registry);
+                fatal!("{FN}: index {index} out of range ({count} regs registered)")
+            }
+        }
+    }
+}
+
+/// ASCII case-insensitive comparison of a C name with a wanted name, as the reference does.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
+unsafe fn name_matches(name: *const c_char, wanted: &CStr) -> bool {
+    !name.is_null() && CStr::from_ptr(name).to_bytes().eq_ignore_ascii_case(wanted.to_bytes())
+}
+
+ffi_fn! {
+    /// NULL when no reg has that name (also for a NULL name).
+    fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
+        if name.is_null() {
+            return std::ptr::null_mut();
+        }
+        let wanted = CStr::from_ptr(name);
+        let regs = registry().regs();
+        regs.into_iter()
+            .find(|reg| name_matches(wsp_ggml_backend_reg_name(reg.0), wanted))
+            .map_or(std::ptr::null_mut(), |reg| reg.0)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_dev_count() -> usize {
+        registry().device_count()
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
+        let registry = registry();
+        match registry.device_at(index) {
+            Some(dev) => dev.0,
+            None => {
+                let count = registry.device_count();
+                drop(registry);
+                fatal!("{FN}: index {index} out of range ({count} devices registered)")
+            }
+        }
+    }
+}
+
+ffi_fn! {
+    /// NULL when no device has that name (also for a NULL name).
+    fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+        if name.is_null() {
+            return std::ptr::null_mut();
+        }
+        let wanted = CStr::from_ptr(name);
+        let devices = registry().devices();
+        devices
+            .into_iter()
+            .find(|dev| name_matches(wsp_ggml_backend_dev_name(dev.0), wanted))
+            .map_or(std::ptr::null_mut(), |dev| dev.0)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_dev_by_type(type_: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+        device_of_type(type_)
+    }
+}
+
+/// The first registered device of a type, or NULL.
+///
+/// # Safety
+/// Registered devices are live.
+unsafe fn device_of_type(type_: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+    let devices = registry().devices();
+    devices
+        .into_iter()
+        .find(|dev| wsp_ggml_backend_dev_type(dev.0) == type_)
+        .map_or(std::ptr::null_mut(), |dev| dev.0)
+}
+
+/// Initialises a backend on `device`, or NULL when there is no device.
+///
+/// # Safety
+/// `device` is NULL or live; `params` is NULL or a string.
+unsafe fn init_on(device: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t {
+    if device.is_null() {
+        return std::ptr::null_mut();
+    }
+    wsp_ggml_backend_dev_init(device, params)
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> wsp_ggml_backend_t {
+        init_on(wsp_ggml_backend_dev_by_name(name), params)
+    }
+}
+
+ffi_fn! {
+    fn wsp_ggml_backend_init_by_type(type_: wsp_ggml_backend_dev_type, params: *const c_char) -> wsp_ggml_backend_t {
+        init_on(device_of_type(type_), params)
+    }
+}
+
+ffi_fn! {
+    /// A GPU device if there is one, else the CPU device, else NULL.
+    fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
+        let mut device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
+        if device.is_null() {
+            device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
+        }
+        init_on(device, std::ptr::null())
+    }
+}
+
+/// A reg's name for log lines.
+///
+/// # Safety
+/// `reg` is live.
+pub unsafe fn reg_name_lossy(reg: RegHandle) -> String {
+    c_str_lossy(wsp_ggml_backend_reg_name(reg.0)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg(n: usize) -> RegHandle {
+        RegHandle(n as wsp_ggml_backend_reg_t)
+    }
+    fn dev(n: usize) -> DevHandle {
+        DevHandle(n as wsp_ggml_backend_dev_t)
+    }
+
+    #[test]
+    fn removing_a_reg_removes_exactly_its_devices_and_keeps_order() {
+        let mut r = Registry::default();
+        r.add_backend(reg(1), &[dev(10), dev(11)], None);
+        r.add_device(dev(20));
+        r.add_backend(reg(2), &[dev(30)], None);
+        assert_eq!(r.devices(), vec![dev(10), dev(11), dev(20), dev(30)]);
+        assert!(r.remove_backend(reg(1)).is_some());
+        assert_eq!(r.regs(), vec![reg(2)]);
+        assert_eq!(r.devices(), vec![dev(20), dev(30)]);
+        assert!(r.remove_backend(reg(1)).is_none(), "a second removal finds nothing");
+    }
+
+    #[test]
+    fn indices_past_the_end_are_none() {
+        let mut r = Registry::default();
+        r.add_backend(reg(1), &[dev(10)], None);
+        assert_eq!(r.reg_at(0), Some(reg(1)));
+        assert_eq!(r.reg_at(1), None);
+        assert_eq!(r.device_at(1), None);
+    }
+}

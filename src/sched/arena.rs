@@ -1,0 +1,81 @@
+//! Storage for the tensors the scheduler creates itself (copies of split inputs and the views
+//! that keep their sources alive): fixed-size chunks that are kept and reused, so that after
+//! the first graph of a given shape no memory is allocated, and addresses stay stable while a
+//! graph is in use.
+
+use crate::abi::wsp_ggml_tensor;
+use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
+
+const CHUNK_TENSORS: usize = 256;
+
+pub struct TensorArena {
+    chunks: Vec<*mut wsp_ggml_tensor>,
+    used: usize,
+}
+
+impl Default for TensorArena {
+    fn default() -> Self {
+        TensorArena { chunks: Vec::new(), used: 0 }
+    }
+}
+
+fn chunk_layout() -> Layout {
+    // 64-byte alignment: ggml hashes tensor addresses with the low 4 bits dropped.
+    Layout::from_size_align(CHUNK_TENSORS * std::mem::size_of::<wsp_ggml_tensor>(), 64).expect("chunk layout")
+}
+
+impl TensorArena {
+    /// Makes every slot available again; tensors handed out before must no longer be used.
+    pub fn reset(&mut self) {
+        self.used = 0;
+    }
+
+    /// A zeroed tensor slot.
+    pub fn alloc(&mut self) -> *mut wsp_ggml_tensor {
+        let chunk = self.used / CHUNK_TENSORS;
+        if chunk == self.chunks.len() {
+            // SAFETY: the layout has a non-zero size.
+            let memory = unsafe { alloc_zeroed(chunk_layout()) } as *mut wsp_ggml_tensor;
+            if memory.is_null() {
+                handle_alloc_error(chunk_layout());
+            }
+            self.chunks.push(memory);
+        }
+        // SAFETY: the slot is inside a live chunk; the all-zero pattern is a valid tensor
+        // (NULL pointers, zero numbers, empty name).
+        unsafe {
+            let slot = self.chunks[chunk].add(self.used % CHUNK_TENSORS);
+            std::ptr::write_bytes(slot, 0, 1);
+            self.used += 1;
+            slot
+        }
+    }
+}
+
+impl Drop for TensorArena {
+    fn drop(&mut self) {
+        for &chunk in &self.chunks {
+            // SAFETY: each chunk was allocated with this layout and is freed once.
+            unsafe { dealloc(chunk as *mut u8, chunk_layout()) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_distinct_zeroed_and_reused_after_reset() {
+        let mut arena = TensorArena::default();
+        let first: Vec<_> = (0..CHUNK_TENSORS + 3).map(|_| arena.alloc()).collect();
+        let unique: std::collections::HashSet<_> = first.iter().collect();
+        assert_eq!(unique.len(), first.len());
+        unsafe { (*first[0]).flags = 7 };
+        arena.reset();
+        let again = arena.alloc();
+        assert_eq!(again, first[0], "the first slot is handed out again");
+        assert_eq!(unsafe { (*again).flags }, 0, "and zeroed");
+        assert_eq!(arena.chunks.len(), 2);
+    }
+}

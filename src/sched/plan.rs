@@ -1,0 +1,592 @@
+//! The scheduler's decisions, in safe Rust over dense per-tensor arrays: which backend runs each
+//! node, where the graph is cut into splits, and which tensors must be copied between backends.
+//!
+//! The algorithm is the reference's (five passes: pre-allocated tensors, expansion of non-CPU
+//! assignments down and up, then of all assignments, upgrades to higher-priority backends with
+//! the same buffer type, assignment of remaining sources, and the cut), with one deliberate
+//! difference: a split's inputs are not limited in number, so a split is never cut, and a
+//! scheduler never aborts, because it holds ten inputs.
+//!
+//! Questions about ops and buffer types go to the [`Oracle`], which the FFI layer implements
+//! over the real backends and the unit tests implement over tables.
+
+pub use super::tensor_map::Tid;
+use super::tensor_map::TensorMap;
+use crate::abi::WSP_GGML_MAX_SRC;
+use std::ops::Range;
+
+/// "No tensor" in id fields (a NULL pointer).
+pub const NO_TENSOR: Tid = Tid::MAX;
+
+/// A buffer type, by identity (its address); only ever compared.
+pub type BuftId = usize;
+
+/// What the passes need to know about one tensor, read from it at the start of each split.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorInfo {
+    /// The tensor this one is a view of.
+    pub view_src: Tid,
+    /// The buffer type of the buffer that holds the bytes (the view source's, for a view).
+    pub storage_buft: Option<BuftId>,
+    /// The tensor or its view source has a buffer: it cannot move to another backend.
+    pub preallocated: bool,
+    /// The tensor's own buffer holds weights (usage WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS).
+    pub weights: bool,
+    /// The tensor's own buffer is host memory.
+    pub host: bool,
+    /// Flagged as a graph input (WSP_GGML_TENSOR_FLAG_INPUT).
+    pub input: bool,
+    pub is_view_op: bool,
+    pub is_rope: bool,
+    pub srcs: [Tid; WSP_GGML_MAX_SRC],
+}
+
+impl Default for TensorInfo {
+    fn default() -> Self {
+        TensorInfo {
+            view_src: NO_TENSOR,
+            storage_buft: None,
+            preallocated: false,
+            weights: false,
+            host: false,
+            input: false,
+            is_view_op: false,
+            is_rope: false,
+            srcs: [NO_TENSOR; WSP_GGML_MAX_SRC],
+        }
+    }
+}
+
+/// Everything the scheduler knows per tensor, indexed by [`Tid`]. Backend assignments (and
+/// the copies made for them) persist until the scheduler is reset, as in the reference, so
+/// that `set_tensor_backend` before a split is honoured.
+pub struct TensorTable {
+    map: TensorMap,
+    pub info: Vec<TensorInfo>,
+    /// Assigned backend, -1 for none.
+    pub backend: Vec<i32>,
+    /// `[tid][backend]`: copies of the tensor for that backend were requested.
+    has_copy: Vec<bool>,
+    /// The split in which each tensor's info was last refreshed.
+    refreshed: Vec<u32>,
+    n_backends: usize,
+}
+
+impl TensorTable {
+    pub fn new(n_backends: usize, capacity: usize) -> Self {
+        TensorTable {
+            map: TensorMap::with_capacity(capacity),
+            info: Vec::with_capacity(capacity),
+            backend: Vec::with_capacity(capacity),
+            has_copy: Vec::with_capacity(capacity * n_backends),
+            refreshed: Vec::with_capacity(capacity),
+            n_backends,
+        }
+    }
+
+    /// Forgets every tensor (and so every assignment and copy).
+    pub fn clear(&mut self) {
+        self.map.clear();
+        self.info.clear();
+        self.backend.clear();
+        self.has_copy.clear();
+        self.refreshed.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.info.len()
+    }
+
+    /// The id of the tensor at address `key`, if known.
+    pub fn lookup(&self, key: usize) -> Option<Tid> {
+        self.map.get(key)
+    }
+
+    /// The id of the tensor at address `key`, adding it (unassigned, without copies) when
+    /// new; the flag says whether it was added.
+    pub fn id(&mut self, key: usize) -> (Tid, bool) {
+        if let Some(tid) = self.map.get(key) {
+            return (tid, false);
+        }
+        let tid = self.info.len() as Tid;
+        self.map.insert(key, tid);
+        self.info.push(TensorInfo::default());
+        self.backend.push(-1);
+        self.has_copy.extend(std::iter::repeat(false).take(self.n_backends));
+        self.refreshed.push(0);
+        (tid, true)
+    }
+
+    /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
+    pub fn mark_refreshed(&mut self, tid: Tid, epoch: u32) -> bool {
+        let seen = self.refreshed[tid as usize] == epoch;
+        self.refreshed[tid as usize] = epoch;
+        seen
+    }
+
+    /// The backend of `tid`, -1 for none or for NO_TENSOR.
+    #[inline]
+    pub fn backend_of(&self, tid: Tid) -> i32 {
+        if tid == NO_TENSOR {
+            -1
+        } else {
+            self.backend[tid as usize]
+        }
+    }
+
+    fn has_copy(&self, tid: Tid, backend: usize) -> bool {
+        self.has_copy[tid as usize * self.n_backends + backend]
+    }
+
+    fn set_has_copy(&mut self, tid: Tid, backend: usize) {
+        self.has_copy[tid as usize * self.n_backends + backend] = true;
+    }
+}
+
+/// What the planner asks of the backends. The FFI layer answers from the real backends.
+pub trait Oracle {
+    fn supports_op(&mut self, backend: usize, node: Tid) -> bool;
+    fn offload_op(&mut self, backend: usize, node: Tid) -> bool;
+    fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool;
+}
+
+/// The fixed facts about the scheduler's backends.
+pub struct SchedConfig<'a> {
+    /// Buffer type of each backend, in priority order (the last backend is the CPU).
+    pub bufts: &'a [BuftId],
+    pub n_copies: usize,
+    pub op_offload: bool,
+}
+
+impl SchedConfig<'_> {
+    fn n_backends(&self) -> usize {
+        self.bufts.len()
+    }
+    fn last(&self) -> i32 {
+        self.bufts.len() as i32 - 1
+    }
+}
+
+/// A run of consecutive nodes computed by one backend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub backend: usize,
+    pub i_start: usize,
+    pub i_end: usize,
+    /// Positions in [`Plan::split_inputs`] of the tensors copied in before the split runs.
+    pub inputs: Range<usize>,
+}
+
+/// Copies of `tid` to make for `backend` (one per pipeline copy). For a graph input, the copy
+/// for the current pipeline slot is the tensor itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyRequest {
+    pub tid: Tid,
+    pub backend: usize,
+    pub graph_input: bool,
+}
+
+/// Node `node` must read its source `slot` from the copy of `src` on `backend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SrcRewrite {
+    pub node: u32,
+    pub slot: u8,
+    pub src: Tid,
+    pub backend: u16,
+}
+
+/// Why a graph cannot be scheduled.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// A tensor already in a buffer whose backends cannot run its op.
+    Preallocated(Tid),
+    /// No backend was found for a node (no backend, not even the CPU, supports its op).
+    Unassigned(Tid),
+}
+
+/// The planner's output for one graph; reused between graphs to avoid allocation.
+#[derive(Default)]
+pub struct Plan {
+    pub splits: Vec<Split>,
+    pub split_inputs: Vec<Tid>,
+    pub graph_inputs: Vec<Tid>,
+    pub copy_requests: Vec<CopyRequest>,
+    pub rewrites: Vec<SrcRewrite>,
+    /// Backend of the first split when the graph has no computing node (the reference keeps
+    /// whatever its first split slot held).
+    first_backend: usize,
+}
+
+/// Per-call scratch state of the passes.
+struct Planner<'a, O: Oracle> {
+    table: &'a mut TensorTable,
+    config: &'a SchedConfig<'a>,
+    oracle: &'a mut O,
+}
+
+impl<O: Oracle> Planner<'_, O> {
+    fn info(&self, tid: Tid) -> &TensorInfo {
+        &self.table.info[tid as usize]
+    }
+
+    /// Highest-priority backend that can use `tensor`'s buffer and run `op`, or -1.
+    fn backend_from_buffer(&mut self, tensor: Tid, op: Tid) -> i32 {
+        let Some(buft) = self.info(tensor).storage_buft else { return -1 };
+        (0..self.config.n_backends())
+            .find(|&b| self.oracle.supports_buft(b, buft) && self.oracle.supports_op(b, op))
+            .map_or(-1, |b| b as i32)
+    }
+
+    /// The backend a tensor should use given where its data and weights already are.
+    fn backend_from_current(&mut self, tid: Tid) -> Result<i32, PlanError> {
+        let backend = self.backend_from_buffer(tid, tid);
+        if backend != -1 {
+            return Ok(backend);
+        }
+        let info = *self.info(tid);
+        if info.view_src != NO_TENSOR {
+            let backend = self.backend_from_buffer(info.view_src, tid);
+            if backend != -1 {
+                return Ok(backend);
+            }
+        }
+        if info.preallocated {
+            return Err(PlanError::Preallocated(tid));
+        }
+        if info.input {
+            return Ok(self.config.last());
+        }
+        // Ops with weights prefer the weights' backend (not ROPE: its frequency table is too
+        // small to decide by).
+        for src in info.srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+            let src_info = *self.info(src);
+            if !info.is_rope && src_info.weights {
+                let src_backend = self.backend_from_buffer(src, tid);
+                if self.config.op_offload && src_backend == self.config.last() && src_info.host {
+                    for b in 0..src_backend as usize {
+                        if self.oracle.supports_op(b, tid) && self.oracle.offload_op(b, tid) {
+                            return Ok(b as i32);
+                        }
+                    }
+                }
+                return Ok(src_backend);
+            }
+        }
+        Ok(-1)
+    }
+
+    /// Whether backend `b` can read `tid` where it is (or where it will be allocated).
+    fn buffer_supported(&mut self, tid: Tid, b: usize) -> bool {
+        let info = self.info(tid);
+        let buft = match info.storage_buft {
+            Some(buft) => Some(buft),
+            None => {
+                let mut backend = self.table.backend_of(tid);
+                if backend == -1 {
+                    backend = self.table.backend_of(info.view_src);
+                }
+                (backend != -1).then(|| self.config.bufts[backend as usize])
+            }
+        };
+        buft.is_some_and(|buft| self.oracle.supports_buft(b, buft))
+    }
+
+    /// Pass 1: tensors whose place is dictated by their buffers, inputs and weights.
+    fn assign_from_current(&mut self, tids: &[Tid]) -> Result<(), PlanError> {
+        for &tid in tids {
+            // User assignments are kept.
+            if self.table.backend[tid as usize] == -1 {
+                self.table.backend[tid as usize] = self.backend_from_current(tid)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pass 2 (one sweep): spread each assignment to following unassigned nodes that the same
+    /// backend supports; `skip_last` leaves the CPU's assignments unspread.
+    fn expand(&mut self, order: impl Iterator<Item = Tid>, skip_last: bool) {
+        let mut cur = -1;
+        for tid in order {
+            if self.info(tid).is_view_op {
+                continue;
+            }
+            let backend = self.table.backend[tid as usize];
+            if backend != -1 {
+                cur = if skip_last && backend == self.config.last() { -1 } else { backend };
+            } else if cur != -1 && self.oracle.supports_op(cur as usize, tid) {
+                self.table.backend[tid as usize] = cur;
+            }
+        }
+    }
+
+    /// Pass 3: unassigned nodes go to the backend that can read most of their sources; assigned
+    /// ones move to a higher-priority backend with the same buffer type when it can.
+    fn settle(&mut self, nodes: &[Tid]) {
+        for &node in nodes {
+            let info = *self.info(node);
+            if info.is_view_op {
+                continue;
+            }
+            let srcs = info.srcs.into_iter().filter(|&s| s != NO_TENSOR);
+            let current = self.table.backend[node as usize];
+            if current == -1 {
+                let mut best = -1;
+                for b in 0..self.config.n_backends() {
+                    if !self.oracle.supports_op(b, node) {
+                        continue;
+                    }
+                    let mut n_supported = 0;
+                    for src in srcs.clone() {
+                        let view_src = self.info(src).view_src;
+                        let placed = self.table.backend_of(src) != -1 || self.table.backend_of(view_src) != -1;
+                        if placed && self.buffer_supported(src, b) {
+                            n_supported += 1;
+                        }
+                    }
+                    if n_supported > best {
+                        best = n_supported;
+                        self.table.backend[node as usize] = b as i32;
+                    }
+                }
+            } else {
+                for b in 0..current as usize {
+                    if self.config.bufts[b] != self.config.bufts[current as usize] || !self.oracle.supports_op(b, node) {
+                        continue;
+                    }
+                    if srcs.clone().all(|src| self.buffer_supported(src, b)) {
+                        self.table.backend[node as usize] = b as i32;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pass 4: views follow their source; unassigned sources follow their user.
+    fn assign_sources(&mut self, nodes: &[Tid]) {
+        for &node in nodes {
+            let info = *self.info(node);
+            if info.view_src != NO_TENSOR && self.table.backend[node as usize] == -1 {
+                self.table.backend[node as usize] = self.table.backend_of(info.view_src);
+            }
+            let node_backend = self.table.backend[node as usize];
+            for src in info.srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+                if self.table.backend[src as usize] == -1 {
+                    let view_src = self.info(src).view_src;
+                    self.table.backend[src as usize] =
+                        if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { node_backend };
+                }
+            }
+        }
+    }
+
+    /// Pass 5: cut the graph where the backend changes (or where a weight would have to be
+    /// copied in), and list the copies each split needs.
+    fn cut(&mut self, nodes: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+        let first = nodes.iter().position(|&n| !self.info(n).is_view_op);
+        if let Some(i) = first {
+            plan.first_backend = self.backend_checked(nodes[i])?;
+        }
+        let mut split = Split { backend: plan.first_backend, i_start: 0, i_end: 0, inputs: 0..0 };
+        let n_copies = self.config.n_copies;
+        for (i, &node) in nodes.iter().enumerate().skip(first.unwrap_or(nodes.len())) {
+            let info = *self.info(node);
+            if info.is_view_op {
+                continue;
+            }
+            let node_backend = self.backend_checked(node)?;
+            let srcs = info.srcs.into_iter().enumerate().filter(|&(_, s)| s != NO_TENSOR);
+
+            // A weight on another, incompatible backend starts a new split, so that the memory
+            // of the weights copied in for this one can be reused.
+            let mut need_new_split = false;
+            if node_backend == split.backend && !split.inputs.is_empty() {
+                for (_, src) in srcs.clone() {
+                    let src_backend = self.table.backend[src as usize];
+                    if self.info(src).weights
+                        && src_backend != split.backend as i32
+                        && !self.buffer_supported(src, split.backend)
+                    {
+                        need_new_split = true;
+                        break;
+                    }
+                }
+            }
+            if node_backend != split.backend || need_new_split {
+                split.i_end = i;
+                let inputs_end = plan.split_inputs.len();
+                plan.splits.push(std::mem::replace(
+                    &mut split,
+                    Split { backend: node_backend, i_start: i, i_end: 0, inputs: inputs_end..inputs_end },
+                ));
+            }
+
+            for (slot, src) in srcs {
+                let src_backend = self.backend_checked(src)?;
+                if n_copies > 1 && self.info(src).input && !self.table.has_copy(src, src_backend) {
+                    self.table.set_has_copy(src, src_backend);
+                    plan.copy_requests.push(CopyRequest { tid: src, backend: src_backend, graph_input: true });
+                    plan.graph_inputs.push(src);
+                }
+                if src_backend != split.backend && !self.buffer_supported(src, split.backend) {
+                    if !self.table.has_copy(src, split.backend) {
+                        self.table.set_has_copy(src, split.backend);
+                        plan.copy_requests.push(CopyRequest { tid: src, backend: split.backend, graph_input: false });
+                        plan.split_inputs.push(src);
+                        split.inputs.end = plan.split_inputs.len();
+                    }
+                    plan.rewrites.push(SrcRewrite { node: i as u32, slot: slot as u8, src, backend: split.backend as u16 });
+                }
+            }
+        }
+        split.i_end = nodes.len();
+        plan.splits.push(split);
+        Ok(())
+    }
+
+    fn backend_checked(&self, tid: Tid) -> Result<usize, PlanError> {
+        match self.table.backend[tid as usize] {
+            -1 => Err(PlanError::Unassigned(tid)),
+            b => Ok(b as usize),
+        }
+    }
+}
+
+/// Assigns backends to the graph's tensors and cuts it into splits. `nodes` and `leafs` are
+/// the graph's tensors in order, already in `table` with fresh [`TensorInfo`].
+pub fn plan_graph<O: Oracle>(
+    table: &mut TensorTable,
+    config: &SchedConfig<'_>,
+    oracle: &mut O,
+    nodes: &[Tid],
+    leafs: &[Tid],
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    plan.splits.clear();
+    plan.split_inputs.clear();
+    plan.graph_inputs.clear();
+    plan.copy_requests.clear();
+    plan.rewrites.clear();
+
+    let mut planner = Planner { table, config, oracle };
+    planner.assign_from_current(leafs)?;
+    planner.assign_from_current(nodes)?;
+    // Spread accelerator assignments first (the CPU, last, is used only where nothing else
+    // fits), then all assignments, each down and up the graph.
+    planner.expand(nodes.iter().copied(), true);
+    planner.expand(nodes.iter().rev().copied(), true);
+    planner.expand(nodes.iter().copied(), false);
+    planner.expand(nodes.iter().rev().copied(), false);
+    planner.settle(nodes);
+    planner.assign_sources(nodes);
+    planner.cut(nodes, plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Backends 0 ("GPU", buft 100) and 1 ("CPU", buft 200). The GPU runs the nodes listed in
+    /// `gpu_ops` and reads only its own buffer type; the CPU runs everything and reads only host.
+    struct TableOracle {
+        gpu_ops: Vec<Tid>,
+    }
+
+    impl Oracle for TableOracle {
+        fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
+            backend == 1 || self.gpu_ops.contains(&node)
+        }
+        fn offload_op(&mut self, _: usize, _: Tid) -> bool {
+            false
+        }
+        fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
+            buft == [100, 200][backend]
+        }
+    }
+
+    const BUFTS: [BuftId; 2] = [100, 200];
+
+    /// A chain: input leaf 0 -> node 1 -> node 2 -> node 3, each node reading the previous.
+    fn chain(table: &mut TensorTable) -> (Vec<Tid>, Vec<Tid>) {
+        let ids: Vec<Tid> = (1..=4).map(|i| table.id(i * 0x100).0).collect();
+        table.info[ids[0] as usize].input = true;
+        for k in 1..4 {
+            table.info[ids[k] as usize].srcs[0] = ids[k - 1];
+        }
+        (ids[1..].to_vec(), vec![ids[0]])
+    }
+
+    /// Gives node `node` a weight preallocated in the GPU's buffer type.
+    fn add_gpu_weight(table: &mut TensorTable, node: Tid) {
+        let weight = table.id(0x10000 + node as usize * 0x100).0;
+        table.info[weight as usize] =
+            TensorInfo { storage_buft: Some(100), preallocated: true, weights: true, ..Default::default() };
+        table.info[node as usize].srcs[1] = weight;
+    }
+
+    /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.
+    fn plan(weighted: &[Tid], gpu_ops: Vec<Tid>, n_copies: usize) -> (TensorTable, Vec<Tid>, Plan) {
+        let mut table = TensorTable::new(2, 8);
+        let (nodes, leafs) = chain(&mut table);
+        for &node in weighted {
+            add_gpu_weight(&mut table, node);
+        }
+        let config = SchedConfig { bufts: &BUFTS, n_copies, op_offload: true };
+        let mut p = Plan::default();
+        plan_graph(&mut table, &config, &mut TableOracle { gpu_ops }, &nodes, &leafs, &mut p).unwrap();
+        (table, nodes, p)
+    }
+
+    #[test]
+    fn a_graph_the_cpu_runs_alone_is_one_split_without_copies() {
+        let (table, _, p) = plan(&[], vec![], 1);
+        assert_eq!(p.splits, vec![Split { backend: 1, i_start: 0, i_end: 3, inputs: 0..0 }]);
+        assert!(p.copy_requests.is_empty());
+        assert_eq!(table.backend, vec![1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_gpu_node_in_the_middle_cuts_the_graph_and_copies_across() {
+        // Only the second node (tid 2) runs on the GPU, where its weight is.
+        let (_, _, p) = plan(&[2], vec![2], 1);
+        let backends: Vec<usize> = p.splits.iter().map(|s| s.backend).collect();
+        assert_eq!(backends, vec![1, 0, 1]);
+        assert_eq!(p.split_inputs, vec![1, 2], "node 1's result goes to the GPU, node 2's comes back");
+        assert_eq!(p.rewrites.len(), 2);
+    }
+
+    #[test]
+    fn gpu_assignments_spread_to_neighbours_the_gpu_supports() {
+        let (table, nodes, p) = plan(&[2], vec![1, 2, 3], 1);
+        assert_eq!(nodes.iter().map(|&n| table.backend[n as usize]).collect::<Vec<_>>(), vec![0, 0, 0]);
+        assert_eq!(p.splits.len(), 1);
+        assert_eq!(p.split_inputs, vec![0], "only the CPU input crosses");
+    }
+
+    #[test]
+    fn without_gpu_assignments_unassigned_nodes_go_where_most_sources_are_readable() {
+        // The GPU supports node 2 but nothing pulls it there: its source is on the CPU.
+        let (table, nodes, p) = plan(&[], vec![2], 1);
+        assert_eq!(table.backend[nodes[1] as usize], 1);
+        assert_eq!(p.splits.len(), 1);
+    }
+
+    #[test]
+    fn pipeline_copies_register_graph_inputs_once() {
+        let (_, _, p) = plan(&[2], vec![2], 4);
+        assert_eq!(p.graph_inputs, vec![0]);
+        assert_eq!(p.copy_requests.iter().filter(|r| r.graph_input).count(), 1);
+    }
+
+    #[test]
+    fn a_preallocated_tensor_no_backend_can_run_is_an_error() {
+        let mut table = TensorTable::new(2, 8);
+        let (nodes, leafs) = chain(&mut table);
+        table.info[nodes[0] as usize].storage_buft = Some(100);
+        table.info[nodes[0] as usize].preallocated = true;
+        let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: false };
+        let mut p = Plan::default();
+        let r = plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![] }, &nodes, &leafs, &mut p);
+        assert_eq!(r, Err(PlanError::Preallocated(nodes[0])));
+    }
+}
