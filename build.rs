@@ -6,5 +6,7 @@ fn main() {
     if target_os == "linux" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libwsp_ggml_backend.so.{major}");
     }
+    // The C conformance tests build C with the cc crate at run time and need the target.
+    println!("cargo:rustc-env=WSP_BUILD_TARGET={}", std::env::var("TARGET").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -56,7 +56,7 @@ pub type wsp_ggml_guid_t = *mut wsp_ggml_guid;
 /// `struct wsp_ggml_tensor`
 #[repr(C)]
 pub struct wsp_ggml_tensor {
-    pub type_: wsp_ggml_type,
+    pub r#type: wsp_ggml_type,
     pub buffer: *mut wsp_ggml_backend_buffer,
     pub ne: [i64; WSP_GGML_MAX_DIMS],
     pub nb: [usize; WSP_GGML_MAX_DIMS],
@@ -155,7 +155,7 @@ pub enum wsp_ggml_backend_dev_type {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct wsp_ggml_backend_dev_caps {
-    pub async_: bool,
+    pub r#async: bool,
     pub host_buffer: bool,
     pub buffer_from_host_ptr: bool,
     pub events: bool,
@@ -168,7 +168,7 @@ pub struct wsp_ggml_backend_dev_props {
     pub description: *const c_char,
     pub memory_free: usize,
     pub memory_total: usize,
-    pub type_: wsp_ggml_backend_dev_type,
+    pub r#type: wsp_ggml_backend_dev_type,
     pub caps: wsp_ggml_backend_dev_caps,
 }
 
@@ -401,7 +401,7 @@ macro_rules! assert_layout {
 mod layout_checks {
     use super::*;
     assert_layout!(wsp_ggml_tensor, size 336, align 8,
-        type_ @ 0, buffer @ 8, ne @ 16, nb @ 48, op @ 80, op_params @ 84, flags @ 148, src @ 152,
+        r#type @ 0, buffer @ 8, ne @ 16, nb @ 48, op @ 80, op_params @ 84, flags @ 148, src @ 152,
         view_src @ 232, view_offs @ 240, data @ 248, name @ 256, extra @ 320, padding @ 328);
     assert_layout!(wsp_ggml_hash_set, size 24, align 8, size @ 0, used @ 8, keys @ 16);
     assert_layout!(wsp_ggml_cgraph, size 88, align 8,
@@ -412,9 +412,9 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
-        async_ @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
     assert_layout!(wsp_ggml_backend_dev_props, size 40, align 8,
-        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, type_ @ 32, caps @ 36);
+        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, caps @ 36);
     assert_layout!(wsp_ggml_backend_feature, size 16, align 8, name @ 0, value @ 8);
     assert_layout!(wsp_ggml_backend_graph_copy, size 32, align 8,
         buffer @ 0, ctx_allocated @ 8, ctx_unallocated @ 16, graph @ 24);

@@ -4,65 +4,64 @@
 use crate::abi::*;
 use crate::buffer::{buffer_is_host, storage_buffer};
 use crate::device::*;
-use crate::ffi::{arg, ffi_fn};
+use crate::ffi::arg;
 use crate::ggml::{deref, ensure, fatal, log_error, required, wsp_ggml_nbytes};
 use std::ffi::{c_char, c_void};
 
-ffi_fn! {
-    /// NULL for a NULL backend, as in the reference.
-    fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> wsp_ggml_guid_t {
-        match backend.as_ref() {
-            Some(b) => b.guid,
-            None => std::ptr::null_mut(),
-        }
+/// NULL for a NULL backend, as in the reference.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> wsp_ggml_guid_t {
+    match backend.as_ref() {
+        Some(b) => b.guid,
+        None => std::ptr::null_mut(),
     }
 }
 
-ffi_fn! {
-    /// "NULL" for a NULL backend, as in the reference.
-    fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *const c_char {
-        match backend.as_ref() {
-            Some(b) => required(b.iface.get_name, FN, "get_name")(backend),
-            None => c"NULL".as_ptr(),
-        }
+/// "NULL" for a NULL backend, as in the reference.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *const c_char {
+    const FN: &str = "wsp_ggml_backend_name";
+    match backend.as_ref() {
+        Some(b) => required(b.iface.get_name, FN, "get_name")(backend),
+        None => c"NULL".as_ptr(),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
-        if let Some(b) = backend.as_ref() {
-            required(b.iface.free, FN, "free")(backend);
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
+    const FN: &str = "wsp_ggml_backend_free";
+    if let Some(b) = backend.as_ref() {
+        required(b.iface.free, FN, "free")(backend);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_get_default_buffer_type(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_buffer_type_t {
-        wsp_ggml_backend_dev_buffer_type(arg!(backend).device)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_buffer_type_t {
+    const FN: &str = "wsp_ggml_backend_get_default_buffer_type";
+    wsp_ggml_backend_dev_buffer_type(arg!(backend).device)
 }
 
-ffi_fn! {
-    /// NULL (with a log line) for a NULL backend.
-    fn wsp_ggml_backend_alloc_buffer(backend: wsp_ggml_backend_t, size: usize) -> wsp_ggml_backend_buffer_t {
-        let Some(b) = backend.as_ref() else {
-            log_error!("{FN}: backend is NULL\n");
-            return std::ptr::null_mut();
-        };
-        crate::buffer_type::wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_dev_buffer_type(b.device), size)
-    }
+/// NULL (with a log line) for a NULL backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(backend: wsp_ggml_backend_t, size: usize) -> wsp_ggml_backend_buffer_t {
+    const FN: &str = "wsp_ggml_backend_alloc_buffer";
+    let Some(b) = backend.as_ref() else {
+        log_error!("{FN}: backend is NULL\n");
+        return std::ptr::null_mut();
+    };
+    crate::buffer_type::wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_dev_buffer_type(b.device), size)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backend_t) -> usize {
-        crate::buffer_type::wsp_ggml_backend_buft_get_alignment(wsp_ggml_backend_dev_buffer_type(arg!(backend).device))
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backend_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_get_alignment";
+    crate::buffer_type::wsp_ggml_backend_buft_get_alignment(wsp_ggml_backend_dev_buffer_type(arg!(backend).device))
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend_t) -> usize {
-        crate::buffer_type::wsp_ggml_backend_buft_get_max_size(wsp_ggml_backend_dev_buffer_type(arg!(backend).device))
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_get_max_size";
+    crate::buffer_type::wsp_ggml_backend_buft_get_max_size(wsp_ggml_backend_dev_buffer_type(arg!(backend).device))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,68 +122,68 @@ unsafe fn io_buffer(
     Some(buf)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_set(tensor: *mut wsp_ggml_tensor, data: *const c_void, offset: usize, size: usize) {
-        if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Write) {
-            required((*buf).iface.set_tensor, FN, "set_tensor")(buf, tensor, data, offset, size);
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(tensor: *mut wsp_ggml_tensor, data: *const c_void, offset: usize, size: usize) {
+    const FN: &str = "wsp_ggml_backend_tensor_set";
+    if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Write) {
+        required((*buf).iface.set_tensor, FN, "set_tensor")(buf, tensor, data, offset, size);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_get(tensor: *const wsp_ggml_tensor, data: *mut c_void, offset: usize, size: usize) {
-        if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Read) {
-            required((*buf).iface.get_tensor, FN, "get_tensor")(buf, tensor, data, offset, size);
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(tensor: *const wsp_ggml_tensor, data: *mut c_void, offset: usize, size: usize) {
+    const FN: &str = "wsp_ggml_backend_tensor_get";
+    if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Read) {
+        required((*buf).iface.get_tensor, FN, "get_tensor")(buf, tensor, data, offset, size);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_memset(tensor: *mut wsp_ggml_tensor, value: u8, offset: usize, size: usize) {
-        if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Write) {
-            required((*buf).iface.memset_tensor, FN, "memset_tensor")(buf, tensor, value, offset, size);
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(tensor: *mut wsp_ggml_tensor, value: u8, offset: usize, size: usize) {
+    const FN: &str = "wsp_ggml_backend_tensor_memset";
+    if let Some(buf) = io_buffer(FN, arg!(tensor), offset, size, Access::Write) {
+        required((*buf).iface.memset_tensor, FN, "memset_tensor")(buf, tensor, value, offset, size);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_set_async(
-        backend: wsp_ggml_backend_t,
-        tensor: *mut wsp_ggml_tensor,
-        data: *const c_void,
-        offset: usize,
-        size: usize,
-    ) {
-        let backend_ref = arg!(backend);
-        check_range(FN, arg!(tensor), offset, size, Access::Write);
-        match backend_ref.iface.set_tensor_async {
-            Some(set_async) => set_async(backend, tensor, data, offset, size),
-            None => wsp_ggml_backend_tensor_set(tensor, data, offset, size),
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_set_async";
+    let backend_ref = arg!(backend);
+    check_range(FN, arg!(tensor), offset, size, Access::Write);
+    match backend_ref.iface.set_tensor_async {
+        Some(set_async) => set_async(backend, tensor, data, offset, size),
+        None => wsp_ggml_backend_tensor_set(tensor, data, offset, size),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_get_async(
-        backend: wsp_ggml_backend_t,
-        tensor: *const wsp_ggml_tensor,
-        data: *mut c_void,
-        offset: usize,
-        size: usize,
-    ) {
-        let backend_ref = arg!(backend);
-        check_range(FN, arg!(tensor), offset, size, Access::Read);
-        match backend_ref.iface.get_tensor_async {
-            Some(get_async) => get_async(backend, tensor, data, offset, size),
-            None => wsp_ggml_backend_tensor_get(tensor, data, offset, size),
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_get_async";
+    let backend_ref = arg!(backend);
+    check_range(FN, arg!(tensor), offset, size, Access::Read);
+    match backend_ref.iface.get_tensor_async {
+        Some(get_async) => get_async(backend, tensor, data, offset, size),
+        None => wsp_ggml_backend_tensor_get(tensor, data, offset, size),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
-        synchronize(arg!(backend), backend);
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
+    const FN: &str = "wsp_ggml_backend_synchronize";
+    synchronize(arg!(backend), backend);
 }
 
 /// `synchronize` is optional (synchronous backends leave it NULL).
@@ -202,71 +201,78 @@ pub unsafe fn synchronize(backend_ref: &wsp_ggml_backend, backend: wsp_ggml_back
 // graph computation
 // ---------------------------------------------------------------------------------------------
 
-ffi_fn! {
-    fn wsp_ggml_backend_graph_plan_create(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_backend_graph_plan_t {
-        required(arg!(backend).iface.graph_plan_create, FN, "graph_plan_create")(backend, cgraph)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_backend_graph_plan_t {
+    const FN: &str = "wsp_ggml_backend_graph_plan_create";
+    required(arg!(backend).iface.graph_plan_create, FN, "graph_plan_create")(backend, cgraph)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_graph_plan_free(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) {
-        required(arg!(backend).iface.graph_plan_free, FN, "graph_plan_free")(backend, plan)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) {
+    const FN: &str = "wsp_ggml_backend_graph_plan_free";
+    required(arg!(backend).iface.graph_plan_free, FN, "graph_plan_free")(backend, plan)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_graph_plan_compute(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status {
-        required(arg!(backend).iface.graph_plan_compute, FN, "graph_plan_compute")(backend, plan)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_compute(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_graph_plan_compute";
+    required(arg!(backend).iface.graph_plan_compute, FN, "graph_plan_compute")(backend, plan)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_graph_compute(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-        let status = wsp_ggml_backend_graph_compute_async(backend, cgraph);
-        if let Some(b) = backend.as_ref() {
-            synchronize(b, backend);
-        }
-        status
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_compute(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_graph_compute";
+    let status = graph_compute_async(FN, backend, cgraph);
+    if let Some(b) = backend.as_ref() {
+        synchronize(b, backend);
     }
+    status
 }
 
-ffi_fn! {
-    /// WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or graph.
-    fn wsp_ggml_backend_graph_compute_async(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-        let Some(b) = backend.as_ref() else {
-            log_error!("{FN}: backend is NULL\n");
-            return wsp_ggml_status::WSP_GGML_STATUS_FAILED;
-        };
-        if cgraph.is_null() {
-            log_error!("{FN}: cgraph is NULL\n");
-            return wsp_ggml_status::WSP_GGML_STATUS_FAILED;
-        }
-        required(b.iface.graph_compute, FN, "graph_compute")(backend, cgraph)
-    }
+/// WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or graph.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    graph_compute_async("wsp_ggml_backend_graph_compute_async", backend, cgraph)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
-        wsp_ggml_backend_dev_supports_op(arg!(backend).device, op)
+/// Starts computing `cgraph` on `backend`; NULLs are refused with a log line naming `func`.
+///
+/// # Safety
+/// `backend` and `cgraph` are NULL or live.
+pub unsafe fn graph_compute_async(func: &str, backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    let Some(b) = backend.as_ref() else {
+        log_error!("{func}: backend is NULL\n");
+        return wsp_ggml_status::WSP_GGML_STATUS_FAILED;
+    };
+    if cgraph.is_null() {
+        log_error!("{func}: cgraph is NULL\n");
+        return wsp_ggml_status::WSP_GGML_STATUS_FAILED;
     }
+    required(b.iface.graph_compute, func, "graph_compute")(backend, cgraph)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_supports_buft(backend: wsp_ggml_backend_t, buft: wsp_ggml_backend_buffer_type_t) -> bool {
-        wsp_ggml_backend_dev_supports_buft(arg!(backend).device, buft)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+    const FN: &str = "wsp_ggml_backend_supports_op";
+    wsp_ggml_backend_dev_supports_op(arg!(backend).device, op)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
-        wsp_ggml_backend_dev_offload_op(arg!(backend).device, op)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_supports_buft(backend: wsp_ggml_backend_t, buft: wsp_ggml_backend_buffer_type_t) -> bool {
+    const FN: &str = "wsp_ggml_backend_supports_buft";
+    wsp_ggml_backend_dev_supports_buft(arg!(backend).device, buft)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_dev_t {
-        arg!(backend).device
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+    const FN: &str = "wsp_ggml_backend_offload_op";
+    wsp_ggml_backend_dev_offload_op(arg!(backend).device, op)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_dev_t {
+    const FN: &str = "wsp_ggml_backend_get_device";
+    arg!(backend).device
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -274,7 +280,7 @@ ffi_fn! {
 // ---------------------------------------------------------------------------------------------
 
 fn same_layout(a: &wsp_ggml_tensor, b: &wsp_ggml_tensor) -> bool {
-    a.type_ == b.type_ && a.ne == b.ne && a.nb == b.nb
+    a.r#type == b.r#type && a.ne == b.ne && a.nb == b.nb
 }
 
 /// # Safety
@@ -289,11 +295,11 @@ unsafe fn check_copy(func: &str, src: &wsp_ggml_tensor, dst: &wsp_ggml_tensor) {
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
-        check_copy(FN, arg!(src), arg!(dst));
-        tensor_copy(FN, src, dst);
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy";
+    check_copy(FN, arg!(src), arg!(dst));
+    tensor_copy(FN, src, dst);
 }
 
 /// Copies `src` into `dst` (same layout): directly when either side is host memory, through
@@ -317,27 +323,27 @@ pub unsafe fn tensor_copy(func: &str, src: *mut wsp_ggml_tensor, dst: *mut wsp_g
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_tensor_copy_async(
-        backend_src: wsp_ggml_backend_t,
-        backend_dst: wsp_ggml_backend_t,
-        src: *mut wsp_ggml_tensor,
-        dst: *mut wsp_ggml_tensor,
-    ) {
-        let src_backend = arg!(backend_src);
-        let dst_backend = arg!(backend_dst);
-        check_copy(FN, arg!(src), arg!(dst));
-        if src == dst {
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
+    backend_src: wsp_ggml_backend_t,
+    backend_dst: wsp_ggml_backend_t,
+    src: *mut wsp_ggml_tensor,
+    dst: *mut wsp_ggml_tensor,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy_async";
+    let src_backend = arg!(backend_src);
+    let dst_backend = arg!(backend_dst);
+    check_copy(FN, arg!(src), arg!(dst));
+    if src == dst {
+        return;
+    }
+    if let Some(cpy_async) = dst_backend.iface.cpy_tensor_async {
+        if cpy_async(backend_src, backend_dst, src, dst) {
             return;
         }
-        if let Some(cpy_async) = dst_backend.iface.cpy_tensor_async {
-            if cpy_async(backend_src, backend_dst, src, dst) {
-                return;
-            }
-        }
-        // Without an asynchronous path, wait for both queues and copy synchronously.
-        synchronize(src_backend, backend_src);
-        synchronize(dst_backend, backend_dst);
-        tensor_copy(FN, src, dst);
     }
+    // Without an asynchronous path, wait for both queues and copy synchronously.
+    synchronize(src_backend, backend_src);
+    synchronize(dst_backend, backend_dst);
+    tensor_copy(FN, src, dst);
 }

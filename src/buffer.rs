@@ -5,19 +5,18 @@
 
 use crate::abi::*;
 use crate::buffer_type::buft_is_host;
-use crate::ffi::{arg, ffi_fn};
+use crate::ffi::arg;
 use crate::ggml::{deref, ensure, log_error, required};
 use std::ffi::{c_char, c_void};
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_init(
-        buft: wsp_ggml_backend_buffer_type_t,
-        iface: wsp_ggml_backend_buffer_i,
-        context: *mut c_void,
-        size: usize,
-    ) -> wsp_ggml_backend_buffer_t {
-        new_buffer(buft, iface, context, size)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_init(
+    buft: wsp_ggml_backend_buffer_type_t,
+    iface: wsp_ggml_backend_buffer_i,
+    context: *mut c_void,
+    size: usize,
+) -> wsp_ggml_backend_buffer_t {
+    new_buffer(buft, iface, context, size)
 }
 
 /// Allocates a buffer object; it is released by `wsp_ggml_backend_buffer_free`.
@@ -53,54 +52,53 @@ const EMPTY_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i 
     reset: None,
 };
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_buffer_t) -> *const c_char {
-        let buft = arg!(buffer).buft;
-        crate::buffer_type::wsp_ggml_backend_buft_name(buft)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_buffer_t) -> *const c_char {
+    const FN: &str = "wsp_ggml_backend_buffer_name";
+    let buft = arg!(buffer).buft;
+    crate::buffer_type::wsp_ggml_backend_buft_name(buft)
 }
 
-ffi_fn! {
-    /// NULL is ignored, as `free(NULL)` is.
-    fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-        if buffer.is_null() {
-            return;
-        }
-        if let Some(free_buffer) = (*buffer).iface.free_buffer {
-            free_buffer(buffer);
-        }
-        drop(Box::from_raw(buffer));
+/// NULL is ignored, as `free(NULL)` is.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+    if buffer.is_null() {
+        return;
     }
+    if let Some(free_buffer) = (*buffer).iface.free_buffer {
+        free_buffer(buffer);
+    }
+    drop(Box::from_raw(buffer));
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
-        arg!(buffer).size
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_buffer_get_size";
+    arg!(buffer).size
 }
 
-ffi_fn! {
-    /// NULL for a zero-sized buffer, and (unlike the reference, which crashes) for a buffer
-    /// without a single base address such as a multi-buffer.
-    fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
-        let buffer_ref = arg!(buffer);
-        if buffer_ref.size == 0 {
-            return std::ptr::null_mut();
-        }
-        let Some(get_base) = buffer_ref.iface.get_base else {
-            log_error!("{FN}: buffer has no single base address (get_base not implemented)\n");
-            return std::ptr::null_mut();
-        };
-        let base = get_base(buffer);
-        ensure!(!base.is_null(), "{FN}: backend buffer base cannot be NULL");
-        base
+/// NULL for a zero-sized buffer, and (unlike the reference, which crashes) for a buffer
+/// without a single base address such as a multi-buffer.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
+    const FN: &str = "wsp_ggml_backend_buffer_get_base";
+    let buffer_ref = arg!(buffer);
+    if buffer_ref.size == 0 {
+        return std::ptr::null_mut();
     }
+    let Some(get_base) = buffer_ref.iface.get_base else {
+        log_error!("{FN}: buffer has no single base address (get_base not implemented)\n");
+        return std::ptr::null_mut();
+    };
+    let base = get_base(buffer);
+    ensure!(!base.is_null(), "{FN}: backend buffer base cannot be NULL");
+    base
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_init_tensor(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
-        init_tensor(arg!(buffer), buffer, tensor)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_init_tensor(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_buffer_init_tensor";
+    init_tensor(arg!(buffer), buffer, tensor)
 }
 
 /// `init_tensor` is optional.
@@ -118,38 +116,38 @@ pub unsafe fn init_tensor(
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-        let buffer_ref = arg!(buffer);
-        if buffer_ref.size == 0 {
-            return;
-        }
-        required(buffer_ref.iface.clear, FN, "clear")(buffer, value)
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+    const FN: &str = "wsp_ggml_backend_buffer_clear";
+    let buffer_ref = arg!(buffer);
+    if buffer_ref.size == 0 {
+        return;
     }
+    required(buffer_ref.iface.clear, FN, "clear")(buffer, value)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_backend_buffer_t) -> usize {
-        crate::buffer_type::wsp_ggml_backend_buft_get_alignment(arg!(buffer).buft)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_backend_buffer_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_buffer_get_alignment";
+    crate::buffer_type::wsp_ggml_backend_buft_get_alignment(arg!(buffer).buft)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
-        crate::buffer_type::wsp_ggml_backend_buft_get_max_size(arg!(buffer).buft)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_buffer_get_max_size";
+    crate::buffer_type::wsp_ggml_backend_buft_get_max_size(arg!(buffer).buft)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_alloc_size(buffer: wsp_ggml_backend_buffer_t, tensor: *const wsp_ggml_tensor) -> usize {
-        crate::buffer_type::wsp_ggml_backend_buft_get_alloc_size(arg!(buffer).buft, tensor)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alloc_size(buffer: wsp_ggml_backend_buffer_t, tensor: *const wsp_ggml_tensor) -> usize {
+    const FN: &str = "wsp_ggml_backend_buffer_get_alloc_size";
+    crate::buffer_type::wsp_ggml_backend_buft_get_alloc_size(arg!(buffer).buft, tensor)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backend_buffer_t) -> bool {
-        buffer_is_host(arg!(buffer), FN)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backend_buffer_t) -> bool {
+    const FN: &str = "wsp_ggml_backend_buffer_is_host";
+    buffer_is_host(arg!(buffer), FN)
 }
 
 /// # Safety
@@ -158,11 +156,11 @@ pub unsafe fn buffer_is_host(buffer_ref: &wsp_ggml_backend_buffer, func: &str) -
     buft_is_host(deref(buffer_ref.buft, func, "buffer->buft"), buffer_ref.buft)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
-        arg!(buffer);
-        set_usage(buffer, usage);
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
+    const FN: &str = "wsp_ggml_backend_buffer_set_usage";
+    arg!(buffer);
+    set_usage(buffer, usage);
 }
 
 /// Sets the usage of a buffer and, for a multi-buffer, of every part.
@@ -178,36 +176,36 @@ unsafe fn set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_b
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_usage(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_usage {
-        arg!(buffer).usage
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_usage(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_usage {
+    const FN: &str = "wsp_ggml_backend_buffer_get_usage";
+    arg!(buffer).usage
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_type(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_type_t {
+    const FN: &str = "wsp_ggml_backend_buffer_get_type";
+    arg!(buffer).buft
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
+    const FN: &str = "wsp_ggml_backend_buffer_reset";
+    if let Some(reset) = arg!(buffer).iface.reset {
+        reset(buffer);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_get_type(buffer: wsp_ggml_backend_buffer_t) -> wsp_ggml_backend_buffer_type_t {
-        arg!(buffer).buft
-    }
-}
-
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
-        if let Some(reset) = arg!(buffer).iface.reset {
-            reset(buffer);
-        }
-    }
-}
-
-ffi_fn! {
-    /// Asks the destination's buffer to copy `src` in (false when it cannot).
-    fn wsp_ggml_backend_buffer_copy_tensor(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) -> bool {
-        arg!(src);
-        let dst_buf = storage_buffer(arg!(dst));
-        let dst_buf_ref = deref(dst_buf, FN, "dst->buffer");
-        match dst_buf_ref.iface.cpy_tensor {
-            Some(cpy_tensor) => cpy_tensor(dst_buf, src, dst),
-            None => false,
-        }
+/// Asks the destination's buffer to copy `src` in (false when it cannot).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_copy_tensor(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) -> bool {
+    const FN: &str = "wsp_ggml_backend_buffer_copy_tensor";
+    arg!(src);
+    let dst_buf = storage_buffer(arg!(dst));
+    let dst_buf_ref = deref(dst_buf, FN, "dst->buffer");
+    match dst_buf_ref.iface.cpy_tensor {
+        Some(cpy_tensor) => cpy_tensor(dst_buf, src, dst),
+        None => false,
     }
 }
 
@@ -262,35 +260,35 @@ fn is_multi_buffer(buffer: &wsp_ggml_backend_buffer) -> bool {
     matches!(buffer.iface.free_buffer, Some(f) if std::ptr::fn_addr_eq(f, multi_buffer_free as unsafe extern "C" fn(_)))
 }
 
-ffi_fn! {
-    /// Takes ownership of `buffers[0..n_buffers]`; NULL (with a log line) for no buffers.
-    fn wsp_ggml_backend_multi_buffer_alloc_buffer(buffers: *mut wsp_ggml_backend_buffer_t, n_buffers: usize) -> wsp_ggml_backend_buffer_t {
-        if buffers.is_null() || n_buffers == 0 {
-            log_error!("{FN}: no buffers given\n");
-            return std::ptr::null_mut();
-        }
-        let parts = std::slice::from_raw_parts(buffers, n_buffers).to_vec();
-        let mut total_size = 0usize;
-        for (i, &part) in parts.iter().enumerate() {
-            ensure!(!part.is_null(), "{FN}: buffers[{i}] is NULL");
-            total_size += (*part).size;
-        }
-        let buft = (*parts[0]).buft;
-        new_buffer(buft, MULTI_BUFFER_IFACE, Box::into_raw(Box::new(parts)) as *mut c_void, total_size)
+/// Takes ownership of `buffers[0..n_buffers]`; NULL (with a log line) for no buffers.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(buffers: *mut wsp_ggml_backend_buffer_t, n_buffers: usize) -> wsp_ggml_backend_buffer_t {
+    const FN: &str = "wsp_ggml_backend_multi_buffer_alloc_buffer";
+    if buffers.is_null() || n_buffers == 0 {
+        log_error!("{FN}: no buffers given\n");
+        return std::ptr::null_mut();
     }
+    let parts = std::slice::from_raw_parts(buffers, n_buffers).to_vec();
+    let mut total_size = 0usize;
+    for (i, &part) in parts.iter().enumerate() {
+        ensure!(!part.is_null(), "{FN}: buffers[{i}] is NULL");
+        total_size += (*part).size;
+    }
+    let buft = (*parts[0]).buft;
+    new_buffer(buft, MULTI_BUFFER_IFACE, Box::into_raw(Box::new(parts)) as *mut c_void, total_size)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggml_backend_buffer_t) -> bool {
-        is_multi_buffer(arg!(buffer))
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggml_backend_buffer_t) -> bool {
+    const FN: &str = "wsp_ggml_backend_buffer_is_multi_buffer";
+    is_multi_buffer(arg!(buffer))
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_multi_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
-        ensure!(is_multi_buffer(arg!(buffer)), "{FN}: buffer is not a multi-buffer");
-        for &part in multi_buffer_parts(&*buffer).unwrap_or_default() {
-            set_usage(part, usage);
-        }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_set_usage(buffer: wsp_ggml_backend_buffer_t, usage: wsp_ggml_backend_buffer_usage) {
+    const FN: &str = "wsp_ggml_backend_multi_buffer_set_usage";
+    ensure!(is_multi_buffer(arg!(buffer)), "{FN}: buffer is not a multi-buffer");
+    for &part in multi_buffer_parts(&*buffer).unwrap_or_default() {
+        set_usage(part, usage);
     }
 }

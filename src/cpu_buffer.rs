@@ -4,7 +4,6 @@
 
 use crate::abi::*;
 use crate::buffer::new_buffer;
-use crate::ffi::ffi_fn;
 use crate::ggml::{log_error, wsp_ggml_aligned_free, wsp_ggml_aligned_malloc, wsp_ggml_nbytes};
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_void};
@@ -145,20 +144,19 @@ const CPU_OWNED_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffe
 const CPU_BORROWED_BUFFER_IFACE: wsp_ggml_backend_buffer_i =
     wsp_ggml_backend_buffer_i { free_buffer: None, ..CPU_OWNED_BUFFER_IFACE };
 
-ffi_fn! {
-    fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
-        CPU_BUFFER_TYPE.get()
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
+    CPU_BUFFER_TYPE.get()
 }
 
-ffi_fn! {
-    /// Wraps caller-owned memory. A pointer that is not TENSOR_ALIGNMENT-aligned gives NULL
-    /// and a log line (the reference asserts).
-    fn wsp_ggml_backend_cpu_buffer_from_ptr(ptr: *mut c_void, size: usize) -> wsp_ggml_backend_buffer_t {
-        if (ptr as usize) % TENSOR_ALIGNMENT != 0 {
-            log_error!("{FN}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
-            return std::ptr::null_mut();
-        }
-        new_buffer(CPU_MAPPED_BUFFER_TYPE.get(), CPU_BORROWED_BUFFER_IFACE, ptr, size)
+/// Wraps caller-owned memory. A pointer that is not TENSOR_ALIGNMENT-aligned gives NULL
+/// and a log line (the reference asserts).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_from_ptr(ptr: *mut c_void, size: usize) -> wsp_ggml_backend_buffer_t {
+    const FN: &str = "wsp_ggml_backend_cpu_buffer_from_ptr";
+    if (ptr as usize) % TENSOR_ALIGNMENT != 0 {
+        log_error!("{FN}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
+        return std::ptr::null_mut();
     }
+    new_buffer(CPU_MAPPED_BUFFER_TYPE.get(), CPU_BORROWED_BUFFER_IFACE, ptr, size)
 }

@@ -10,7 +10,6 @@
 //! locked, so they are safe from any thread.
 
 use crate::abi::*;
-use crate::ffi::ffi_fn;
 use crate::ggml::{c_str_lossy, log_debug, log_error, log_info};
 use crate::registry::{reg_name_lossy, register_backend, registry, RegHandle};
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
@@ -116,29 +115,29 @@ fn load_logged(path: &Path) -> wsp_ggml_backend_reg_t {
     }
 }
 
-ffi_fn! {
-    /// Loads one backend module; NULL (with a log line saying why) when it is not accepted.
-    fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t {
-        if path.is_null() {
-            log_error!("{FN}: path is NULL\n");
-            return std::ptr::null_mut();
-        }
-        let path = Path::new(OsStr::from_bytes(CStr::from_ptr(path).to_bytes()));
-        let _serial = lock_loader();
-        load_logged(path)
+/// Loads one backend module; NULL (with a log line saying why) when it is not accepted.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t {
+    const FN: &str = "wsp_ggml_backend_load";
+    if path.is_null() {
+        log_error!("{FN}: path is NULL\n");
+        return std::ptr::null_mut();
     }
+    let path = Path::new(OsStr::from_bytes(CStr::from_ptr(path).to_bytes()));
+    let _serial = lock_loader();
+    load_logged(path)
 }
 
-ffi_fn! {
-    /// Unregisters a reg and its devices and closes its module when it has one. Unknown regs
-    /// (and NULL) are ignored, as in the reference.
-    fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
-        let _serial = lock_loader();
-        let removed = registry().remove_backend(RegHandle(reg));
-        // The module (if any) is closed here, after the registry lock was released.
-        if let Some(entry) = removed {
-            log_debug!("{FN}: unloaded a backend{}\n", if entry.module.is_some() { " and closed its module" } else { "" });
-        }
+/// Unregisters a reg and its devices and closes its module when it has one. Unknown regs
+/// (and NULL) are ignored, as in the reference.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
+    const FN: &str = "wsp_ggml_backend_unload";
+    let _serial = lock_loader();
+    let removed = registry().remove_backend(RegHandle(reg));
+    // The module (if any) is closed here, after the registry lock was released.
+    if let Some(entry) = removed {
+        log_debug!("{FN}: unloaded a backend{}\n", if entry.module.is_some() { " and closed its module" } else { "" });
     }
 }
 
@@ -220,31 +219,30 @@ fn load_best(name: &str, search_paths: &[PathBuf]) -> wsp_ggml_backend_reg_t {
     std::ptr::null_mut()
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_load_all() {
-        wsp_ggml_backend_load_all_from_path(std::ptr::null());
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_load_all() {
+    wsp_ggml_backend_load_all_from_path(std::ptr::null());
 }
 
-ffi_fn! {
-    /// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
-    /// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
-    fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_char) {
-        let search_paths = if dir_path.is_null() {
-            default_search_paths()
-        } else {
-            vec![PathBuf::from(OsStr::from_bytes(CStr::from_ptr(dir_path).to_bytes()))]
-        };
-        {
-            let _serial = lock_loader();
-            for name in KNOWN_BACKENDS {
-                load_best(name, &search_paths);
-            }
+/// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
+/// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_char) {
+    const FN: &str = "wsp_ggml_backend_load_all_from_path";
+    let search_paths = if dir_path.is_null() {
+        default_search_paths()
+    } else {
+        vec![PathBuf::from(OsStr::from_bytes(CStr::from_ptr(dir_path).to_bytes()))]
+    };
+    {
+        let _serial = lock_loader();
+        for name in KNOWN_BACKENDS {
+            load_best(name, &search_paths);
         }
-        if let Some(extra) = std::env::var_os("WSP_GGML_BACKEND_PATH") {
-            let extra = std::ffi::CString::new(extra.as_bytes()).unwrap_or_default();
-            log_debug!("{FN}: WSP_GGML_BACKEND_PATH={}\n", c_str_lossy(extra.as_ptr()));
-            wsp_ggml_backend_load(extra.as_ptr());
-        }
+    }
+    if let Some(extra) = std::env::var_os("WSP_GGML_BACKEND_PATH") {
+        let extra = std::ffi::CString::new(extra.as_bytes()).unwrap_or_default();
+        log_debug!("{FN}: WSP_GGML_BACKEND_PATH={}\n", c_str_lossy(extra.as_ptr()));
+        wsp_ggml_backend_load(extra.as_ptr());
     }
 }

@@ -6,7 +6,6 @@
 
 use crate::abi::*;
 use crate::device::*;
-use crate::ffi::ffi_fn;
 use crate::ggml::{c_str_lossy, fatal, log_error};
 use crate::loader::Module;
 use std::ffi::{c_char, CStr};
@@ -135,42 +134,40 @@ pub unsafe fn register_backend(reg: RegHandle, module: Option<Module>) -> bool {
     true
 }
 
-ffi_fn! {
-    /// Registers a reg and its devices. NULL is ignored, as in the reference; registering the
-    /// same reg twice keeps one registration.
-    fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
-        if !reg.is_null() {
-            register_backend(RegHandle(reg), None);
-        }
+/// Registers a reg and its devices. NULL is ignored, as in the reference; registering the
+/// same reg twice keeps one registration.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
+    if !reg.is_null() {
+        register_backend(RegHandle(reg), None);
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
-        if device.is_null() {
-            log_error!("{FN}: device is NULL\n");
-            return;
-        }
-        registry().add_device(DevHandle(device));
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
+    const FN: &str = "wsp_ggml_backend_device_register";
+    if device.is_null() {
+        log_error!("{FN}: device is NULL\n");
+        return;
     }
+    registry().add_device(DevHandle(device));
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_reg_count() -> usize {
-        registry().reg_count()
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
+    registry().reg_count()
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
-        let registry = registry();
-        match registry.reg_at(index) {
-            Some(reg) => reg.0,
-            None => {
-                let count = registry.reg_count();
-                drop(registry);
-                fatal!("{FN}: index {index} out of range ({count} regs registered)")
-            }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
+    const FN: &str = "wsp_ggml_backend_reg_get";
+    let registry = registry();
+    match registry.reg_at(index) {
+        Some(reg) => reg.0,
+        None => {
+            let count = registry.reg_count();
+            drop(registry);
+            fatal!("{FN}: index {index} out of range ({count} regs registered)")
         }
     }
 }
@@ -183,70 +180,68 @@ unsafe fn name_matches(name: *const c_char, wanted: &CStr) -> bool {
     !name.is_null() && CStr::from_ptr(name).to_bytes().eq_ignore_ascii_case(wanted.to_bytes())
 }
 
-ffi_fn! {
-    /// NULL when no reg has that name (also for a NULL name).
-    fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
-        if name.is_null() {
-            return std::ptr::null_mut();
+/// NULL when no reg has that name (also for a NULL name).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
+    if name.is_null() {
+        log_error!("wsp_ggml_backend_reg_by_name: name is NULL\n");
+        return std::ptr::null_mut();
+    }
+    let wanted = CStr::from_ptr(name);
+    let regs = registry().regs();
+    regs.into_iter()
+        .find(|reg| name_matches(wsp_ggml_backend_reg_name(reg.0), wanted))
+        .map_or(std::ptr::null_mut(), |reg| reg.0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
+    registry().device_count()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
+    const FN: &str = "wsp_ggml_backend_dev_get";
+    let registry = registry();
+    match registry.device_at(index) {
+        Some(dev) => dev.0,
+        None => {
+            let count = registry.device_count();
+            drop(registry);
+            fatal!("{FN}: index {index} out of range ({count} devices registered)")
         }
-        let wanted = CStr::from_ptr(name);
-        let regs = registry().regs();
-        regs.into_iter()
-            .find(|reg| name_matches(wsp_ggml_backend_reg_name(reg.0), wanted))
-            .map_or(std::ptr::null_mut(), |reg| reg.0)
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_dev_count() -> usize {
-        registry().device_count()
+/// NULL when no device has that name (also for a NULL name).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+    if name.is_null() {
+        log_error!("wsp_ggml_backend_dev_by_name: name is NULL\n");
+        return std::ptr::null_mut();
     }
+    let wanted = CStr::from_ptr(name);
+    let devices = registry().devices();
+    devices
+        .into_iter()
+        .find(|dev| name_matches(wsp_ggml_backend_dev_name(dev.0), wanted))
+        .map_or(std::ptr::null_mut(), |dev| dev.0)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
-        let registry = registry();
-        match registry.device_at(index) {
-            Some(dev) => dev.0,
-            None => {
-                let count = registry.device_count();
-                drop(registry);
-                fatal!("{FN}: index {index} out of range ({count} devices registered)")
-            }
-        }
-    }
-}
-
-ffi_fn! {
-    /// NULL when no device has that name (also for a NULL name).
-    fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
-        if name.is_null() {
-            return std::ptr::null_mut();
-        }
-        let wanted = CStr::from_ptr(name);
-        let devices = registry().devices();
-        devices
-            .into_iter()
-            .find(|dev| name_matches(wsp_ggml_backend_dev_name(dev.0), wanted))
-            .map_or(std::ptr::null_mut(), |dev| dev.0)
-    }
-}
-
-ffi_fn! {
-    fn wsp_ggml_backend_dev_by_type(type_: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
-        device_of_type(type_)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+    device_of_type(r#type)
 }
 
 /// The first registered device of a type, or NULL.
 ///
 /// # Safety
 /// Registered devices are live.
-unsafe fn device_of_type(type_: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+unsafe fn device_of_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
     let devices = registry().devices();
     devices
         .into_iter()
-        .find(|dev| wsp_ggml_backend_dev_type(dev.0) == type_)
+        .find(|dev| wsp_ggml_backend_dev_type(dev.0) == r#type)
         .map_or(std::ptr::null_mut(), |dev| dev.0)
 }
 
@@ -261,27 +256,24 @@ unsafe fn init_on(device: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_
     wsp_ggml_backend_dev_init(device, params)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> wsp_ggml_backend_t {
-        init_on(wsp_ggml_backend_dev_by_name(name), params)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> wsp_ggml_backend_t {
+    init_on(wsp_ggml_backend_dev_by_name(name), params)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_init_by_type(type_: wsp_ggml_backend_dev_type, params: *const c_char) -> wsp_ggml_backend_t {
-        init_on(device_of_type(type_), params)
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(r#type: wsp_ggml_backend_dev_type, params: *const c_char) -> wsp_ggml_backend_t {
+    init_on(device_of_type(r#type), params)
 }
 
-ffi_fn! {
-    /// A GPU device if there is one, else the CPU device, else NULL.
-    fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
-        let mut device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
-        if device.is_null() {
-            device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
-        }
-        init_on(device, std::ptr::null())
+/// A GPU device if there is one, else the CPU device, else NULL.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
+    let mut device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
+    if device.is_null() {
+        device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
     }
+    init_on(device, std::ptr::null())
 }
 
 /// A reg's name for log lines.

@@ -4,7 +4,7 @@
 use crate::abi::*;
 use crate::backend::{tensor_copy, wsp_ggml_backend_graph_compute};
 use crate::buffer::{init_tensor, wsp_ggml_backend_buffer_free, wsp_ggml_backend_buffer_get_alloc_size, wsp_ggml_backend_buffer_get_base};
-use crate::ffi::{arg, ffi_fn};
+use crate::ffi::arg;
 use crate::ggml::*;
 use crate::sched::{graph_view, is_view_op};
 use std::collections::HashMap;
@@ -16,56 +16,56 @@ fn refuse(message: std::fmt::Arguments<'_>) -> wsp_ggml_status {
     wsp_ggml_status::WSP_GGML_STATUS_FAILED
 }
 
-ffi_fn! {
-    /// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
-    /// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
-    fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
-        let Some(t) = tensor.as_mut() else { return refuse(format_args!("{FN}: tensor is NULL")) };
-        if !t.buffer.is_null() {
-            return refuse(format_args!("{FN}: tensor {} is already allocated", tensor_name(t)));
-        }
-        let Some(view_src) = t.view_src.as_ref() else {
-            return refuse(format_args!("{FN}: tensor {} is not a view", tensor_name(t)));
-        };
-        if view_src.buffer.is_null() || view_src.data.is_null() {
-            return refuse(format_args!("{FN}: the source of view {} is not allocated", tensor_name(t)));
-        }
-        t.buffer = view_src.buffer;
-        t.data = (view_src.data as *mut u8).add(t.view_offs) as *mut c_void;
-        init_tensor(&*t.buffer, t.buffer, tensor)
+/// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
+/// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_view_init";
+    let Some(t) = tensor.as_mut() else { return refuse(format_args!("{FN}: tensor is NULL")) };
+    if !t.buffer.is_null() {
+        return refuse(format_args!("{FN}: tensor {} is already allocated", tensor_name(t)));
     }
+    let Some(view_src) = t.view_src.as_ref() else {
+        return refuse(format_args!("{FN}: tensor {} is not a view", tensor_name(t)));
+    };
+    if view_src.buffer.is_null() || view_src.data.is_null() {
+        return refuse(format_args!("{FN}: the source of view {} is not allocated", tensor_name(t)));
+    }
+    t.buffer = view_src.buffer;
+    t.data = (view_src.data as *mut u8).add(t.view_offs) as *mut c_void;
+    init_tensor(&*t.buffer, t.buffer, tensor)
 }
 
-ffi_fn! {
-    /// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
-    /// with a log line on a bad request (the reference asserts).
-    fn wsp_ggml_backend_tensor_alloc(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, addr: *mut c_void) -> wsp_ggml_status {
-        if buffer.is_null() {
-            return refuse(format_args!("{FN}: buffer is NULL"));
-        }
-        let Some(t) = tensor.as_mut() else { return refuse(format_args!("{FN}: tensor is NULL")) };
-        if !t.buffer.is_null() || !t.data.is_null() {
-            return refuse(format_args!("{FN}: tensor {} is already allocated", tensor_name(t)));
-        }
-        if !t.view_src.is_null() {
-            return refuse(format_args!("{FN}: tensor {} is a view; use wsp_ggml_backend_view_init", tensor_name(t)));
-        }
-        let base = wsp_ggml_backend_buffer_get_base(buffer) as usize;
-        let end = base + (*buffer).size;
-        let size = wsp_ggml_backend_buffer_get_alloc_size(buffer, tensor);
-        let fits = (addr as usize) >= base && (addr as usize).checked_add(size).is_some_and(|e| e <= end);
-        if !fits {
-            return refuse(format_args!(
-                "{FN}: {size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
-                tensor_name(t),
-                (addr as isize).wrapping_sub(base as isize),
-                (*buffer).size
-            ));
-        }
-        t.buffer = buffer;
-        t.data = addr;
-        init_tensor(&*buffer, buffer, tensor)
+/// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
+/// with a log line on a bad request (the reference asserts).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, addr: *mut c_void) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_tensor_alloc";
+    if buffer.is_null() {
+        return refuse(format_args!("{FN}: buffer is NULL"));
     }
+    let Some(t) = tensor.as_mut() else { return refuse(format_args!("{FN}: tensor is NULL")) };
+    if !t.buffer.is_null() || !t.data.is_null() {
+        return refuse(format_args!("{FN}: tensor {} is already allocated", tensor_name(t)));
+    }
+    if !t.view_src.is_null() {
+        return refuse(format_args!("{FN}: tensor {} is a view; use wsp_ggml_backend_view_init", tensor_name(t)));
+    }
+    let base = wsp_ggml_backend_buffer_get_base(buffer) as usize;
+    let end = base + (*buffer).size;
+    let size = wsp_ggml_backend_buffer_get_alloc_size(buffer, tensor);
+    let fits = (addr as usize) >= base && (addr as usize).checked_add(size).is_some_and(|e| e <= end);
+    if !fits {
+        return refuse(format_args!(
+            "{FN}: {size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
+            tensor_name(t),
+            (addr as isize).wrapping_sub(base as isize),
+            (*buffer).size
+        ));
+    }
+    t.buffer = buffer;
+    t.data = addr;
+    init_tensor(&*buffer, buffer, tensor)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,98 +178,97 @@ pub unsafe fn graph_nodes<'a>(graph: &wsp_ggml_cgraph) -> &'a [*mut wsp_ggml_ten
     }
 }
 
-ffi_fn! {
-    /// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
-    /// `backend`. All fields are NULL (with a log line) when it cannot be done.
-    fn wsp_ggml_backend_graph_copy(backend: wsp_ggml_backend_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_backend_graph_copy {
-        arg!(backend);
-        let graph_ref = arg!(graph);
-        let nodes = graph_nodes(graph_ref);
-        // Sized for exactly what is copied, so that the contexts cannot run out.
-        let n_tensors = count_reachable(nodes);
-        let params = wsp_ggml_init_params {
-            mem_size: wsp_ggml_tensor_overhead() * n_tensors.max(1)
-                + wsp_ggml_graph_overhead_custom(graph_ref.size.max(0) as usize, false),
-            mem_buffer: std::ptr::null_mut(),
-            no_alloc: true,
-        };
-        let ctx_allocated = wsp_ggml_init(wsp_ggml_init_params { ..params });
-        let ctx_unallocated = wsp_ggml_init(params);
-        let fail = |what: &str| {
-            log_error!("{FN}: failed to allocate {what} for graph copy\n");
-            wsp_ggml_free(ctx_allocated);
-            wsp_ggml_free(ctx_unallocated);
-            EMPTY_GRAPH_COPY
-        };
-        if ctx_allocated.is_null() || ctx_unallocated.is_null() {
-            return fail("context");
-        }
-        let mut copier = GraphCopier { copies: HashMap::with_capacity(n_tensors), ctx_allocated, ctx_unallocated };
-        for &node in nodes {
-            copier.dup(node);
-        }
-        let buffer = wsp_ggml_backend_alloc_ctx_tensors(ctx_allocated, backend);
-        if buffer.is_null() {
-            return fail("buffer");
-        }
-        for &node in nodes {
-            copier.init(node);
-        }
-        let graph_copy = wsp_ggml_new_graph_custom(ctx_allocated, graph_ref.size.max(0) as usize, false);
-        for (i, &node) in nodes.iter().enumerate() {
-            *(*graph_copy).nodes.add(i) = copier.copies[&node].0;
-        }
-        (*graph_copy).n_nodes = graph_ref.n_nodes;
-        wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: graph_copy }
+/// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
+/// `backend`. All fields are NULL (with a log line) when it cannot be done.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_copy(backend: wsp_ggml_backend_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_backend_graph_copy {
+    const FN: &str = "wsp_ggml_backend_graph_copy";
+    arg!(backend);
+    let graph_ref = arg!(graph);
+    let nodes = graph_nodes(graph_ref);
+    // Sized for exactly what is copied, so that the contexts cannot run out.
+    let n_tensors = count_reachable(nodes);
+    let params = wsp_ggml_init_params {
+        mem_size: wsp_ggml_tensor_overhead() * n_tensors.max(1)
+            + wsp_ggml_graph_overhead_custom(graph_ref.size.max(0) as usize, false),
+        mem_buffer: std::ptr::null_mut(),
+        no_alloc: true,
+    };
+    let ctx_allocated = wsp_ggml_init(wsp_ggml_init_params { ..params });
+    let ctx_unallocated = wsp_ggml_init(params);
+    let fail = |what: &str| {
+        log_error!("{FN}: failed to allocate {what} for graph copy\n");
+        wsp_ggml_free(ctx_allocated);
+        wsp_ggml_free(ctx_unallocated);
+        EMPTY_GRAPH_COPY
+    };
+    if ctx_allocated.is_null() || ctx_unallocated.is_null() {
+        return fail("context");
     }
+    let mut copier = GraphCopier { copies: HashMap::with_capacity(n_tensors), ctx_allocated, ctx_unallocated };
+    for &node in nodes {
+        copier.dup(node);
+    }
+    let buffer = wsp_ggml_backend_alloc_ctx_tensors(ctx_allocated, backend);
+    if buffer.is_null() {
+        return fail("buffer");
+    }
+    for &node in nodes {
+        copier.init(node);
+    }
+    let graph_copy = wsp_ggml_new_graph_custom(ctx_allocated, graph_ref.size.max(0) as usize, false);
+    for (i, &node) in nodes.iter().enumerate() {
+        *(*graph_copy).nodes.add(i) = copier.copies[&node].0;
+    }
+    (*graph_copy).n_nodes = graph_ref.n_nodes;
+    wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: graph_copy }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
-        wsp_ggml_backend_buffer_free(copy.buffer);
-        wsp_ggml_free(copy.ctx_allocated);
-        wsp_ggml_free(copy.ctx_unallocated);
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
+    wsp_ggml_backend_buffer_free(copy.buffer);
+    wsp_ggml_free(copy.ctx_allocated);
+    wsp_ggml_free(copy.ctx_unallocated);
 }
 
-ffi_fn! {
-    /// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
-    /// handing each pair of non-view results to `callback` until it returns false. False when
-    /// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
-    /// a 0.4.3 caller's sixth argument is ignored.)
-    fn wsp_ggml_backend_compare_graph_backend(
-        backend1: wsp_ggml_backend_t,
-        backend2: wsp_ggml_backend_t,
-        graph: *mut wsp_ggml_cgraph,
-        callback: wsp_ggml_backend_eval_callback,
-        user_data: *mut c_void,
-    ) -> bool {
-        arg!(backend1);
-        let Some(callback) = callback else {
-            log_error!("{FN}: callback is NULL\n");
-            return false;
-        };
-        let copy = wsp_ggml_backend_graph_copy(backend2, graph);
-        if copy.buffer.is_null() {
-            return false;
-        }
-        let g1 = &mut *graph;
-        let g2 = &mut *copy.graph;
-        for i in 0..g1.n_nodes {
-            let t1 = *g1.nodes.add(i as usize);
-            let t2 = *g2.nodes.add(i as usize);
-            let mut g1v = graph_view(g1, i, i + 1);
-            let mut g2v = graph_view(g2, i, i + 1);
-            wsp_ggml_backend_graph_compute(backend1, &mut g1v);
-            wsp_ggml_backend_graph_compute(backend2, &mut g2v);
-            if is_view_op((*t1).op) {
-                continue;
-            }
-            if !callback(i, t1, t2, user_data) {
-                break;
-            }
-        }
-        wsp_ggml_backend_graph_copy_free(copy);
-        true
+/// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
+/// handing each pair of non-view results to `callback` until it returns false. False when
+/// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
+/// a 0.4.3 caller's sixth argument is ignored.)
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
+    backend1: wsp_ggml_backend_t,
+    backend2: wsp_ggml_backend_t,
+    graph: *mut wsp_ggml_cgraph,
+    callback: wsp_ggml_backend_eval_callback,
+    user_data: *mut c_void,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
+    arg!(backend1);
+    let Some(callback) = callback else {
+        log_error!("{FN}: callback is NULL\n");
+        return false;
+    };
+    let copy = wsp_ggml_backend_graph_copy(backend2, graph);
+    if copy.buffer.is_null() {
+        return false;
     }
+    let g1 = &mut *graph;
+    let g2 = &mut *copy.graph;
+    for i in 0..g1.n_nodes {
+        let t1 = *g1.nodes.add(i as usize);
+        let t2 = *g2.nodes.add(i as usize);
+        let mut g1v = graph_view(g1, i, i + 1);
+        let mut g2v = graph_view(g2, i, i + 1);
+        wsp_ggml_backend_graph_compute(backend1, &mut g1v);
+        wsp_ggml_backend_graph_compute(backend2, &mut g2v);
+        if is_view_op((*t1).op) {
+            continue;
+        }
+        if !callback(i, t1, t2, user_data) {
+            break;
+        }
+    }
+    wsp_ggml_backend_graph_copy_free(copy);
+    true
 }

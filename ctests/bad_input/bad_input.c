@@ -11,6 +11,9 @@
  *
  * outcome "abort": the library is expected to terminate the process and its
  *                  stderr/log output must contain the listed substring.
+ * outcome "error": the function has an error channel: it must return its
+ *                  error value (NULL, false, WSP_GGML_STATUS_FAILED) and log the
+ *                  listed substring; the program then prints "ok" and exits 0.
  * outcome "ok":    the call must return normally (NULL-safe functions, no-op
  *                  calls); the program then prints "ok" and exits 0.
  *
@@ -203,30 +206,28 @@ static wsp_ggml_backend_buffer_t nomemset_buffer(void) {
 
 /* NULL handles */
 static int c_buft_name_null(void)             { wsp_ggml_backend_buft_name(NULL); return 0; }
-static int c_buft_alloc_buffer_null(void)     { wsp_ggml_backend_buft_alloc_buffer(NULL, 16); return 0; }
+static int c_buft_alloc_buffer_null(void)     { return wsp_ggml_backend_buft_alloc_buffer(NULL, 16) != NULL; }
 static int c_buft_get_alignment_null(void)    { wsp_ggml_backend_buft_get_alignment(NULL); return 0; }
 static int c_buffer_get_size_null(void)       { wsp_ggml_backend_buffer_get_size(NULL); return 0; }
 static int c_buffer_get_base_null(void)       { wsp_ggml_backend_buffer_get_base(NULL); return 0; }
 static int c_buffer_clear_null(void)          { wsp_ggml_backend_buffer_clear(NULL, 0); return 0; }
 static int c_buffer_set_usage_null(void)      { wsp_ggml_backend_buffer_set_usage(NULL, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS); return 0; }
 static int c_get_default_buft_null(void)      { wsp_ggml_backend_get_default_buffer_type(NULL); return 0; }
-static int c_backend_alloc_buffer_null(void)  { wsp_ggml_backend_alloc_buffer(NULL, 16); return 0; }
+static int c_backend_alloc_buffer_null(void)  { return wsp_ggml_backend_alloc_buffer(NULL, 16) != NULL; }
 static int c_synchronize_null(void)           { wsp_ggml_backend_synchronize(NULL); return 0; }
 
 static int c_graph_compute_null_backend(void) {
     struct wsp_ggml_cgraph * gf = small_graph();
-    wsp_ggml_backend_graph_compute(NULL, gf);
-    return 0;
+    return wsp_ggml_backend_graph_compute(NULL, gf) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_graph_compute_null_graph(void) {
     wsp_ggml_backend_t cpu = cpu_backend();
-    wsp_ggml_backend_graph_compute(cpu, NULL);
-    return 0;
+    return wsp_ggml_backend_graph_compute(cpu, NULL) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_dev_name_null(void)              { wsp_ggml_backend_dev_name(NULL); return 0; }
-static int c_dev_init_null(void)              { wsp_ggml_backend_dev_init(NULL, NULL); return 0; }
+static int c_dev_init_null(void)              { return wsp_ggml_backend_dev_init(NULL, NULL) != NULL; }
 
 static int c_dev_get_props_null(void) {
     wsp_ggml_backend_dev_t dev = cpu_device();
@@ -236,8 +237,8 @@ static int c_dev_get_props_null(void) {
 
 static int c_reg_name_null(void)              { wsp_ggml_backend_reg_name(NULL); return 0; }
 static int c_reg_dev_count_null(void)         { wsp_ggml_backend_reg_dev_count(NULL); return 0; }
-static int c_reg_by_name_null(void)           { wsp_ggml_backend_reg_by_name(NULL); return 0; }
-static int c_dev_by_name_null(void)           { wsp_ggml_backend_dev_by_name(NULL); return 0; }
+static int c_reg_by_name_null(void)           { return wsp_ggml_backend_reg_by_name(NULL) != NULL; }
+static int c_dev_by_name_null(void)           { return wsp_ggml_backend_dev_by_name(NULL) != NULL; }
 
 static int c_event_record_null(void) {
     wsp_ggml_backend_t cpu = cpu_backend();
@@ -257,12 +258,11 @@ static int c_tensor_copy_null_src(void) {
 
 static int c_tensor_alloc_null_buffer(void) {
     struct wsp_ggml_tensor * t = unallocated_tensor(4);
-    wsp_ggml_backend_tensor_alloc(NULL, t, raw_mem);
-    return 0;
+    return wsp_ggml_backend_tensor_alloc(NULL, t, raw_mem) != WSP_GGML_STATUS_FAILED;
 }
 
-static int c_view_init_null(void)             { wsp_ggml_backend_view_init(NULL); return 0; }
-static int c_sched_new_null_backends(void)    { wsp_ggml_backend_sched_new(NULL, NULL, 1, 64, false, true); return 0; }
+static int c_view_init_null(void)             { return wsp_ggml_backend_view_init(NULL) != WSP_GGML_STATUS_FAILED; }
+static int c_sched_new_null_backends(void)    { return wsp_ggml_backend_sched_new(NULL, NULL, 1, 64, false, true) != NULL; }
 
 /* NULL-safe functions */
 static int c_buffer_free_null(void)           { wsp_ggml_backend_buffer_free(NULL); return 0; }
@@ -391,32 +391,27 @@ static int c_tensor_alloc_past_end(void) {
     wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
     struct wsp_ggml_tensor * t = unallocated_tensor(4);     /* 16 bytes at base+56 ends at base+72 */
     char * base = wsp_ggml_backend_buffer_get_base(buf);
-    wsp_ggml_backend_tensor_alloc(buf, t, base + 56);
-    return 0;
+    return wsp_ggml_backend_tensor_alloc(buf, t, base + 56) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_tensor_alloc_before_base(void) {
     wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
     struct wsp_ggml_tensor * t = unallocated_tensor(4);
     uintptr_t base = (uintptr_t) wsp_ggml_backend_buffer_get_base(buf);
-    wsp_ggml_backend_tensor_alloc(buf, t, (void *) (base - 32));
-    return 0;
+    return wsp_ggml_backend_tensor_alloc(buf, t, (void *) (base - 32)) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_tensor_alloc_twice(void) {
     struct wsp_ggml_tensor * t = cpu_tensor();
-    wsp_ggml_backend_tensor_alloc(t->buffer, t, t->data);
-    return 0;
+    return wsp_ggml_backend_tensor_alloc(t->buffer, t, t->data) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_view_init_not_a_view(void) {
-    wsp_ggml_backend_view_init(unallocated_tensor(4));
-    return 0;
+    return wsp_ggml_backend_view_init(unallocated_tensor(4)) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_cpu_buffer_from_ptr_misaligned(void) {
-    wsp_ggml_backend_cpu_buffer_from_ptr(raw_mem + 1, 128);
-    return 0;
+    return wsp_ggml_backend_cpu_buffer_from_ptr(raw_mem + 1, 128) != NULL;
 }
 
 /* missing optional interface entries */
@@ -477,7 +472,7 @@ static int c_tensor_copy_layouts(void) {
 
 struct bad_case {
     const char * name;
-    const char * outcome;   /* "abort" or "ok" */
+    const char * outcome;   /* "abort"; "error": an error value is returned (checked by the case) with a message; or "ok" */
     const char * expect;    /* substring of the library's stderr/log output */
     int (*run)(void);
 };
@@ -487,32 +482,32 @@ struct bad_case {
 static const struct bad_case cases[] = {
     /* NULL handles */
     { "buft_name_null",            "abort", NULLMSG(wsp_ggml_backend_buft_name, buft),                     c_buft_name_null },
-    { "buft_alloc_buffer_null",    "abort", NULLMSG(wsp_ggml_backend_buft_alloc_buffer, buft),             c_buft_alloc_buffer_null },
+    { "buft_alloc_buffer_null",    "error", NULLMSG(wsp_ggml_backend_buft_alloc_buffer, buft),             c_buft_alloc_buffer_null },
     { "buft_get_alignment_null",   "abort", NULLMSG(wsp_ggml_backend_buft_get_alignment, buft),            c_buft_get_alignment_null },
     { "buffer_get_size_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_size, buffer),             c_buffer_get_size_null },
     { "buffer_get_base_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_base, buffer),             c_buffer_get_base_null },
     { "buffer_clear_null",         "abort", NULLMSG(wsp_ggml_backend_buffer_clear, buffer),                c_buffer_clear_null },
     { "buffer_set_usage_null",     "abort", NULLMSG(wsp_ggml_backend_buffer_set_usage, buffer),            c_buffer_set_usage_null },
     { "get_default_buft_null",     "abort", NULLMSG(wsp_ggml_backend_get_default_buffer_type, backend),    c_get_default_buft_null },
-    { "backend_alloc_buffer_null", "abort", NULLMSG(wsp_ggml_backend_alloc_buffer, backend),               c_backend_alloc_buffer_null },
+    { "backend_alloc_buffer_null", "error", NULLMSG(wsp_ggml_backend_alloc_buffer, backend),               c_backend_alloc_buffer_null },
     { "synchronize_null",          "abort", NULLMSG(wsp_ggml_backend_synchronize, backend),                c_synchronize_null },
-    { "graph_compute_null_backend","abort", NULLMSG(wsp_ggml_backend_graph_compute, backend),              c_graph_compute_null_backend },
-    { "graph_compute_null_graph",  "abort", NULLMSG(wsp_ggml_backend_graph_compute, cgraph),               c_graph_compute_null_graph },
+    { "graph_compute_null_backend","error", NULLMSG(wsp_ggml_backend_graph_compute, backend),              c_graph_compute_null_backend },
+    { "graph_compute_null_graph",  "error", NULLMSG(wsp_ggml_backend_graph_compute, cgraph),               c_graph_compute_null_graph },
     { "dev_name_null",             "abort", NULLMSG(wsp_ggml_backend_dev_name, device),                    c_dev_name_null },
-    { "dev_init_null",             "abort", NULLMSG(wsp_ggml_backend_dev_init, device),                    c_dev_init_null },
+    { "dev_init_null",             "error", NULLMSG(wsp_ggml_backend_dev_init, device),                    c_dev_init_null },
     { "dev_get_props_null_props",  "abort", NULLMSG(wsp_ggml_backend_dev_get_props, props),                c_dev_get_props_null },
     { "reg_name_null",             "abort", NULLMSG(wsp_ggml_backend_reg_name, reg),                       c_reg_name_null },
     { "reg_dev_count_null",        "abort", NULLMSG(wsp_ggml_backend_reg_dev_count, reg),                  c_reg_dev_count_null },
-    { "reg_by_name_null",          "abort", NULLMSG(wsp_ggml_backend_reg_by_name, name),                   c_reg_by_name_null },
-    { "dev_by_name_null",          "abort", NULLMSG(wsp_ggml_backend_dev_by_name, name),                   c_dev_by_name_null },
+    { "reg_by_name_null",          "error", NULLMSG(wsp_ggml_backend_reg_by_name, name),                   c_reg_by_name_null },
+    { "dev_by_name_null",          "error", NULLMSG(wsp_ggml_backend_dev_by_name, name),                   c_dev_by_name_null },
     { "event_record_null_event",   "abort", NULLMSG(wsp_ggml_backend_event_record, event),                 c_event_record_null },
     { "tensor_set_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_set, tensor),                  c_tensor_set_null },
     { "tensor_get_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_get, tensor),                  c_tensor_get_null },
     { "tensor_memset_null",        "abort", NULLMSG(wsp_ggml_backend_tensor_memset, tensor),               c_tensor_memset_null },
     { "tensor_copy_null_src",      "abort", NULLMSG(wsp_ggml_backend_tensor_copy, src),                    c_tensor_copy_null_src },
-    { "tensor_alloc_null_buffer",  "abort", NULLMSG(wsp_ggml_backend_tensor_alloc, buffer),                c_tensor_alloc_null_buffer },
-    { "view_init_null",            "abort", NULLMSG(wsp_ggml_backend_view_init, tensor),                   c_view_init_null },
-    { "sched_new_null_backends",   "abort", NULLMSG(wsp_ggml_backend_sched_new, backends),                 c_sched_new_null_backends },
+    { "tensor_alloc_null_buffer",  "error", NULLMSG(wsp_ggml_backend_tensor_alloc, buffer),                c_tensor_alloc_null_buffer },
+    { "view_init_null",            "error", NULLMSG(wsp_ggml_backend_view_init, tensor),                   c_view_init_null },
+    { "sched_new_null_backends",   "error", NULLMSG(wsp_ggml_backend_sched_new, backends),                 c_sched_new_null_backends },
 
     /* NULL-safe functions and no-ops */
     { "buffer_free_null",          "ok",    "", c_buffer_free_null },
@@ -551,11 +546,11 @@ static const struct bad_case cases[] = {
     { "sched_get_buffer_size_foreign",    "abort", "not in the scheduler", c_sched_get_buffer_size_foreign },
 
     /* allocation misuse */
-    { "tensor_alloc_past_end",     "abort", "outside the buffer",   c_tensor_alloc_past_end },
-    { "tensor_alloc_before_base",  "abort", "outside the buffer",   c_tensor_alloc_before_base },
-    { "tensor_alloc_twice",        "abort", "already allocated",    c_tensor_alloc_twice },
-    { "view_init_not_a_view",      "abort", "not a view",           c_view_init_not_a_view },
-    { "cpu_buffer_from_ptr_misaligned", "abort", "buffer pointer must be aligned", c_cpu_buffer_from_ptr_misaligned },
+    { "tensor_alloc_past_end",     "error", "outside the buffer",   c_tensor_alloc_past_end },
+    { "tensor_alloc_before_base",  "error", "outside the buffer",   c_tensor_alloc_before_base },
+    { "tensor_alloc_twice",        "error", "already allocated",    c_tensor_alloc_twice },
+    { "view_init_not_a_view",      "error", "not a view",           c_view_init_not_a_view },
+    { "cpu_buffer_from_ptr_misaligned", "error", "buffer pointer must be aligned", c_cpu_buffer_from_ptr_misaligned },
 
     /* missing optional interface entries */
     { "graph_plan_create_missing", "abort", "graph_plan_create not implemented",  c_graph_plan_create_missing },

@@ -25,6 +25,7 @@ static bool     g_supported[WSP_GGML_OP_COUNT];
 static bool     g_offload[WSP_GGML_OP_COUNT];
 static bool     g_accept_host_srcs;
 static bool     g_async_iface;
+static bool     g_fail_alloc;
 static bool     g_config_ready;
 static unsigned g_next_slot;
 static struct test_backend_counters g_cnt;
@@ -40,6 +41,7 @@ void test_backend_reset_config(void) {
     memset(g_offload, 0, sizeof(g_offload));
     g_accept_host_srcs = false;
     g_async_iface      = true;
+    g_fail_alloc       = false;
     g_config_ready     = true;
 }
 
@@ -64,6 +66,7 @@ void test_backend_set_supported_ops(const enum wsp_ggml_op * ops, int n_ops) { t
 void test_backend_set_offload_ops(const enum wsp_ggml_op * ops, int n_ops)   { tb_set_ops(g_offload,   ops, n_ops); }
 void test_backend_set_accept_host_srcs(bool accept) { tb_config(); g_accept_host_srcs = accept; }
 void test_backend_set_async_iface(bool enable)      { tb_config(); g_async_iface = enable; }
+void test_backend_set_fail_alloc(bool fail)         { tb_config(); g_fail_alloc = fail; }
 
 void test_backend_counters(struct test_backend_counters * out) { *out = g_cnt; }
 void test_backend_reset_counters(void) { memset(&g_cnt, 0, sizeof(g_cnt)); }
@@ -174,7 +177,8 @@ static size_t tb_buft_get_max_size(wsp_ggml_backend_buffer_type_t buft)   { (voi
 static bool   tb_buft_is_host(wsp_ggml_backend_buffer_type_t buft)        { (void) buft; return false; }
 
 static wsp_ggml_backend_buffer_t tb_buft_alloc_buffer(wsp_ggml_backend_buffer_type_t buft, size_t size) {
-    if (size > TEST_BACKEND_MAX_SIZE) {
+    tb_config();
+    if (g_fail_alloc || size > TEST_BACKEND_MAX_SIZE) {
         return NULL;
     }
     struct tb_buffer * b = (struct tb_buffer *) malloc(sizeof(*b));
@@ -228,11 +232,47 @@ static float * tb_at(uint8_t * base, const struct wsp_ggml_tensor * t, int64_t i
     return (float *) (base + i0*t->nb[0] + i1*t->nb[1] + i2*t->nb[2] + i3*t->nb[3]);
 }
 
+// MUL_MAT: dst[i0, i1, i2, i3] = sum_k s0[k, i0, i2', i3'] * s1[k, i1, i2, i3], s0 broadcast over dims 2/3;
+// F32 with arbitrary strides, summed in k order
+static bool tb_compute_mul_mat(const struct wsp_ggml_tensor * node) {
+    const struct wsp_ggml_tensor * s0 = node->src[0];
+    const struct wsp_ggml_tensor * s1 = node->src[1];
+    if (node->type != WSP_GGML_TYPE_F32 || s0 == NULL || s1 == NULL || s0->type != WSP_GGML_TYPE_F32 ||
+        s1->type != WSP_GGML_TYPE_F32 || s0->ne[0] != s1->ne[0] || node->ne[0] != s0->ne[1] ||
+        node->ne[1] != s1->ne[1] || node->ne[2] != s1->ne[2] || node->ne[3] != s1->ne[3] ||
+        s1->ne[2] % s0->ne[2] != 0 || s1->ne[3] % s0->ne[3] != 0) {
+        return false;
+    }
+    uint8_t * d = tb_data(node);
+    uint8_t * a = tb_data(s0);
+    uint8_t * b = tb_data(s1);
+    if (d == NULL || a == NULL || b == NULL) {
+        return false;
+    }
+    const int64_t r2 = s1->ne[2] / s0->ne[2];
+    const int64_t r3 = s1->ne[3] / s0->ne[3];
+    for (int64_t i3 = 0; i3 < node->ne[3]; i3++)
+    for (int64_t i2 = 0; i2 < node->ne[2]; i2++)
+    for (int64_t i1 = 0; i1 < node->ne[1]; i1++)
+    for (int64_t i0 = 0; i0 < node->ne[0]; i0++) {
+        float sum = 0.0f;
+        for (int64_t k = 0; k < s0->ne[0]; k++) {
+            sum += *tb_at(a, s0, k, i0, i2 / r2, i3 / r3) * *tb_at(b, s1, k, i1, i2, i3);
+        }
+        *tb_at(d, node, i0, i1, i2, i3) = sum;
+    }
+    return true;
+}
+
 // ADD/SUB/MUL/DIV (src1 broadcast to src0 by repetition), SCALE, SQR; F32 with arbitrary strides
 static bool tb_compute_node(const struct wsp_ggml_tensor * node) {
     const struct wsp_ggml_tensor * s0 = node->src[0];
     const struct wsp_ggml_tensor * s1 = node->src[1];
     const enum wsp_ggml_op op = node->op;
+
+    if (op == WSP_GGML_OP_MUL_MAT) {
+        return tb_compute_mul_mat(node);
+    }
     const bool binary = op == WSP_GGML_OP_ADD || op == WSP_GGML_OP_SUB || op == WSP_GGML_OP_MUL || op == WSP_GGML_OP_DIV;
 
     if (!binary && op != WSP_GGML_OP_SCALE && op != WSP_GGML_OP_SQR) {

@@ -39,8 +39,8 @@ bool test_backend_buffer_is_test(wsp_ggml_backend_buffer_t buffer);
 // Replace the set of ops that supports_op accepts (in addition to its type/location rules: the op and all
 // sources are F32, compute ops produce a contiguous tensor, sources live in TEST buffers or are unallocated,
 // or in host buffers if test_backend_set_accept_host_srcs(true)). View ops and NONE are only supported if
-// listed. Ops that graph_compute cannot do (anything but NONE, ADD, SUB, MUL, DIV, SCALE, SQR and the view
-// ops) may be listed to steer a scheduler; computing them then fails with WSP_GGML_STATUS_FAILED.
+// listed. Ops that graph_compute cannot do (anything but NONE, ADD, SUB, MUL, DIV, SCALE, SQR, MUL_MAT (F32)
+// and the view ops) may be listed to steer a scheduler; computing them then fails with WSP_GGML_STATUS_FAILED.
 // Default: NONE, ADD, MUL, SUB, SCALE, SQR, RESHAPE, VIEW, PERMUTE, TRANSPOSE.
 void test_backend_set_supported_ops(const enum wsp_ggml_op * ops, int n_ops);
 // Replace the set of ops for which offload_op returns true. Default: none.
@@ -50,6 +50,8 @@ void test_backend_set_accept_host_srcs(bool accept);
 // Whether backends created from now on provide set_tensor_async/get_tensor_async/cpy_tensor_async
 // (performed synchronously; cpy only TEST -> TEST). synchronize is always provided. Default: true.
 void test_backend_set_async_iface(bool enable);
+// Whether the TEST buffer type's alloc_buffer fails (returns NULL) for every request. Default: false.
+void test_backend_set_fail_alloc(bool fail);
 // Restore all of the above defaults.
 void test_backend_reset_config(void);
 

@@ -24,7 +24,7 @@ use crate::abi::*;
 use crate::backend::synchronize;
 use crate::buffer::{buffer_is_host, storage_buffer};
 use crate::event::event_synchronize;
-use crate::ffi::{arg, ffi_fn};
+use crate::ffi::arg;
 use crate::ggml::*;
 use arena::TensorArena;
 use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, SchedConfig, TensorTable, Tid, NO_TENSOR};
@@ -242,7 +242,7 @@ impl wsp_ggml_backend_sched {
     unsafe fn make_copy(&mut self, src: *mut wsp_ggml_tensor, backend: usize, copy: usize) -> *mut wsp_ggml_tensor {
         let dst = self.arena.alloc();
         let (s, d) = (&*src, &mut *dst);
-        d.type_ = s.type_;
+        d.r#type = s.r#type;
         d.ne = s.ne;
         d.nb = s.nb;
         write_name(&mut d.name, &[&self.backend_names[backend], b"#", name_bytes(s), b"#", &[b'0' + copy as u8]]);
@@ -255,7 +255,7 @@ impl wsp_ggml_backend_sched {
         let dst = self.arena.alloc();
         let (s, d) = (&*input, &mut *dst);
         let (view_src, view_offs) = if s.view_src.is_null() { (input, 0) } else { (s.view_src, s.view_offs) };
-        d.type_ = s.type_;
+        d.r#type = s.r#type;
         d.ne = s.ne;
         d.nb = s.nb;
         d.view_src = view_src;
@@ -734,254 +734,253 @@ macro_rules! sched {
     };
 }
 
-ffi_fn! {
-    /// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
-    /// backend). Returns NULL with a log line for invalid arguments (the reference asserts).
-    fn wsp_ggml_backend_sched_new(
-        backends: *mut wsp_ggml_backend_t,
-        bufts: *mut wsp_ggml_backend_buffer_type_t,
-        n_backends: c_int,
-        graph_size: usize,
-        parallel: bool,
-        op_offload: bool,
-    ) -> wsp_ggml_backend_sched_t {
-        let refuse = |why: String| {
-            log_error!("{FN}: {why}\n");
-            std::ptr::null_mut()
-        };
-        if backends.is_null() {
-            return refuse("backends is NULL".into());
-        }
-        if n_backends <= 0 || n_backends as usize > WSP_GGML_SCHED_MAX_BACKENDS {
-            return refuse(format!("n_backends is {n_backends}; it must be between 1 and {WSP_GGML_SCHED_MAX_BACKENDS}"));
-        }
-        let backends = std::slice::from_raw_parts(backends, n_backends as usize).to_vec();
-        if let Some(i) = backends.iter().position(|b| b.is_null()) {
-            return refuse(format!("backends[{i}] is NULL"));
-        }
-        let last_device = (*backends[backends.len() - 1]).device;
-        if last_device.is_null()
-            || crate::device::wsp_ggml_backend_dev_type(last_device) != wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU
-        {
-            return refuse("the last backend must be a CPU backend".into());
-        }
-        let mut buffer_types = Vec::with_capacity(backends.len());
-        for (i, &backend) in backends.iter().enumerate() {
-            let buft = if bufts.is_null() || (*bufts.add(i)).is_null() {
-                crate::backend::wsp_ggml_backend_get_default_buffer_type(backend)
-            } else {
-                *bufts.add(i)
-            };
-            if !crate::backend::wsp_ggml_backend_supports_buft(backend, buft) {
-                return refuse(format!("backend {i} does not support its buffer type"));
-            }
-            buffer_types.push(buft);
-        }
-        let n_copies = if parallel { WSP_GGML_SCHED_MAX_COPIES } else { 1 };
-        let events = if n_copies > 1 {
-            backends
-                .iter()
-                .map(|&b| std::array::from_fn(|_| crate::event::wsp_ggml_backend_event_new((*b).device)))
-                .collect()
+/// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
+/// backend). Returns NULL with a log line for invalid arguments (the reference asserts).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
+    backends: *mut wsp_ggml_backend_t,
+    bufts: *mut wsp_ggml_backend_buffer_type_t,
+    n_backends: c_int,
+    graph_size: usize,
+    parallel: bool,
+    op_offload: bool,
+) -> wsp_ggml_backend_sched_t {
+    const FN: &str = "wsp_ggml_backend_sched_new";
+    let refuse = |why: String| {
+        log_error!("{FN}: {why}\n");
+        std::ptr::null_mut()
+    };
+    if backends.is_null() {
+        return refuse("backends is NULL".into());
+    }
+    if n_backends <= 0 || n_backends as usize > WSP_GGML_SCHED_MAX_BACKENDS {
+        return refuse(format!("n_backends is {n_backends}; it must be between 1 and {WSP_GGML_SCHED_MAX_BACKENDS}"));
+    }
+    let backends = std::slice::from_raw_parts(backends, n_backends as usize).to_vec();
+    if let Some(i) = backends.iter().position(|b| b.is_null()) {
+        return refuse(format!("backends[{i}] is NULL"));
+    }
+    let last_device = (*backends[backends.len() - 1]).device;
+    if last_device.is_null()
+        || crate::device::wsp_ggml_backend_dev_type(last_device) != wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU
+    {
+        return refuse("the last backend must be a CPU backend".into());
+    }
+    let mut buffer_types = Vec::with_capacity(backends.len());
+    for (i, &backend) in backends.iter().enumerate() {
+        let buft = if bufts.is_null() || (*bufts.add(i)).is_null() {
+            crate::backend::wsp_ggml_backend_get_default_buffer_type(backend)
         } else {
-            Vec::new()
+            *bufts.add(i)
         };
-        let galloc = wsp_ggml_gallocr_new_n(buffer_types.as_mut_ptr(), n_backends);
-        let backend_names = backends
+        if !crate::backend::wsp_ggml_backend_supports_buft(backend, buft) {
+            return refuse(format!("backend {i} does not support its buffer type"));
+        }
+        buffer_types.push(buft);
+    }
+    let n_copies = if parallel { WSP_GGML_SCHED_MAX_COPIES } else { 1 };
+    let events = if n_copies > 1 {
+        backends
             .iter()
-            .map(|&b| CStr::from_ptr(crate::backend::wsp_ggml_backend_name(b)).to_bytes().to_vec())
-            .collect();
-        let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
-        let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
-        let n = backends.len();
-        let sched = Box::new(wsp_ggml_backend_sched {
-            is_reset: false,
-            is_alloc: false,
-            backend_names,
-            buft_ids: buffer_types.iter().map(|&b| b as BuftId).collect(),
-            bufts: buffer_types,
-            backends,
-            galloc,
-            table: TensorTable::new(n, graph_size),
-            tensors: Vec::with_capacity(graph_size),
-            copies: Vec::new(),
-            epoch: 0,
-            node_tids: Vec::with_capacity(graph_size),
-            leaf_tids: Vec::with_capacity(graph_size),
-            plan: Plan::default(),
-            op_support: Vec::new(),
-            buft_support: Vec::new(),
-            graph: std::mem::zeroed(),
-            graph_nodes: Vec::new(),
-            graph_leafs: Vec::new(),
-            node_backend_ids: Vec::new(),
-            leaf_backend_ids: Vec::new(),
-            prev_node_backend_ids: Vec::new(),
-            prev_leaf_backend_ids: Vec::new(),
-            split_graphs: Vec::new(),
-            arena: TensorArena::default(),
-            n_copies,
-            cur_copy: 0,
-            next_copy: 0,
-            events,
-            callback_eval: None,
-            callback_eval_user_data: std::ptr::null_mut(),
-            op_offload,
-            debug,
-            dot_path,
-        });
-        let sched = Box::into_raw(sched);
-        (*sched).reset();
-        sched
+            .map(|&b| std::array::from_fn(|_| crate::event::wsp_ggml_backend_event_new((*b).device)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let galloc = wsp_ggml_gallocr_new_n(buffer_types.as_mut_ptr(), n_backends);
+    let backend_names = backends
+        .iter()
+        .map(|&b| CStr::from_ptr(crate::backend::wsp_ggml_backend_name(b)).to_bytes().to_vec())
+        .collect();
+    let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
+    let n = backends.len();
+    let sched = Box::new(wsp_ggml_backend_sched {
+        is_reset: false,
+        is_alloc: false,
+        backend_names,
+        buft_ids: buffer_types.iter().map(|&b| b as BuftId).collect(),
+        bufts: buffer_types,
+        backends,
+        galloc,
+        table: TensorTable::new(n, graph_size),
+        tensors: Vec::with_capacity(graph_size),
+        copies: Vec::new(),
+        epoch: 0,
+        node_tids: Vec::with_capacity(graph_size),
+        leaf_tids: Vec::with_capacity(graph_size),
+        plan: Plan::default(),
+        op_support: Vec::new(),
+        buft_support: Vec::new(),
+        graph: std::mem::zeroed(),
+        graph_nodes: Vec::new(),
+        graph_leafs: Vec::new(),
+        node_backend_ids: Vec::new(),
+        leaf_backend_ids: Vec::new(),
+        prev_node_backend_ids: Vec::new(),
+        prev_leaf_backend_ids: Vec::new(),
+        split_graphs: Vec::new(),
+        arena: TensorArena::default(),
+        n_copies,
+        cur_copy: 0,
+        next_copy: 0,
+        events,
+        callback_eval: None,
+        callback_eval_user_data: std::ptr::null_mut(),
+        op_offload,
+        debug,
+        dot_path,
+    });
+    let sched = Box::into_raw(sched);
+    (*sched).reset();
+    sched
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
+    if !sched.is_null() {
+        drop(Box::from_raw(sched));
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
-        if !sched.is_null() {
-            drop(Box::from_raw(sched));
-        }
-    }
-}
-
-ffi_fn! {
-    /// Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
-    /// a log line, when a buffer cannot be allocated; the scheduler stays usable.
-    fn wsp_ggml_backend_sched_reserve(sched: wsp_ggml_backend_sched_t, measure_graph: *mut wsp_ggml_cgraph) -> bool {
-        let s = sched!(sched);
-        arg!(measure_graph);
-        s.split_graph(measure_graph);
-        s.synchronize_all();
-        if !wsp_ggml_gallocr_reserve_n(s.galloc, &mut s.graph, s.node_backend_ids.as_ptr(), s.leaf_backend_ids.as_ptr()) {
-            log_error!("{FN}: failed to allocate the compute buffers\n");
-            s.reset();
-            return false;
-        }
+/// Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
+/// a log line, when a buffer cannot be allocated; the scheduler stays usable.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(sched: wsp_ggml_backend_sched_t, measure_graph: *mut wsp_ggml_cgraph) -> bool {
+    const FN: &str = "wsp_ggml_backend_sched_reserve";
+    let s = sched!(sched);
+    arg!(measure_graph);
+    s.split_graph(measure_graph);
+    s.synchronize_all();
+    if !wsp_ggml_gallocr_reserve_n(s.galloc, &mut s.graph, s.node_backend_ids.as_ptr(), s.leaf_backend_ids.as_ptr()) {
+        log_error!("{FN}: failed to allocate the compute buffers\n");
         s.reset();
-        true
+        return false;
+    }
+    s.reset();
+    true
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_backends";
+    sched!(sched).n_backends() as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(sched: wsp_ggml_backend_sched_t, i: c_int) -> wsp_ggml_backend_t {
+    const FN: &str = "wsp_ggml_backend_sched_get_backend";
+    let s = sched!(sched);
+    match usize::try_from(i).ok().and_then(|i| s.backends.get(i)) {
+        Some(&backend) => backend,
+        None => fatal!("{FN}: index {i} out of range ({} backends)", s.n_backends()),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
-        sched!(sched).n_backends() as c_int
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_splits";
+    sched!(sched).plan.splits.len() as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_copies";
+    sched!(sched).n_copies as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(sched: wsp_ggml_backend_sched_t, backend: wsp_ggml_backend_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_sched_get_buffer_size";
+    let s = sched!(sched);
+    match s.backend_index(backend) {
+        Some(i) => wsp_ggml_gallocr_get_buffer_size(s.galloc, i as c_int),
+        None => fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend))),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_get_backend(sched: wsp_ggml_backend_sched_t, i: c_int) -> wsp_ggml_backend_t {
-        let s = sched!(sched);
-        match usize::try_from(i).ok().and_then(|i| s.backends.get(i)) {
-            Some(&backend) => backend,
-            None => fatal!("{FN}: index {i} out of range ({} backends)", s.n_backends()),
-        }
+/// Pins `node` to `backend` for the next split (kept until the scheduler is reset).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor, backend: wsp_ggml_backend_t) {
+    const FN: &str = "wsp_ggml_backend_sched_set_tensor_backend";
+    let s = sched!(sched);
+    arg!(node);
+    let Some(index) = s.backend_index(backend) else {
+        fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend)))
+    };
+    let tid = s.tid_of(node);
+    s.table.backend[tid as usize] = index as i32;
+    s.is_reset = false;
+}
+
+/// The backend assigned to `node`, or NULL when it has none.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor) -> wsp_ggml_backend_t {
+    const FN: &str = "wsp_ggml_backend_sched_get_tensor_backend";
+    let s = sched!(sched);
+    match s.table.lookup(node as usize).map(|tid| s.table.backend[tid as usize]) {
+        Some(b) if b >= 0 => s.backends[b as usize],
+        _ => std::ptr::null_mut(),
     }
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
-        sched!(sched).plan.splits.len() as c_int
-    }
+/// Assigns, splits and allocates `graph` without computing it. False, with a log line, when
+/// the compute buffers cannot be allocated; the scheduler stays usable.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> bool {
+    const FN: &str = "wsp_ggml_backend_sched_alloc_graph";
+    let s = sched!(sched);
+    arg!(graph);
+    s.alloc_graph(graph)
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
-        sched!(sched).n_copies as c_int
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_sched_graph_compute";
+    let status = wsp_ggml_backend_sched_graph_compute_async(sched, graph);
+    sched!(sched).synchronize_all();
+    status
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_get_buffer_size(sched: wsp_ggml_backend_sched_t, backend: wsp_ggml_backend_t) -> usize {
-        let s = sched!(sched);
-        match s.backend_index(backend) {
-            Some(i) => wsp_ggml_gallocr_get_buffer_size(s.galloc, i as c_int),
-            None => fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend))),
-        }
+/// Allocates `graph` if no graph is allocated, then runs the splits.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_sched_graph_compute_async";
+    let s = sched!(sched);
+    if !s.is_reset && !s.is_alloc {
+        s.reset();
     }
-}
-
-ffi_fn! {
-    /// Pins `node` to `backend` for the next split (kept until the scheduler is reset).
-    fn wsp_ggml_backend_sched_set_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor, backend: wsp_ggml_backend_t) {
-        let s = sched!(sched);
-        arg!(node);
-        let Some(index) = s.backend_index(backend) else {
-            fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend)))
-        };
-        let tid = s.tid_of(node);
-        s.table.backend[tid as usize] = index as i32;
-        s.is_reset = false;
-    }
-}
-
-ffi_fn! {
-    /// The backend assigned to `node`, or NULL when it has none.
-    fn wsp_ggml_backend_sched_get_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor) -> wsp_ggml_backend_t {
-        let s = sched!(sched);
-        match s.table.lookup(node as usize).map(|tid| s.table.backend[tid as usize]) {
-            Some(b) if b >= 0 => s.backends[b as usize],
-            _ => std::ptr::null_mut(),
-        }
-    }
-}
-
-ffi_fn! {
-    /// Assigns, splits and allocates `graph` without computing it. False, with a log line, when
-    /// the compute buffers cannot be allocated; the scheduler stays usable.
-    fn wsp_ggml_backend_sched_alloc_graph(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> bool {
-        let s = sched!(sched);
+    if !s.is_alloc {
         arg!(graph);
-        s.alloc_graph(graph)
-    }
-}
-
-ffi_fn! {
-    fn wsp_ggml_backend_sched_graph_compute(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-        let status = wsp_ggml_backend_sched_graph_compute_async(sched, graph);
-        sched!(sched).synchronize_all();
-        status
-    }
-}
-
-ffi_fn! {
-    /// Allocates `graph` if no graph is allocated, then runs the splits.
-    fn wsp_ggml_backend_sched_graph_compute_async(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-        let s = sched!(sched);
-        if !s.is_reset && !s.is_alloc {
-            s.reset();
+        if !s.alloc_graph(graph) {
+            return wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED;
         }
-        if !s.is_alloc {
-            arg!(graph);
-            if !s.alloc_graph(graph) {
-                return wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED;
-            }
-        }
-        s.compute_splits()
     }
+    s.compute_splits()
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
-        sched!(sched).synchronize_all();
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
+    const FN: &str = "wsp_ggml_backend_sched_synchronize";
+    sched!(sched).synchronize_all();
 }
 
-ffi_fn! {
-    /// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
-    /// must not be used afterwards.
-    fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
-        sched!(sched).reset();
-    }
+/// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
+/// must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
+    const FN: &str = "wsp_ggml_backend_sched_reset";
+    sched!(sched).reset();
 }
 
-ffi_fn! {
-    fn wsp_ggml_backend_sched_set_eval_callback(
-        sched: wsp_ggml_backend_sched_t,
-        callback: wsp_ggml_backend_sched_eval_callback,
-        user_data: *mut c_void,
-    ) {
-        let s = sched!(sched);
-        s.callback_eval = callback;
-        s.callback_eval_user_data = user_data;
-    }
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
+    sched: wsp_ggml_backend_sched_t,
+    callback: wsp_ggml_backend_sched_eval_callback,
+    user_data: *mut c_void,
+) {
+    const FN: &str = "wsp_ggml_backend_sched_set_eval_callback";
+    let s = sched!(sched);
+    s.callback_eval = callback;
+    s.callback_eval_user_data = user_data;
 }

@@ -1,0 +1,225 @@
+//! The C conformance suite, driven from cargo: the same C programs built against whisper.rn's
+//! reference backend layer and against this library must agree.
+//!
+//! - ABI parity: sizes, alignments, field offsets and enum values of every struct the layer
+//!   shares with C, from whisper.rn's headers, from our generated header, and from Rust;
+//! - symbols: the built libraries define exactly the 111 functions of the spec;
+//! - differential behaviour: every program in ctests/diff prints the same stdout;
+//! - bad input: each hostile call gives a clear message (and an abort or an error value).
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::os::unix::process::ExitStatusExt;
+use support::*;
+use ::wsp_ggml_backend::abi::*;
+
+fn spec_symbols() -> BTreeSet<String> {
+    std::fs::read_to_string(root().join("ctests/symbols.txt")).unwrap().lines().map(str::to_owned).collect()
+}
+
+/// Names of the `wsp_ggml*` symbols a library defines (text symbols, global or weak).
+fn defined_ggml_symbols(nm_args: &[&str], lib: &std::path::Path) -> BTreeSet<String> {
+    let out = std::process::Command::new("nm").args(nm_args).arg(lib).output().expect("run nm");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace().rev();
+            let name = parts.next()?;
+            let kind = parts.next()?;
+            (name.starts_with("wsp_ggml") && kind.chars().all(|c| "TtWwDdBbRr".contains(c)) && kind.chars().next()?.is_uppercase())
+                .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn libraries_define_exactly_the_spec_symbols() {
+    let spec = spec_symbols();
+    assert_eq!(spec.len(), 111);
+    for (what, args, lib) in [
+        ("shared", &["-D", "--defined-only"][..], rust_shared_lib()),
+        ("static", &["--defined-only"][..], rust_static_lib()),
+    ] {
+        let defined = defined_ggml_symbols(args, &lib);
+        let missing: Vec<_> = spec.difference(&defined).collect();
+        let extra: Vec<_> = defined.difference(&spec).collect();
+        assert!(missing.is_empty(), "{what} library lacks {missing:?}");
+        assert!(extra.is_empty(), "{what} library defines symbols outside the spec: {extra:?}");
+        println!("{what} library: {} of {} spec symbols, no others", defined.len(), spec.len());
+    }
+}
+
+/// One `size`/`align`/`offset` line per Rust type and field, in abi_layout.c's format.
+macro_rules! rust_layout {
+    ($out:ident; $($t:ident { $($f:ident),* $(,)? })*) => {$(
+        $out.push(format!("size {} {}", stringify!($t), std::mem::size_of::<$t>()));
+        $out.push(format!("align {} {}", stringify!($t), std::mem::align_of::<$t>()));
+        $(
+            $out.push(format!("offset {}.{} {}", stringify!($t),
+                stringify!($f).trim_start_matches("r#"), std::mem::offset_of!($t, $f)));
+        )*
+    )*};
+}
+
+fn rust_layout_lines() -> Vec<String> {
+    let mut out = Vec::new();
+    rust_layout!(out;
+        wsp_ggml_backend_buffer_type_i { get_name, alloc_buffer, get_alignment, get_max_size, get_alloc_size, is_host }
+        wsp_ggml_backend_buffer_type { iface, device, context }
+        wsp_ggml_backend_buffer_i { free_buffer, get_base, init_tensor, memset_tensor, set_tensor, get_tensor, cpy_tensor, clear, reset }
+        wsp_ggml_backend_buffer { iface, buft, context, size, usage }
+        wsp_ggml_backend_i { get_name, free, set_tensor_async, get_tensor_async, cpy_tensor_async, synchronize,
+            graph_plan_create, graph_plan_free, graph_plan_update, graph_plan_compute, graph_compute, event_record, event_wait }
+        wsp_ggml_backend { guid, iface, device, context }
+        wsp_ggml_backend_event { device, context }
+        wsp_ggml_backend_device_i { get_name, get_description, get_memory, get_type, get_props, init_backend, get_buffer_type,
+            get_host_buffer_type, buffer_from_host_ptr, supports_op, supports_buft, offload_op, event_new, event_free, event_synchronize }
+        wsp_ggml_backend_device { iface, reg, context }
+        wsp_ggml_backend_reg_i { get_name, get_device_count, get_device, get_proc_address }
+        wsp_ggml_backend_reg { api_version, iface, context }
+        wsp_ggml_backend_dev_caps { r#async, host_buffer, buffer_from_host_ptr, events }
+        wsp_ggml_backend_dev_props { name, description, memory_free, memory_total, r#type, caps }
+        wsp_ggml_backend_feature { name, value }
+        wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph }
+        wsp_ggml_tensor { r#type, buffer, ne, nb, op, op_params, flags, src, view_src, view_offs, data, name, extra, padding }
+        wsp_ggml_hash_set { size, used, keys }
+        wsp_ggml_cgraph { size, n_nodes, n_leafs, nodes, grads, grad_accs, leafs, use_counts, visited_hash_set, order }
+        wsp_ggml_init_params { mem_size, mem_buffer, no_alloc }
+    );
+    use wsp_ggml_backend_buffer_usage::*;
+    use wsp_ggml_backend_dev_type::*;
+    use wsp_ggml_status::*;
+    for (name, value) in [
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_ANY", WSP_GGML_BACKEND_BUFFER_USAGE_ANY as i64),
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS", WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS as i64),
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE", WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_CPU", WSP_GGML_BACKEND_DEVICE_TYPE_CPU as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_GPU", WSP_GGML_BACKEND_DEVICE_TYPE_GPU as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL", WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL as i64),
+        ("WSP_GGML_STATUS_ALLOC_FAILED", WSP_GGML_STATUS_ALLOC_FAILED as i64),
+        ("WSP_GGML_STATUS_FAILED", WSP_GGML_STATUS_FAILED as i64),
+        ("WSP_GGML_STATUS_SUCCESS", WSP_GGML_STATUS_SUCCESS as i64),
+        ("WSP_GGML_STATUS_ABORTED", WSP_GGML_STATUS_ABORTED as i64),
+        ("WSP_GGML_OP_NONE", WSP_GGML_OP_NONE as i64),
+        ("WSP_GGML_OP_RESHAPE", WSP_GGML_OP_RESHAPE as i64),
+        ("WSP_GGML_OP_VIEW", WSP_GGML_OP_VIEW as i64),
+        ("WSP_GGML_OP_PERMUTE", WSP_GGML_OP_PERMUTE as i64),
+        ("WSP_GGML_OP_TRANSPOSE", WSP_GGML_OP_TRANSPOSE as i64),
+        ("WSP_GGML_OP_ROPE", WSP_GGML_OP_ROPE as i64),
+        ("WSP_GGML_TENSOR_FLAG_INPUT", WSP_GGML_TENSOR_FLAG_INPUT as i64),
+        ("WSP_GGML_TENSOR_FLAG_OUTPUT", WSP_GGML_TENSOR_FLAG_OUTPUT as i64),
+        ("WSP_GGML_LOG_LEVEL_DEBUG", WSP_GGML_LOG_LEVEL_DEBUG as i64),
+        ("WSP_GGML_LOG_LEVEL_INFO", WSP_GGML_LOG_LEVEL_INFO as i64),
+        ("WSP_GGML_LOG_LEVEL_WARN", WSP_GGML_LOG_LEVEL_WARN as i64),
+        ("WSP_GGML_LOG_LEVEL_ERROR", WSP_GGML_LOG_LEVEL_ERROR as i64),
+    ] {
+        out.push(format!("enum {name} {value}"));
+    }
+    for (name, value) in [
+        ("WSP_GGML_BACKEND_API_VERSION", WSP_GGML_BACKEND_API_VERSION as usize),
+        ("WSP_GGML_MAX_DIMS", WSP_GGML_MAX_DIMS),
+        ("WSP_GGML_MAX_SRC", WSP_GGML_MAX_SRC),
+        ("WSP_GGML_MAX_NAME", WSP_GGML_MAX_NAME),
+        ("WSP_GGML_MAX_OP_PARAMS", WSP_GGML_MAX_OP_PARAMS),
+        ("TENSOR_ALIGNMENT", ::wsp_ggml_backend::cpu_buffer::TENSOR_ALIGNMENT),
+    ] {
+        out.push(format!("define {name} {value}"));
+    }
+    out
+}
+
+#[test]
+fn abi_layout_matches_between_whisper_rn_headers_our_header_and_rust() {
+    let source = vec![root().join("ctests/abi/abi_layout.c")];
+    let include = format!("-I{}", root().join("include").display());
+    let from_whisper = build_program("abi_layout", &source, &[], Layer::Reference);
+    let from_header = build_program("abi_layout_header", &source, &["-DABI_USE_LIBRARY_HEADER", &include], Layer::RustStatic);
+    let whisper = String::from_utf8(run(&from_whisper, &[], &[]).stdout).unwrap();
+    let header = String::from_utf8(run(&from_header, &[], &[]).stdout).unwrap();
+    assert!(whisper.lines().count() > 100, "the layout program printed too little:\n{whisper}");
+    if let Some(diff) = first_difference(&whisper, &header) {
+        panic!("include/wsp_ggml_backend.h disagrees with whisper.rn's headers: {diff}");
+    }
+    let c_lines: BTreeSet<&str> = whisper.lines().collect();
+    let rust = rust_layout_lines();
+    let mismatched: Vec<&String> = rust.iter().filter(|l| !c_lines.contains(l.as_str())).collect();
+    assert!(mismatched.is_empty(), "Rust layouts disagree with C: {mismatched:#?}");
+    println!("{}", whisper.lines().last().unwrap_or_default());
+    println!("Rust side: {} size/align/offset/enum/define facts equal to C's", rust.len());
+}
+
+/// Builds one differential program against both layers, runs both, and describes any
+/// disagreement in exit status or stdout.
+fn differential(source: &std::path::Path, layers: &[Layer]) -> Result<usize, String> {
+    let name = source.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut sources = vec![source.to_path_buf()];
+    sources.extend(fixture_sources());
+    let reference = build_program(&name, &sources, &[], Layer::Reference);
+    let expected = run(&reference, &[], &[]);
+    if !expected.status.success() {
+        return Err(format!("{name}: the reference build failed: {}", String::from_utf8_lossy(&expected.stderr)));
+    }
+    let expected_out = String::from_utf8_lossy(&expected.stdout).into_owned();
+    for &layer in layers {
+        let exe = build_program(&name, &sources, &[], layer);
+        let actual = run(&exe, &[], &[]);
+        if !actual.status.success() {
+            return Err(format!("{name} ({layer:?}) exited with {}: {}", actual.status, String::from_utf8_lossy(&actual.stderr)));
+        }
+        if let Some(diff) = first_difference(&expected_out, &String::from_utf8_lossy(&actual.stdout)) {
+            return Err(format!("{name} ({layer:?}): {diff}"));
+        }
+    }
+    Ok(expected_out.lines().count())
+}
+
+#[test]
+fn differential_programs_print_what_the_reference_prints() {
+    let programs = ctest_sources("diff");
+    assert!(!programs.is_empty());
+    let mut failures = Vec::new();
+    let mut lines = 0;
+    for program in &programs {
+        match differential(program, &[Layer::RustStatic, Layer::RustShared]) {
+            Ok(n) => lines += n,
+            Err(e) => failures.push(e),
+        }
+    }
+    println!(
+        "{} of {} differential programs identical to the reference ({lines} lines each, static and shared)",
+        programs.len() - failures.len(),
+        programs.len()
+    );
+    assert!(failures.is_empty(), "differences:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
+    let exe = build_program("bad_input", &[root().join("ctests/bad_input/bad_input.c")], &[], Layer::RustStatic);
+    let list = run(&exe, &["--list"], &[]);
+    assert!(list.status.success());
+    let list = String::from_utf8(list.stdout).unwrap();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in list.lines() {
+        let mut fields = line.split('\t');
+        let (name, outcome, expected) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap_or(""));
+        count += 1;
+        let out = run(&exe, &[name], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let aborted = out.status.signal() == Some(libc::SIGABRT);
+        let verdict = match outcome {
+            "abort" if !aborted => Some(format!("expected an abort, got {}", out.status)),
+            "ok" | "error" if !out.status.success() => Some(format!("expected a clean return, got {}", out.status)),
+            _ if !stderr.contains(expected) => Some(format!("message lacks {expected:?}")),
+            _ => None,
+        };
+        if let Some(why) = verdict {
+            failures.push(format!("{name}: {why}; stderr: {}", stderr.lines().take(3).collect::<Vec<_>>().join(" | ")));
+        }
+    }
+    println!("{} of {count} hostile calls handled as specified", count - failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
