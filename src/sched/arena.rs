@@ -68,10 +68,11 @@ mod tests {
     #[test]
     fn slots_are_distinct_zeroed_and_reused_after_reset() {
         let mut arena = TensorArena::default();
-        let first: Vec<_> = (0..CHUNK_TENSORS + 3).map(|_| arena.alloc()).collect();
+        let first: Vec<*mut wsp_ggml_tensor> = (0..CHUNK_TENSORS + 3).map(|_| arena.alloc()).collect();
         let unique: std::collections::HashSet<_> = first.iter().collect();
         assert_eq!(unique.len(), first.len());
-        unsafe { (*first[0]).flags = 7 };
+        let slot = first[0];
+        unsafe { (*slot).flags = 7 };
         arena.reset();
         let again = arena.alloc();
         assert_eq!(again, first[0], "the first slot is handed out again");

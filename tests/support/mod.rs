@@ -34,31 +34,20 @@ pub fn whisper_cpp_dir() -> &'static Path {
     })
 }
 
-/// ggml core, ggml-alloc, ggml-opt, gguf and the CPU backend (C and C++ objects are archived
-/// separately: ggml-cpu.c and ggml-cpu.cpp would otherwise share an object name).
-const CORE_C: &[&str] = &[
-    "ggml.c",
-    "ggml-alloc.c",
-    "ggml-quants.c",
-    "ggml-cpu/ggml-cpu.c",
-    "ggml-cpu/quants.c",
-    "ggml-cpu/arch/x86/quants.c",
-];
-const CORE_CXX: &[&str] = &[
-    "ggml-threading.cpp",
-    "ggml-opt.cpp",
-    "gguf.cpp",
-    "ggml-cpu/ggml-cpu.cpp",
-    "ggml-cpu/traits.cpp",
-    "ggml-cpu/repack.cpp",
-    "ggml-cpu/unary-ops.cpp",
-    "ggml-cpu/binary-ops.cpp",
-    "ggml-cpu/vec.cpp",
-    "ggml-cpu/ops.cpp",
-    "ggml-cpu/amx/amx.cpp",
-    "ggml-cpu/amx/mmq.cpp",
-    "ggml-cpu/arch/x86/repack.cpp",
-];
+/// Sources of whisper.rn's ggml core with the CPU backend, from ctests/ggml-core-sources.txt
+/// (shared with CMakeLists.txt), split by compiler.
+fn core_sources(language: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join("ctests/ggml-core-sources.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            (parts.next()? == language).then(|| parts.next().unwrap().to_owned())
+        })
+        .collect()
+}
+
 const REFERENCE: &[&str] = &["ggml-backend.cpp", "ggml-backend-reg.cpp"];
 
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
@@ -89,7 +78,7 @@ fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
 
 /// Compiles `sources` into `lib<name>.a` under target/ctest/<name>, unless an archive built
 /// from the same inputs is already there.
-fn archive(name: &str, sources: &[&str], cxx: bool, defines: &[&str]) -> PathBuf {
+fn archive<S: AsRef<str> + std::fmt::Debug>(name: &str, sources: &[S], cxx: bool, defines: &[&str]) -> PathBuf {
     let dir = out_dir().join(name);
     let lib = dir.join(format!("lib{name}.a"));
     let stamp = dir.join("stamp");
@@ -101,20 +90,21 @@ fn archive(name: &str, sources: &[&str], cxx: bool, defines: &[&str]) -> PathBuf
     let mut build = ggml_build(cxx, defines);
     build.out_dir(&dir);
     for s in sources {
-        build.file(whisper_cpp_dir().join(s));
+        build.file(whisper_cpp_dir().join(s.as_ref()));
     }
     build.compile(name);
     std::fs::write(&stamp, key).unwrap();
     lib
 }
 
-/// Archives that make up whisper.rn's ggml core with the static CPU backend.
+/// Archives that make up whisper.rn's ggml core with the static CPU backend (C and C++ objects
+/// apart: ggml-cpu.c and ggml-cpu.cpp would otherwise share an object name).
 pub fn core_libs() -> &'static [PathBuf] {
     static LIBS: OnceLock<Vec<PathBuf>> = OnceLock::new();
     LIBS.get_or_init(|| {
         vec![
-            archive("ggml-core-c", CORE_C, false, &["WSP_GGML_USE_CPU"]),
-            archive("ggml-core-cxx", CORE_CXX, true, &["WSP_GGML_USE_CPU"]),
+            archive("ggml-core-c", &core_sources("c"), false, &["WSP_GGML_USE_CPU"]),
+            archive("ggml-core-cxx", &core_sources("cxx"), true, &["WSP_GGML_USE_CPU"]),
         ]
     })
 }
