@@ -1,7 +1,10 @@
-# cmake -DEXPECTED=<program> -DACTUAL=<program> -P compare.cmake
-# Both programs must exit 0 and print the same stdout.
+# cmake -DEXPECTED=<program> -DACTUAL=<program> [-DARGS=a;b;c] [-DREQUIRE=file] -P compare.cmake
+# Both programs, run with ARGS, must exit 0 and print the same stdout.
+if(DEFINED REQUIRE AND NOT EXISTS "${REQUIRE}")
+    message(FATAL_ERROR "${REQUIRE} is missing: run scripts/setup.sh first")
+endif()
 foreach(which EXPECTED ACTUAL)
-    execute_process(COMMAND "${${which}}" OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
+    execute_process(COMMAND "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
                     RESULT_VARIABLE rc_${which})
     if(NOT rc_${which} STREQUAL "0")
         message(FATAL_ERROR "${${which}} failed (${rc_${which}}):\n${err_${which}}")
@@ -28,4 +31,8 @@ if(NOT out_EXPECTED STREQUAL out_ACTUAL)
 endif()
 string(REGEX MATCHALL "\n" newlines "${out_EXPECTED}")
 list(LENGTH newlines count)
-message(STATUS "identical: ${count} lines")
+if(count EQUAL 1)
+    message(STATUS "identical: ${out_EXPECTED}")
+else()
+    message(STATUS "identical: ${count} lines")
+endif()

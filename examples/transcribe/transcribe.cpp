@@ -1,0 +1,154 @@
+// transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
+// layer (or, for comparison, against whisper.rn's own).
+//
+//   transcribe [-t threads] [-q] model.bin audio.wav
+//
+// The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
+// 16 kHz, mono, 16-bit PCM WAV.
+
+#include "whisper.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Reads a 16 kHz mono 16-bit PCM WAV file into floats in [-1, 1].
+bool read_wav(const char * path, std::vector<float> & samples, std::string & error) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        error = "cannot open file";
+        return false;
+    }
+    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    auto u16 = [&](size_t at) { return uint16_t(uint8_t(bytes[at]) | uint8_t(bytes[at + 1]) << 8); };
+    auto u32 = [&](size_t at) { return uint32_t(u16(at)) | uint32_t(u16(at + 2)) << 16; };
+    if (bytes.size() < 12 || std::memcmp(bytes.data(), "RIFF", 4) != 0 || std::memcmp(bytes.data() + 8, "WAVE", 4) != 0) {
+        error = "not a RIFF/WAVE file";
+        return false;
+    }
+    bool have_format = false;
+    // Walk the chunks: "fmt " describes the samples, "data" holds them.
+    for (size_t at = 12; at + 8 <= bytes.size();) {
+        const uint32_t size = u32(at + 4);
+        const size_t body = at + 8;
+        if (body + size > bytes.size()) {
+            error = "truncated chunk";
+            return false;
+        }
+        if (std::memcmp(&bytes[at], "fmt ", 4) == 0 && size >= 16) {
+            const uint16_t format = u16(body), channels = u16(body + 2), bits = u16(body + 14);
+            const uint32_t rate = u32(body + 4);
+            if (format != 1 || channels != 1 || bits != 16 || rate != WHISPER_SAMPLE_RATE) {
+                error = "expected 16 kHz mono 16-bit PCM (got format " + std::to_string(format) + ", " +
+                        std::to_string(channels) + " channels, " + std::to_string(bits) + " bits, " +
+                        std::to_string(rate) + " Hz)";
+                return false;
+            }
+            have_format = true;
+        } else if (std::memcmp(&bytes[at], "data", 4) == 0) {
+            if (!have_format) {
+                error = "data chunk before fmt chunk";
+                return false;
+            }
+            samples.resize(size / 2);
+            for (size_t i = 0; i < samples.size(); i++) {
+                samples[i] = float(int16_t(u16(body + 2 * i))) / 32768.0f;
+            }
+            return true;
+        }
+        at = body + size + (size & 1);
+    }
+    error = "no data chunk";
+    return false;
+}
+
+void quiet_log(enum wsp_ggml_log_level, const char *, void *) {}
+
+int usage(const char * argv0) {
+    std::fprintf(stderr, "usage: %s [-t threads] [-q] model.bin audio.wav\n", argv0);
+    return 2;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char ** argv) {
+    int n_threads = 1;
+    bool quiet = false;
+    std::vector<const char *> positional;
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+            n_threads = std::atoi(argv[++i]);
+        } else if (std::strcmp(argv[i], "-q") == 0) {
+            quiet = true;
+        } else if (argv[i][0] == '-') {
+            return usage(argv[0]);
+        } else {
+            positional.push_back(argv[i]);
+        }
+    }
+    if (positional.size() != 2 || n_threads < 1) {
+        return usage(argv[0]);
+    }
+    if (quiet) {
+        whisper_log_set(quiet_log, nullptr);
+    }
+
+    std::vector<float> samples;
+    std::string error;
+    if (!read_wav(positional[1], samples, error)) {
+        std::fprintf(stderr, "%s: %s\n", positional[1], error.c_str());
+        return 1;
+    }
+
+    const auto t_load = std::chrono::steady_clock::now();
+    whisper_context_params cparams = whisper_context_default_params();
+    cparams.use_gpu = false;
+    whisper_context * ctx = whisper_init_from_file_with_params(positional[0], cparams);
+    if (ctx == nullptr) {
+        std::fprintf(stderr, "%s: cannot load the model\n", positional[0]);
+        return 1;
+    }
+    const double load_s = seconds_since(t_load);
+
+    whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
+    params.n_threads = n_threads;
+    params.print_progress = false;
+    params.print_realtime = false;
+    params.print_timestamps = false;
+    params.no_timestamps = true;
+    params.language = "en";
+
+    const auto t_run = std::chrono::steady_clock::now();
+    if (whisper_full(ctx, params, samples.data(), int(samples.size())) != 0) {
+        std::fprintf(stderr, "transcription failed\n");
+        whisper_free(ctx);
+        return 1;
+    }
+    const double run_s = seconds_since(t_run);
+
+    std::string text;
+    for (int i = 0; i < whisper_full_n_segments(ctx); i++) {
+        text += whisper_full_get_segment_text(ctx, i);
+    }
+    // Segments start with a space; print the transcript without it.
+    const size_t first = text.find_first_not_of(' ');
+    std::printf("%s\n", first == std::string::npos ? "" : text.c_str() + first);
+
+    const whisper_timings * timings = whisper_get_timings(ctx);
+    std::fprintf(stderr, "load %.1f ms, encode %.1f ms, decode %.1f ms, total run %.1f ms (%d thread%s)\n",
+                 load_s * 1e3, timings ? timings->encode_ms : 0.0f, timings ? timings->decode_ms : 0.0f, run_s * 1e3,
+                 n_threads, n_threads == 1 ? "" : "s");
+    whisper_free(ctx);
+    return 0;
+}
