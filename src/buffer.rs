@@ -250,7 +250,7 @@ const MULTI_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i 
 /// A multi-buffer's context must be the parts vector this module put there.
 unsafe fn multi_buffer_parts(buffer: &wsp_ggml_backend_buffer) -> Option<&[wsp_ggml_backend_buffer_t]> {
     if is_multi_buffer(buffer) {
-        Some(&*((buffer.context as *const Vec<wsp_ggml_backend_buffer_t>) as *const Vec<_>))
+        Some(&*(buffer.context as *const Vec<wsp_ggml_backend_buffer_t>))
     } else {
         None
     }

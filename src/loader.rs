@@ -202,7 +202,7 @@ fn load_best(name: &str, search_paths: &[PathBuf]) -> wsp_ggml_backend_reg_t {
         scored_variants(dir, name, &mut candidates);
     }
     // Highest score first; equal scores keep discovery order.
-    candidates.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
     for (_, path) in &candidates {
         let reg = load_logged(path);
         if !reg.is_null() {

@@ -160,37 +160,14 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
 
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_reg_get";
-    let registry = registry();
-    match registry.reg_at(index) {
-        Some(reg) => reg.0,
-        None => {
-            let count = registry.reg_count();
-            drop(registry);
-            fatal!("{FN}: index {index} out of range ({count} regs registered)")
-        }
-    }
+    entry_at("wsp_ggml_backend_reg_get", "regs", index, |r| (r.reg_at(index), r.reg_count())).0
 }
 
-/// ASCII case-insensitive comparison of a C name with a wanted name, as the reference does.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-unsafe fn name_matches(name: *const c_char, wanted: &CStr) -> bool {
-    !name.is_null() && CStr::from_ptr(name).to_bytes().eq_ignore_ascii_case(wanted.to_bytes())
-}
-
-/// NULL when no reg has that name (also for a NULL name).
+/// NULL when no reg has that name (and, with a log line, for a NULL name).
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
-    if name.is_null() {
-        log_error!("wsp_ggml_backend_reg_by_name: name is NULL\n");
-        return std::ptr::null_mut();
-    }
-    let wanted = CStr::from_ptr(name);
     let regs = registry().regs();
-    regs.into_iter()
-        .find(|reg| name_matches(wsp_ggml_backend_reg_name(reg.0), wanted))
+    find_named("wsp_ggml_backend_reg_by_name", name, regs, |reg| wsp_ggml_backend_reg_name(reg.0))
         .map_or(std::ptr::null_mut(), |reg| reg.0)
 }
 
@@ -201,31 +178,41 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
 
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_dev_get";
-    let registry = registry();
-    match registry.device_at(index) {
-        Some(dev) => dev.0,
-        None => {
-            let count = registry.device_count();
-            drop(registry);
-            fatal!("{FN}: index {index} out of range ({count} devices registered)")
-        }
+    entry_at("wsp_ggml_backend_dev_get", "devices", index, |r| (r.device_at(index), r.device_count())).0
+}
+
+/// NULL when no device has that name (and, with a log line, for a NULL name).
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+    let devices = registry().devices();
+    find_named("wsp_ggml_backend_dev_by_name", name, devices, |dev| wsp_ggml_backend_dev_name(dev.0))
+        .map_or(std::ptr::null_mut(), |dev| dev.0)
+}
+
+/// The registry entry `lookup` finds at `index`, or an abort saying how many there are.
+fn entry_at<T>(func: &str, what: &str, index: usize, lookup: impl FnOnce(&Registry) -> (Option<T>, usize)) -> T {
+    let (entry, count) = lookup(&registry());
+    match entry {
+        Some(entry) => entry,
+        None => fatal!("{func}: index {index} out of range ({count} {what} registered)"),
     }
 }
 
-/// NULL when no device has that name (also for a NULL name).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+/// The first candidate whose name matches `name` ASCII case-insensitively, as the reference
+/// compares. The names are asked outside the registry lock.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string; `name_of` returns NULL or such strings.
+unsafe fn find_named<T: Copy>(func: &str, name: *const c_char, candidates: Vec<T>, name_of: impl Fn(T) -> *const c_char) -> Option<T> {
     if name.is_null() {
-        log_error!("wsp_ggml_backend_dev_by_name: name is NULL\n");
-        return std::ptr::null_mut();
+        log_error!("{func}: name is NULL\n");
+        return None;
     }
-    let wanted = CStr::from_ptr(name);
-    let devices = registry().devices();
-    devices
-        .into_iter()
-        .find(|dev| name_matches(wsp_ggml_backend_dev_name(dev.0), wanted))
-        .map_or(std::ptr::null_mut(), |dev| dev.0)
+    let wanted = CStr::from_ptr(name).to_bytes();
+    candidates.into_iter().find(|&c| {
+        let candidate = name_of(c);
+        !candidate.is_null() && CStr::from_ptr(candidate).to_bytes().eq_ignore_ascii_case(wanted)
+    })
 }
 
 #[no_mangle]

@@ -8,16 +8,13 @@ use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 
 const CHUNK_TENSORS: usize = 256;
 
+#[derive(Default)]
 pub struct TensorArena {
     chunks: Vec<*mut wsp_ggml_tensor>,
     used: usize,
 }
 
-impl Default for TensorArena {
-    fn default() -> Self {
-        TensorArena { chunks: Vec::new(), used: 0 }
-    }
-}
+
 
 fn chunk_layout() -> Layout {
     // 64-byte alignment: ggml hashes tensor addresses with the low 4 bits dropped.

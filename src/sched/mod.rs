@@ -189,7 +189,7 @@ impl wsp_ggml_backend_sched {
         if added {
             self.tensors.push(tensor);
             let n = self.n_backends() * self.n_copies;
-            self.copies.extend(std::iter::repeat(std::ptr::null_mut()).take(n));
+            self.copies.extend(std::iter::repeat_n(std::ptr::null_mut(), n));
         }
         tid
     }

@@ -97,6 +97,10 @@ impl TensorTable {
         self.info.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.info.is_empty()
+    }
+
     /// The id of the tensor at address `key`, if known.
     pub fn lookup(&self, key: usize) -> Option<Tid> {
         self.map.get(key)
@@ -112,7 +116,7 @@ impl TensorTable {
         self.map.insert(key, tid);
         self.info.push(TensorInfo::default());
         self.backend.push(-1);
-        self.has_copy.extend(std::iter::repeat(false).take(self.n_backends));
+        self.has_copy.extend(std::iter::repeat_n(false, self.n_backends));
         self.refreshed.push(0);
         (tid, true)
     }
