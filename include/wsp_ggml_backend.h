@@ -475,14 +475,14 @@ size_t wsp_ggml_backend_reg_count(void);
 
 wsp_ggml_backend_reg_t wsp_ggml_backend_reg_get(size_t index);
 
-// NULL when no reg has that name (also for a NULL name).
+// NULL when no reg has that name (and, with a log line, for a NULL name).
 wsp_ggml_backend_reg_t wsp_ggml_backend_reg_by_name(const char *name);
 
 size_t wsp_ggml_backend_dev_count(void);
 
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_get(size_t index);
 
-// NULL when no device has that name (also for a NULL name).
+// NULL when no device has that name (and, with a log line, for a NULL name).
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_by_name(const char *name);
 
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_by_type(enum wsp_ggml_backend_dev_type type);
