@@ -60,6 +60,9 @@ pub fn graph_view(graph: &mut wsp_ggml_cgraph, i0: c_int, i1: c_int) -> wsp_ggml
 pub struct wsp_ggml_backend_sched {
     /// Assignments were cleared since the last split.
     is_reset: bool,
+    /// The last reservation failed: ggml-alloc keeps the layout it planned but has no buffer
+    /// for it, so the next allocation must reserve again rather than trust that layout.
+    needs_reserve: bool,
     /// A graph is allocated and ready to compute.
     is_alloc: bool,
 
@@ -482,20 +485,25 @@ impl wsp_ggml_backend_sched {
         let changed = moved(&self.node_backend_ids[..n_nodes], &self.prev_node_backend_ids[..n_nodes])
             || moved(&self.leaf_backend_ids[..n_leafs], &self.prev_leaf_backend_ids[..n_leafs]);
 
-        if changed || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph) {
+        if self.needs_reserve || changed || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph) {
             // Re-allocation may move split inputs: wait for the backends first (without the
             // scheduler's synchronize, which would change the copy slot).
             for &backend in &self.backends {
                 synchronize(&*backend, backend);
             }
-            if !wsp_ggml_gallocr_reserve_n(self.galloc, &mut self.graph, self.node_backend_ids.as_ptr(), self.leaf_backend_ids.as_ptr())
-                || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph)
-            {
-                log_error!("wsp_ggml_backend_sched_alloc_splits: failed to allocate graph\n");
+            if !self.reserve() || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph) {
+                log_error!("wsp_ggml_backend_sched_alloc_graph: failed to allocate graph\n");
                 return false;
             }
         }
         true
+    }
+
+    /// Sizes ggml-alloc's buffers for the current split graph.
+    unsafe fn reserve(&mut self) -> bool {
+        let ok = wsp_ggml_gallocr_reserve_n(self.galloc, &mut self.graph, self.node_backend_ids.as_ptr(), self.leaf_backend_ids.as_ptr());
+        self.needs_reserve = !ok;
+        ok
     }
 
     /// The buffer type of a backend id (-1, an unassigned leaf, has none).
@@ -797,6 +805,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
     let n = backends.len();
     let sched = Box::new(wsp_ggml_backend_sched {
         is_reset: false,
+        needs_reserve: false,
         is_alloc: false,
         backend_names,
         buft_ids: buffer_types.iter().map(|&b| b as BuftId).collect(),
@@ -852,7 +861,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(sched: wsp_ggml_backend_
     arg!(measure_graph);
     s.split_graph(measure_graph);
     s.synchronize_all();
-    if !wsp_ggml_gallocr_reserve_n(s.galloc, &mut s.graph, s.node_backend_ids.as_ptr(), s.leaf_backend_ids.as_ptr()) {
+    if !s.reserve() {
         log_error!("{FN}: failed to allocate the compute buffers\n");
         s.reset();
         return false;
