@@ -188,7 +188,7 @@ fn differential_programs_print_what_the_reference_prints() {
         }
     }
     println!(
-        "{} of {} differential programs identical to the reference ({lines} lines each, static and shared)",
+        "{} of {} differential programs identical to the reference ({lines} lines in all; each linked statically and dynamically)",
         programs.len() - failures.len(),
         programs.len()
     );
@@ -222,4 +222,50 @@ fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
     }
     println!("{} of {count} hostile calls handled as specified", count - failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn behaviour_beyond_the_reference_holds() {
+    // Programs that check themselves: where the reference aborts or computes wrong results
+    // (wide splits, pipelined re-evaluation, allocation failure), this library must not.
+    let programs = ctest_sources("sched_behaviour");
+    assert!(!programs.is_empty());
+    let mut failures = Vec::new();
+    for program in &programs {
+        let name = program.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut sources = vec![program.clone()];
+        sources.extend(fixture_sources());
+        let exe = build_program(&name, &sources, &[], Layer::RustStatic);
+        let out = run(&exe, &[], &[]);
+        if !out.status.success() {
+            failures.push(format!(
+                "{name}: {}\n{}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    println!("{} of {} behaviour programs pass", programs.len() - failures.len(), programs.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_scheduler_shows_where_it_cut_the_graph() {
+    // WSP_GGML_SCHED_DEBUG lists the splits (2: every node); WSP_GGML_SCHED_DOT draws them.
+    let program = root().join("ctests/diff/sched_split.c");
+    let mut sources = vec![program];
+    sources.extend(fixture_sources());
+    let exe = build_program("sched_split", &sources, &[], Layer::RustStatic);
+    let dot = std::env::temp_dir().join(format!("wsp-sched-{}.dot", std::process::id()));
+    let out = run(&exe, &[], &[("WSP_GGML_SCHED_DEBUG", "2"), ("WSP_GGML_SCHED_DOT", dot.to_str().unwrap())]);
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("## SPLIT #0: "), "no split listing in the debug log");
+    assert!(log.contains("node #"), "level 2 lists nodes");
+    let graph = std::fs::read_to_string(&dot).expect("the DOT file was written");
+    std::fs::remove_file(&dot).ok();
+    assert!(graph.starts_with("digraph splits {") && graph.trim_end().ends_with('}'));
+    assert!(graph.contains("subgraph cluster_1"), "several splits are drawn as clusters");
+    assert!(graph.contains("style=dashed, color=red, label=\"copy TEST#"), "copies to the TEST backend are marked");
 }
