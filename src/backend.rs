@@ -312,15 +312,32 @@ pub unsafe fn tensor_copy(func: &str, src: *mut wsp_ggml_tensor, dst: *mut wsp_g
         return;
     }
     let nbytes = wsp_ggml_nbytes(src);
+    if nbytes == 0 {
+        return;
+    }
+    // Whole tensors of the same layout: always in bounds, so only the buffers are checked.
     if buffer_is_host(deref((*src).buffer, func, "src->buffer"), func) {
-        wsp_ggml_backend_tensor_set(dst, (*src).data, 0, nbytes);
+        let buf = whole_tensor_buffer(func, &*dst);
+        required((*buf).iface.set_tensor, func, "set_tensor")(buf, dst, (*src).data, 0, nbytes);
     } else if buffer_is_host(deref((*dst).buffer, func, "dst->buffer"), func) {
-        wsp_ggml_backend_tensor_get(src, (*dst).data, 0, nbytes);
+        let buf = whole_tensor_buffer(func, &*src);
+        required((*buf).iface.get_tensor, func, "get_tensor")(buf, src, (*dst).data, 0, nbytes);
     } else if !crate::buffer::wsp_ggml_backend_buffer_copy_tensor(src, dst) {
         let mut staging: Vec<u8> = Vec::with_capacity(nbytes);
         wsp_ggml_backend_tensor_get(src, staging.as_mut_ptr() as *mut c_void, 0, nbytes);
         wsp_ggml_backend_tensor_set(dst, staging.as_ptr() as *const c_void, 0, nbytes);
     }
+}
+
+/// The buffer holding a tensor's bytes, for an access to all of them.
+///
+/// # Safety
+/// `tensor` is a live tensor.
+unsafe fn whole_tensor_buffer(func: &str, tensor: &wsp_ggml_tensor) -> wsp_ggml_backend_buffer_t {
+    let buf = storage_buffer(tensor);
+    ensure!(!buf.is_null(), "{func}: tensor buffer not set ({})", crate::ggml::tensor_name(tensor));
+    ensure!(!tensor.data.is_null(), "{func}: tensor not allocated ({})", crate::ggml::tensor_name(tensor));
+    buf
 }
 
 #[no_mangle]

@@ -159,13 +159,13 @@ impl Oracle for BackendOracle<'_> {
 
 /// Writes `parts` into a tensor name, truncated to what fits (as snprintf would).
 fn write_name(name: &mut [c_char; WSP_GGML_MAX_NAME], parts: &[&[u8]]) {
+    // SAFETY: c_char and u8 have the same layout.
+    let name: &mut [u8; WSP_GGML_MAX_NAME] = unsafe { &mut *(name as *mut [c_char; WSP_GGML_MAX_NAME] as *mut _) };
     let mut len = 0;
-    for &byte in parts.iter().flat_map(|p| p.iter()) {
-        if len == WSP_GGML_MAX_NAME - 1 {
-            break;
-        }
-        name[len] = byte as c_char;
-        len += 1;
+    for part in parts {
+        let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
+        name[len..len + n].copy_from_slice(&part[..n]);
+        len += n;
     }
     name[len] = 0;
 }
@@ -213,18 +213,29 @@ impl wsp_ggml_backend_sched {
     /// `tensor` and everything it points to are live.
     unsafe fn refresh(&mut self, tensor: *mut wsp_ggml_tensor) -> Tid {
         let tid = self.tid_of(tensor);
+        self.refresh_tid(tid);
+        tid
+    }
+
+    /// [`Self::refresh`] for a tensor that already has an id.
+    unsafe fn refresh_tid(&mut self, tid: Tid) {
         if self.table.mark_refreshed(tid, self.epoch) {
-            return tid;
+            return;
         }
-        let t = &*tensor;
+        let t = &*self.tensors[tid as usize];
         let view_src = if t.view_src.is_null() { NO_TENSOR } else { self.refresh(t.view_src) };
         let storage = storage_buffer(t);
         let own = t.buffer.as_ref();
         let weights = own.is_some_and(|b| b.usage == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let mut srcs = [NO_TENSOR; WSP_GGML_MAX_SRC];
-        for (slot, &src) in srcs.iter_mut().zip(t.src.iter()) {
+        for j in 0..WSP_GGML_MAX_SRC {
+            let src = t.src[j];
             if !src.is_null() {
-                *slot = self.tid_of(src);
+                let src_tid = self.tid_of(src);
+                // In graph order sources come first and are fresh already; one outside the
+                // graph (rare) is read here.
+                self.refresh_tid(src_tid);
+                srcs[j] = src_tid;
             }
         }
         let info = &mut self.table.info[tid as usize];
@@ -238,7 +249,6 @@ impl wsp_ggml_backend_sched {
         info.is_view_op = is_view_op(t.op);
         info.is_rope = t.op == WSP_GGML_OP_ROPE;
         info.srcs = srcs;
-        tid
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
@@ -289,12 +299,6 @@ impl wsp_ggml_backend_sched {
         for &node in nodes {
             let tid = self.refresh(node);
             self.node_tids.push(tid);
-        }
-        // Sources outside the graph (rare) still need their info.
-        for &node in nodes {
-            for &src in (*node).src.iter().filter(|s| !s.is_null()) {
-                self.refresh(src);
-            }
         }
 
         self.buft_support.clear();

@@ -66,21 +66,21 @@ pub struct TensorTable {
     /// Assigned backend, -1 for none.
     pub backend: Vec<i32>,
     /// `[tid][backend]`: copies of the tensor for that backend were requested.
-    has_copy: Vec<bool>,
+    /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
+    has_copy: Vec<u16>,
     /// The split in which each tensor's info was last refreshed.
     refreshed: Vec<u32>,
-    n_backends: usize,
 }
 
 impl TensorTable {
     pub fn new(n_backends: usize, capacity: usize) -> Self {
+        assert!(n_backends <= u16::BITS as usize, "copy bits hold at most 16 backends");
         TensorTable {
             map: TensorMap::with_capacity(capacity),
             info: Vec::with_capacity(capacity),
             backend: Vec::with_capacity(capacity),
-            has_copy: Vec::with_capacity(capacity * n_backends),
+            has_copy: Vec::with_capacity(capacity),
             refreshed: Vec::with_capacity(capacity),
-            n_backends,
         }
     }
 
@@ -109,16 +109,15 @@ impl TensorTable {
     /// The id of the tensor at address `key`, adding it (unassigned, without copies) when
     /// new; the flag says whether it was added.
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
-        if let Some(tid) = self.map.get(key) {
-            return (tid, false);
+        let next = self.info.len() as Tid;
+        let (tid, added) = self.map.get_or_insert(key, next);
+        if added {
+            self.info.push(TensorInfo::default());
+            self.backend.push(-1);
+            self.has_copy.push(0);
+            self.refreshed.push(0);
         }
-        let tid = self.info.len() as Tid;
-        self.map.insert(key, tid);
-        self.info.push(TensorInfo::default());
-        self.backend.push(-1);
-        self.has_copy.extend(std::iter::repeat_n(false, self.n_backends));
-        self.refreshed.push(0);
-        (tid, true)
+        (tid, added)
     }
 
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
@@ -139,11 +138,11 @@ impl TensorTable {
     }
 
     fn has_copy(&self, tid: Tid, backend: usize) -> bool {
-        self.has_copy[tid as usize * self.n_backends + backend]
+        self.has_copy[tid as usize] & (1 << backend) != 0
     }
 
     fn set_has_copy(&mut self, tid: Tid, backend: usize) {
-        self.has_copy[tid as usize * self.n_backends + backend] = true;
+        self.has_copy[tid as usize] |= 1 << backend;
     }
 }
 
@@ -448,6 +447,40 @@ impl<O: Oracle> Planner<'_, O> {
         Ok(())
     }
 
+    /// One backend without pipeline copies (whisper.cpp's CPU-only case): nothing to decide.
+    /// Everything the graph computes or reads runs there, in one split, as the passes would
+    /// conclude; only tensors already in a buffer are checked, as pass 1 checks them.
+    fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+        for &tid in leafs.iter().chain(nodes) {
+            if self.table.backend[tid as usize] != -1 {
+                continue;
+            }
+            let info = *self.info(tid);
+            if info.preallocated {
+                let readable = self.backend_from_buffer(tid, tid) == 0
+                    || (info.view_src != NO_TENSOR && self.backend_from_buffer(info.view_src, tid) == 0);
+                if !readable {
+                    return Err(PlanError::Preallocated(tid));
+                }
+                self.table.backend[tid as usize] = 0;
+            } else if info.input {
+                self.table.backend[tid as usize] = 0;
+            }
+        }
+        for &node in nodes {
+            self.table.backend[node as usize] = 0;
+            for src in self.info(node).srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+                if self.table.backend[src as usize] == -1 {
+                    let view_src = self.info(src).view_src;
+                    self.table.backend[src as usize] = if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { 0 };
+                }
+            }
+        }
+        plan.first_backend = 0;
+        plan.splits.push(Split { backend: 0, i_start: 0, i_end: nodes.len(), inputs: 0..0 });
+        Ok(())
+    }
+
     fn backend_checked(&self, tid: Tid) -> Result<usize, PlanError> {
         match self.table.backend[tid as usize] {
             -1 => Err(PlanError::Unassigned(tid)),
@@ -473,6 +506,9 @@ pub fn plan_graph<O: Oracle>(
     plan.rewrites.clear();
 
     let mut planner = Planner { table, config, oracle };
+    if config.n_backends() == 1 && config.n_copies == 1 {
+        return planner.place_on_single_backend(nodes, leafs, plan);
+    }
     planner.assign_from_current(leafs)?;
     planner.assign_from_current(nodes)?;
     // Spread accelerator assignments first (the CPU, last, is used only where nothing else
@@ -580,6 +616,53 @@ mod tests {
         let (_, _, p) = plan(&[2], vec![2], 4);
         assert_eq!(p.graph_inputs, vec![0]);
         assert_eq!(p.copy_requests.iter().filter(|r| r.graph_input).count(), 1);
+    }
+
+    /// Only the CPU (backend 1 of TableOracle, here the one and only backend 0 through a
+    /// one-entry buft list that maps to it).
+    struct CpuOnly;
+    impl Oracle for CpuOnly {
+        fn supports_op(&mut self, _: usize, _: Tid) -> bool {
+            true
+        }
+        fn offload_op(&mut self, _: usize, _: Tid) -> bool {
+            false
+        }
+        fn supports_buft(&mut self, _: usize, buft: BuftId) -> bool {
+            buft == 200
+        }
+    }
+
+    #[test]
+    fn one_backend_places_everything_there_in_one_split() {
+        let mut table = TensorTable::new(1, 8);
+        let (nodes, leafs) = chain(&mut table);
+        let unused_leaf = table.id(0x5000).0;
+        let weight = table.id(0x6000).0;
+        table.info[weight as usize] = TensorInfo { storage_buft: Some(200), preallocated: true, weights: true, ..Default::default() };
+        table.info[nodes[2] as usize].srcs[1] = weight;
+        let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
+        let mut p = Plan::default();
+        let all_leafs = [leafs[0], unused_leaf];
+        plan_graph(&mut table, &config, &mut CpuOnly, &nodes, &all_leafs, &mut p).unwrap();
+        assert_eq!(p.splits, vec![Split { backend: 0, i_start: 0, i_end: 3, inputs: 0..0 }]);
+        assert!(p.copy_requests.is_empty() && p.rewrites.is_empty());
+        for tid in nodes.iter().chain(&leafs).chain([&weight]) {
+            assert_eq!(table.backend[*tid as usize], 0);
+        }
+        assert_eq!(table.backend[unused_leaf as usize], -1, "a leaf nothing reads stays unassigned, as in the reference");
+    }
+
+    #[test]
+    fn one_backend_still_refuses_a_buffer_it_cannot_use() {
+        let mut table = TensorTable::new(1, 8);
+        let (nodes, leafs) = chain(&mut table);
+        table.info[nodes[1] as usize].storage_buft = Some(100);
+        table.info[nodes[1] as usize].preallocated = true;
+        let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
+        let mut p = Plan::default();
+        let r = plan_graph(&mut table, &config, &mut CpuOnly, &nodes, &leafs, &mut p);
+        assert_eq!(r, Err(PlanError::Preallocated(nodes[1])));
     }
 
     #[test]

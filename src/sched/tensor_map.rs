@@ -7,11 +7,17 @@
 pub type Tid = u32;
 
 pub struct TensorMap {
-    keys: Vec<usize>,
-    ids: Vec<Tid>,
-    stamps: Vec<u32>,
+    slots: Vec<Slot>,
     generation: u32,
     len: usize,
+}
+
+/// One entry; live when its stamp equals the map's generation.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: usize,
+    id: Tid,
+    stamp: u32,
 }
 
 impl Default for TensorMap {
@@ -24,7 +30,7 @@ impl TensorMap {
     /// A map that holds `n` keys without growing.
     pub fn with_capacity(n: usize) -> Self {
         let slots = (n.max(8) * 2).next_power_of_two();
-        TensorMap { keys: vec![0; slots], ids: vec![0; slots], stamps: vec![0; slots], generation: 1, len: 0 }
+        TensorMap { slots: vec![Slot::default(); slots], generation: 1, len: 0 }
     }
 
     #[cfg(test)]
@@ -38,57 +44,65 @@ impl TensorMap {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // The stamp counter wrapped: old stamps could look current again.
-            self.stamps.fill(0);
+            self.slots.iter_mut().for_each(|s| s.stamp = 0);
             self.generation = 1;
         }
     }
 
+    /// Where the probe for `key` starts, and the mask that wraps it.
     #[inline]
-    fn slot_of(&self, key: usize) -> usize {
+    fn start(&self, key: usize) -> (usize, usize) {
+        let mask = self.slots.len() - 1;
         // Tensors are at least 16-byte aligned; Fibonacci hashing spreads the rest.
         let h = ((key >> 4) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 32) as usize & (self.keys.len() - 1)
+        ((h >> 32) as usize & mask, mask)
     }
 
     /// The id of `key`, if present.
     #[inline]
     pub fn get(&self, key: usize) -> Option<Tid> {
-        let mask = self.keys.len() - 1;
-        let mut slot = self.slot_of(key);
-        while self.stamps[slot] == self.generation {
-            if self.keys[slot] == key {
-                return Some(self.ids[slot]);
+        let (mut i, mask) = self.start(key);
+        loop {
+            let slot = self.slots[i];
+            if slot.stamp != self.generation {
+                return None;
             }
-            slot = (slot + 1) & mask;
+            if slot.key == key {
+                return Some(slot.id);
+            }
+            i = (i + 1) & mask;
         }
-        None
     }
 
-    /// Inserts `key` with id `id` (the caller guarantees it is absent).
-    pub fn insert(&mut self, key: usize, id: Tid) {
-        if (self.len + 1) * 2 > self.keys.len() {
+    /// The id of `key`, inserting it with id `id` when absent (one probe sequence either way);
+    /// the flag says whether it was inserted.
+    #[inline]
+    pub fn get_or_insert(&mut self, key: usize, id: Tid) -> (Tid, bool) {
+        if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let mask = self.keys.len() - 1;
-        let mut slot = self.slot_of(key);
-        while self.stamps[slot] == self.generation {
-            debug_assert_ne!(self.keys[slot], key, "key inserted twice");
-            slot = (slot + 1) & mask;
+        let (mut i, mask) = self.start(key);
+        let generation = self.generation;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.stamp != generation {
+                *slot = Slot { key, id, stamp: generation };
+                self.len += 1;
+                return (id, true);
+            }
+            if slot.key == key {
+                return (slot.id, false);
+            }
+            i = (i + 1) & mask;
         }
-        self.keys[slot] = key;
-        self.ids[slot] = id;
-        self.stamps[slot] = self.generation;
-        self.len += 1;
     }
 
     fn grow(&mut self) {
-        let live: Vec<(usize, Tid)> = (0..self.keys.len())
-            .filter(|&s| self.stamps[s] == self.generation)
-            .map(|s| (self.keys[s], self.ids[s]))
-            .collect();
-        *self = TensorMap::with_capacity(self.keys.len());
-        for (key, id) in live {
-            self.insert(key, id);
+        let generation = self.generation;
+        let live: Vec<Slot> = self.slots.iter().copied().filter(|s| s.stamp == generation).collect();
+        *self = TensorMap::with_capacity(self.slots.len());
+        for slot in live {
+            self.get_or_insert(slot.key, slot.id);
         }
     }
 }
@@ -101,7 +115,7 @@ mod tests {
     fn finds_what_was_inserted_and_nothing_else() {
         let mut m = TensorMap::with_capacity(4);
         for i in 0..1000usize {
-            m.insert(0x1000 + i * 336, i as Tid);
+            assert!(m.get_or_insert(0x1000 + i * 336, i as Tid).1);
         }
         assert_eq!(m.len(), 1000);
         for i in 0..1000usize {
@@ -113,20 +127,20 @@ mod tests {
     #[test]
     fn clear_forgets_everything_and_the_map_is_reusable() {
         let mut m = TensorMap::with_capacity(16);
-        m.insert(0x40, 7);
+        m.get_or_insert(0x40, 7);
         m.clear();
         assert_eq!(m.get(0x40), None);
         assert_eq!(m.len(), 0);
-        m.insert(0x40, 3);
-        assert_eq!(m.get(0x40), Some(3));
+        assert_eq!(m.get_or_insert(0x40, 3), (3, true));
+        assert_eq!(m.get_or_insert(0x40, 9), (3, false), "a present key keeps its id");
     }
 
     #[test]
     fn survives_generation_wraparound() {
         let mut m = TensorMap::with_capacity(8);
-        m.insert(0x80, 1);
+        m.get_or_insert(0x80, 1);
         m.generation = u32::MAX;
-        m.stamps.iter_mut().for_each(|s| *s = u32::MAX);
+        m.slots.iter_mut().for_each(|s| s.stamp = u32::MAX);
         m.clear();
         assert_eq!(m.get(0x80), None);
     }
