@@ -29,11 +29,11 @@ import numpy as np
 
 # Size of the published ggml-tiny.en.bin, which any correct conversion shares.
 EXPECTED_SIZE = 77_704_715
-# Digest of this script's output from the pinned inputs (see make-model.sh), so any
-# change in inputs or code is caught. It is not the published file's digest
-# (921e4cf8...): that file's full tensor order is not documented publicly, and no
-# plausible order (nor encoder positional-embedding variant) reproduced it.
-EXPECTED_SHA256 = "0dbb6bc93cedc251c6c3c6c2076c5ff61abce469abf42fc98a4ab906cad4bcfd"
+# Digest of a correct conversion of the pinned inputs (see make-model.sh), so any
+# change in inputs or code is caught. The published file (921e4cf8...) differs: it
+# was converted from OpenAI's checkpoint, not from this CTranslate2 export (which,
+# for one, stores the encoder positional embedding rounded to f16).
+EXPECTED_SHA256 = "d32b7bf0ae74095cc84cb6b80cc193dc566a944c1e4d4b6e97a0c4aa3608103e"
 
 GGML_MAGIC = 0x67676D6C
 GGML_F32, GGML_F16 = 0, 1  # tensor type ids in the legacy file
@@ -123,14 +123,12 @@ def split_rows(arr, parts):
 
 
 def whisper_state_dict(v):
-    """Rebuild OpenAI whisper's checkpoint tensors (names and order) from CTranslate2 variables.
+    """Map CTranslate2 variables to whisper.cpp's tensor names, in file order.
 
-    convert-pt-to-ggml.py writes tensors in the checkpoint's own order, which is not
-    PyTorch's module order. Public whisper.cpp quantize logs of the published models
-    show how it starts (decoder and encoder positional embeddings, token embedding,
-    decoder blocks) and the layout inside a block (mlp_ln, mlp, attn_ln, attn, then
-    cross_attn_ln, cross_attn); the rest (decoder.ln, then the encoder) is a best
-    guess. whisper.cpp looks tensors up by name, so order only affects the bytes.
+    The order is the model's own: encoder (positional embedding, conv1, conv2,
+    blocks, ln_post), then decoder (positional embedding, token embedding, blocks,
+    ln), each block as it runs (attn_ln, attn, [cross_attn_ln, cross_attn], mlp_ln,
+    mlp). whisper.cpp looks tensors up by name, so order only affects the bytes.
     """
     out = {}
     n_enc = count_layers(v, "encoder")
@@ -168,26 +166,26 @@ def whisper_state_dict(v):
                   wk, bk, wv, bv, f"{src}/linear_2")
 
     def block(dst, src, cross):
-        layer_norm(f"{dst}.mlp_ln", f"{src}/ffn/layer_norm")
-        linear(f"{dst}.mlp.0", f"{src}/ffn/linear_0")
-        linear(f"{dst}.mlp.2", f"{src}/ffn/linear_1")
         layer_norm(f"{dst}.attn_ln", f"{src}/self_attention/layer_norm")
         self_attention(f"{dst}.attn", f"{src}/self_attention")
         if cross:
             layer_norm(f"{dst}.cross_attn_ln", f"{src}/attention/layer_norm")
             cross_attention(f"{dst}.cross_attn", f"{src}/attention")
+        layer_norm(f"{dst}.mlp_ln", f"{src}/ffn/layer_norm")
+        linear(f"{dst}.mlp.0", f"{src}/ffn/linear_0")
+        linear(f"{dst}.mlp.2", f"{src}/ffn/linear_1")
 
-    out["decoder.positional_embedding"] = v["decoder/position_encodings/encodings"]
     out["encoder.positional_embedding"] = v["encoder/position_encodings/encodings"]
-    out["decoder.token_embedding.weight"] = v["decoder/embeddings/weight"]
-    for i in range(n_dec):
-        block(f"decoder.blocks.{i}", f"decoder/layer_{i}", cross=True)
-    layer_norm("decoder.ln", "decoder/layer_norm")
     linear("encoder.conv1", "encoder/conv1")
     linear("encoder.conv2", "encoder/conv2")
     for i in range(n_enc):
         block(f"encoder.blocks.{i}", f"encoder/layer_{i}", cross=False)
     layer_norm("encoder.ln_post", "encoder/layer_norm")
+    out["decoder.positional_embedding"] = v["decoder/position_encodings/encodings"]
+    out["decoder.token_embedding.weight"] = v["decoder/embeddings/weight"]
+    for i in range(n_dec):
+        block(f"decoder.blocks.{i}", f"decoder/layer_{i}", cross=True)
+    layer_norm("decoder.ln", "decoder/layer_norm")
     return out
 
 
