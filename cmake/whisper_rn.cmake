@@ -2,6 +2,8 @@
 # against npm's integrity, never committed) as CMake targets for tests and examples:
 #   wsp_whisper_rn_core       ggml core, ggml-alloc, ggml-opt, gguf, CPU backend (static)
 #   wsp_whisper_rn_reference  whisper.rn's own backend layer, the reference we compare with
+#   wsp_whisper_rn_base       the core WITHOUT the CPU backend, shared (libggml-core.so)
+#   wsp_whisper_rn_cpu_module the CPU backend compiled as a loadable module (objects)
 
 execute_process(
     COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-reference.sh"
@@ -11,13 +13,18 @@ if(NOT _fetch_result EQUAL 0)
 endif()
 set(WHISPER_RN_CPP "${PROJECT_SOURCE_DIR}/third_party/whisper.rn/cpp" CACHE INTERNAL "")
 
-# Compile options for whisper.rn's objects: CPU backend registered statically, repacking
-# buffer type on, AVX2-level code (which valgrind runs).
-function(wsp_whisper_rn_options target)
+# Compile options for whisper.rn's objects: repacking buffer type on, AVX2-level code (which
+# valgrind runs); wsp_whisper_rn_options also registers the CPU backend statically.
+function(wsp_whisper_rn_common_options target)
     target_include_directories(${target} PUBLIC "${WHISPER_RN_CPP}" "${WHISPER_RN_CPP}/ggml-cpu")
-    target_compile_definitions(${target} PUBLIC WSP_GGML_USE_CPU PRIVATE WSP_GGML_USE_CPU_REPACK _GNU_SOURCE)
+    target_compile_definitions(${target} PRIVATE WSP_GGML_USE_CPU_REPACK _GNU_SOURCE)
     target_compile_options(${target} PRIVATE -O2 -march=x86-64-v3)
     set_target_properties(${target} PROPERTIES C_STANDARD 11 CXX_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+function(wsp_whisper_rn_options target)
+    wsp_whisper_rn_common_options(${target})
+    target_compile_definitions(${target} PUBLIC WSP_GGML_USE_CPU)
 endfunction()
 
 file(STRINGS "${PROJECT_SOURCE_DIR}/ctests/ggml-core-sources.txt" _core_lines REGEX "^(c|cxx) ")
@@ -27,6 +34,16 @@ foreach(line IN LISTS _core_lines)
     list(APPEND _core_sources "${WHISPER_RN_CPP}/${_file}")
 endforeach()
 
+set(_base_sources "")
+set(_cpu_sources "")
+foreach(source IN LISTS _core_sources)
+    if(source MATCHES "/ggml-cpu/")
+        list(APPEND _cpu_sources "${source}")
+    else()
+        list(APPEND _base_sources "${source}")
+    endif()
+endforeach()
+
 add_library(wsp_whisper_rn_core STATIC ${_core_sources})
 wsp_whisper_rn_options(wsp_whisper_rn_core)
 target_link_libraries(wsp_whisper_rn_core PUBLIC m pthread dl stdc++)
@@ -34,3 +51,20 @@ target_link_libraries(wsp_whisper_rn_core PUBLIC m pthread dl stdc++)
 add_library(wsp_whisper_rn_reference STATIC
     "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
 wsp_whisper_rn_options(wsp_whisper_rn_reference)
+
+# For dynamic loading: the core without the CPU backend as a shared library, which a program and
+# the backend modules it loads share (its backend-layer imports resolve to the backend layer
+# loaded beside it), and the CPU backend compiled as a module: WSP_GGML_BACKEND_DL makes
+# ggml-cpu.cpp export wsp_ggml_backend_init. -fno-gnu-unique: g++ otherwise emits a
+# STB_GNU_UNIQUE symbol (a libstdc++ template static), and glibc never unmaps a library that
+# has one, so the module could not be unloaded.
+add_library(wsp_whisper_rn_base SHARED ${_base_sources})
+wsp_whisper_rn_common_options(wsp_whisper_rn_base)
+set_target_properties(wsp_whisper_rn_base PROPERTIES OUTPUT_NAME ggml-core)
+target_link_libraries(wsp_whisper_rn_base PUBLIC m pthread stdc++)
+
+add_library(wsp_whisper_rn_cpu_module OBJECT ${_cpu_sources})
+wsp_whisper_rn_common_options(wsp_whisper_rn_cpu_module)
+target_compile_definitions(wsp_whisper_rn_cpu_module PRIVATE
+    WSP_GGML_BACKEND_DL WSP_GGML_BACKEND_SHARED WSP_GGML_BACKEND_BUILD)
+target_compile_options(wsp_whisper_rn_cpu_module PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)

@@ -73,17 +73,18 @@ macro_rules! ensure {
     };
 }
 
-/// `log_error!` / `log_info!` / `log_debug!`: formatted lines to ggml's log.
+/// `log_error!` / `log_warn!` / `log_info!` / `log_debug!`: formatted lines to ggml's log.
 macro_rules! log_at {
     ($level:expr, $($arg:tt)*) => {
         $crate::ggml::log($level, &format!($($arg)*))
     };
 }
 macro_rules! log_error { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_ERROR, $($arg)*) }; }
+macro_rules! log_warn { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_WARN, $($arg)*) }; }
 macro_rules! log_info { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_INFO, $($arg)*) }; }
 macro_rules! log_debug { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_DEBUG, $($arg)*) }; }
 
-pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info};
+pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn};
 
 /// Dereferences a handle passed in from C, aborting with "`func`: `param` is NULL" instead of
 /// the segmentation fault the reference gives.

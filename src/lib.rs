@@ -28,4 +28,5 @@ pub mod event;
 pub mod loader;
 pub mod registry;
 pub mod sched;
+mod sync;
 pub mod utils;

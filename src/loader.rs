@@ -5,18 +5,20 @@
 //! Differences from the reference, each a fix: every rejected file is logged with its cause
 //! (including the dynamic loader's own message); a best-scored module that fails to load falls
 //! back to the next best; filesystem errors (missing, dangling or unreadable search paths) are
-//! logged and skipped instead of aborting; loading a module that is already registered returns
-//! its reg instead of registering it twice; load and unload are serialised and the registry is
-//! locked, so they are safe from any thread.
+//! logged and skipped instead of aborting, once per directory; loading a module that is already
+//! registered returns its reg instead of registering it twice; load and unload are serialised,
+//! the registry is locked, and a module is closed only once no lookup can still be running its
+//! code, so they are safe from any thread.
 
 use crate::abi::*;
-use crate::ggml::{c_str_lossy, log_debug, log_error, log_info};
-use crate::registry::{reg_name_lossy, register_backend, registry, RegHandle};
+use crate::ggml::{c_str_lossy, log_debug, log_error, log_info, log_warn};
+use crate::registry::{reg_name_lossy, register_backend, registry, wait_for_backend_calls, RegHandle};
+use crate::sync::{StaticMutex, StaticMutexGuard};
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::ffi::{c_char, c_int, CStr, OsStr};
+use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// An open backend library; closing it (drop) unloads the code.
 pub type Module = Library;
@@ -26,10 +28,10 @@ const KNOWN_BACKENDS: [&str; 12] =
     ["blas", "cann", "cuda", "hip", "kompute", "metal", "rpc", "sycl", "vulkan", "opencl", "musa", "cpu"];
 
 /// Serialises load and unload, so that two threads loading the same module register it once.
-static LOADER: Mutex<()> = Mutex::new(());
+static LOADER: StaticMutex<()> = StaticMutex::new(());
 
-fn lock_loader() -> std::sync::MutexGuard<'static, ()> {
-    LOADER.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock_loader() -> StaticMutexGuard<()> {
+    LOADER.lock()
 }
 
 /// Why a file was not accepted as a backend module.
@@ -135,8 +137,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
     const FN: &str = "wsp_ggml_backend_unload";
     let _serial = lock_loader();
     let removed = registry().remove_backend(RegHandle(reg));
-    // The module (if any) is closed here, after the registry lock was released.
     if let Some(entry) = removed {
+        // Lookups on other threads may have listed the reg before it left the registry and be
+        // calling into it now: wait for them, then close the module (on drop, outside the lock).
+        wait_for_backend_calls();
         log_debug!("{FN}: unloaded a backend{}\n", if entry.module.is_some() { " and closed its module" } else { "" });
     }
 }
@@ -153,30 +157,45 @@ fn default_search_paths() -> Vec<PathBuf> {
     paths
 }
 
-/// The variant modules `libggml-NAME-*.so` in `dir`, with their scores; unreadable entries and
-/// directories are logged and skipped.
-fn scored_variants(dir: &Path, name: &str, out: &mut Vec<(c_int, PathBuf)>) {
-    let prefix = format!("libggml-{name}-");
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
+/// A search directory and its files, listed once per `load_all_from_path` call, so that a
+/// missing or unreadable directory is reported once rather than once per backend name.
+struct SearchDir {
+    path: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+/// Lists a search directory. A directory that cannot be listed is logged with the cause and
+/// searched as if empty (the reference lets std::filesystem throw, which aborts the process).
+fn list_search_dir(path: PathBuf) -> SearchDir {
+    const FN: &str = "wsp_ggml_backend_load_all_from_path";
+    let files = match std::fs::read_dir(&path) {
+        Ok(entries) => entries.flatten().map(|entry| entry.path()).collect(),
         Err(e) => {
-            if dir.exists() {
-                log_error!("wsp_ggml_backend_load_best: cannot read search path {}: {e}\n", dir.display());
-            } else {
-                log_debug!("wsp_ggml_backend_load_best: search path {} does not exist\n", dir.display());
+            match std::fs::read_link(&path) {
+                Ok(target) if e.kind() == ErrorKind::NotFound => {
+                    log_warn!("{FN}: search path {} is a dangling symlink (to {})\n", path.display(), target.display())
+                }
+                _ if e.kind() == ErrorKind::NotFound => log_warn!("{FN}: search path {} does not exist\n", path.display()),
+                _ => log_error!("{FN}: cannot read search path {}: {e}\n", path.display()),
             }
-            return;
+            Vec::new()
         }
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let file_name = entry.file_name();
-        let matches = file_name.as_bytes().starts_with(prefix.as_bytes())
+    SearchDir { path, files }
+}
+
+/// The variant modules `libggml-NAME-*.so` in `dir`, with their scores; files that cannot be
+/// opened are logged and skipped.
+fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>) {
+    let prefix = format!("libggml-{name}-");
+    for path in &dir.files {
+        let matches = path.file_name().is_some_and(|f| f.as_bytes().starts_with(prefix.as_bytes()))
             && path.extension() == Some(OsStr::new("so"))
-            && std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+            && std::fs::metadata(path).is_ok_and(|m| m.is_file());
         if !matches {
             continue;
         }
+        let path = path.clone();
         match open(&path) {
             Err(why) => log_error!("wsp_ggml_backend_load_best: {} {why}\n", path.display()),
             Ok(module) => match score_of(&module) {
@@ -196,9 +215,9 @@ fn scored_variants(dir: &Path, name: &str, out: &mut Vec<(c_int, PathBuf)>) {
 
 /// Loads the best variant of backend `name` found in the search paths, falling back to the
 /// next best when one fails, and to the plain `libggml-NAME.so` when no variant is usable.
-fn load_best(name: &str, search_paths: &[PathBuf]) -> wsp_ggml_backend_reg_t {
+fn load_best(name: &str, search_dirs: &[SearchDir]) -> wsp_ggml_backend_reg_t {
     let mut candidates = Vec::new();
-    for dir in search_paths {
+    for dir in search_dirs {
         scored_variants(dir, name, &mut candidates);
     }
     // Highest score first; equal scores keep discovery order.
@@ -210,8 +229,8 @@ fn load_best(name: &str, search_paths: &[PathBuf]) -> wsp_ggml_backend_reg_t {
         }
     }
     let base_name = format!("libggml-{name}.so");
-    for dir in search_paths {
-        let path = dir.join(&base_name);
+    for dir in search_dirs {
+        let path = dir.path.join(&base_name);
         if path.exists() {
             return load_logged(&path);
         }
@@ -236,8 +255,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_
     };
     {
         let _serial = lock_loader();
+        let search_dirs: Vec<SearchDir> = search_paths.into_iter().map(list_search_dir).collect();
         for name in KNOWN_BACKENDS {
-            load_best(name, &search_paths);
+            load_best(name, &search_dirs);
         }
     }
     if let Some(extra) = std::env::var_os("WSP_GGML_BACKEND_PATH") {

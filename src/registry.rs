@@ -1,15 +1,17 @@
 //! The backend registry: which regs and devices exist, lookups by index, name and type, and
 //! the convenience initialisers. Unlike the reference's unlocked function-local static, the
 //! registry is behind a mutex, so registration, loading, unloading and enumeration may run on
-//! many threads at once. Calls into backends (names, device lists) happen outside the lock,
-//! so a backend that calls back into the registry cannot deadlock it.
+//! many threads at once. Calls into backends (names, types, device lists) happen outside the
+//! lock, so a backend that calls back into the registry cannot deadlock it; lookups that make
+//! such calls hold the read side of `BACKEND_CALLS`, which unload waits on before a module is
+//! closed, so that a lookup never runs code that another thread just unmapped.
 
 use crate::abi::*;
 use crate::device::*;
 use crate::ggml::{c_str_lossy, fatal, log_error};
 use crate::loader::Module;
+use crate::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
 use std::ffi::{c_char, CStr};
-use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// A registered reg and, when it came from a dynamic library, the open library.
 pub struct Entry {
@@ -33,9 +35,15 @@ unsafe impl Send for DevHandle {}
 pub struct Registry {
     backends: Vec<Entry>,
     devices: Vec<(DevHandle, Option<RegHandle>)>,
+    /// Whether the statically linked backends were registered (on first use).
+    started: bool,
 }
 
 impl Registry {
+    pub const fn new() -> Self {
+        Registry { backends: Vec::new(), devices: Vec::new(), started: false }
+    }
+
     pub fn contains(&self, reg: RegHandle) -> bool {
         self.backends.iter().any(|e| e.reg == reg)
     }
@@ -90,25 +98,37 @@ extern "C" {
     fn wsp_ggml_backend_cpu_reg() -> wsp_ggml_backend_reg_t;
 }
 
-/// The process-wide registry, created on first use with the statically linked backends.
-pub fn registry() -> MutexGuard<'static, Registry> {
-    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
-    REGISTRY
-        .get_or_init(|| {
-            #[allow(unused_mut)]
-            let mut registry = Registry::default();
-            #[cfg(feature = "cpu")]
-            // SAFETY: the CPU backend's reg is a static object that lives as long as the process.
-            unsafe {
-                let reg = RegHandle(wsp_ggml_backend_cpu_reg());
-                if !reg.0.is_null() {
-                    registry.add_backend(reg, &reg_devices(reg), None);
-                }
+/// The process-wide registry; the statically linked backends are registered on first use.
+pub fn registry() -> StaticMutexGuard<Registry> {
+    static REGISTRY: StaticMutex<Registry> = StaticMutex::new(Registry::new());
+    let mut registry = REGISTRY.lock();
+    if !registry.started {
+        registry.started = true;
+        #[cfg(feature = "cpu")]
+        // SAFETY: the CPU backend's reg is a static object that lives as long as the process.
+        unsafe {
+            let reg = RegHandle(wsp_ggml_backend_cpu_reg());
+            if !reg.0.is_null() {
+                registry.add_backend(reg, &reg_devices(reg), None);
             }
-            Mutex::new(registry)
-        })
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+    }
+    registry
+}
+
+/// Read side: held by lookups while they call into registered backends outside the registry
+/// lock. Write side: taken by unload, after the reg left the registry and before its module is
+/// closed, to wait for lookups that may still be running its code.
+static BACKEND_CALLS: StaticRwLock = StaticRwLock::new();
+
+/// Keeps every registered backend's code mapped while the guard lives.
+pub fn calling_backends() -> StaticRwLockGuard {
+    BACKEND_CALLS.read()
+}
+
+/// Returns once no lookup that started before it is still calling into a backend.
+pub fn wait_for_backend_calls() {
+    drop(BACKEND_CALLS.write());
 }
 
 /// Asks a reg for its devices (without holding the registry lock).
@@ -166,6 +186,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_back
 /// NULL when no reg has that name (and, with a log line, for a NULL name).
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
+    let _calls = calling_backends();
     let regs = registry().regs();
     find_named("wsp_ggml_backend_reg_by_name", name, regs, |reg| wsp_ggml_backend_reg_name(reg.0))
         .map_or(std::ptr::null_mut(), |reg| reg.0)
@@ -184,6 +205,15 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_back
 /// NULL when no device has that name (and, with a log line, for a NULL name).
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+    let _calls = calling_backends();
+    device_named(name)
+}
+
+/// `wsp_ggml_backend_dev_by_name` for callers that hold `calling_backends()`.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
+unsafe fn device_named(name: *const c_char) -> wsp_ggml_backend_dev_t {
     let devices = registry().devices();
     find_named("wsp_ggml_backend_dev_by_name", name, devices, |dev| wsp_ggml_backend_dev_name(dev.0))
         .map_or(std::ptr::null_mut(), |dev| dev.0)
@@ -217,13 +247,14 @@ unsafe fn find_named<T: Copy>(func: &str, name: *const c_char, candidates: Vec<T
 
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+    let _calls = calling_backends();
     device_of_type(r#type)
 }
 
 /// The first registered device of a type, or NULL.
 ///
 /// # Safety
-/// Registered devices are live.
+/// Registered devices are live; the caller holds `calling_backends()`.
 unsafe fn device_of_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
     let devices = registry().devices();
     devices
@@ -245,17 +276,21 @@ unsafe fn init_on(device: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_
 
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> wsp_ggml_backend_t {
-    init_on(wsp_ggml_backend_dev_by_name(name), params)
+    // the device's module must stay mapped from the lookup through its init
+    let _calls = calling_backends();
+    init_on(device_named(name), params)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(r#type: wsp_ggml_backend_dev_type, params: *const c_char) -> wsp_ggml_backend_t {
+    let _calls = calling_backends();
     init_on(device_of_type(r#type), params)
 }
 
 /// A GPU device if there is one, else the CPU device, else NULL.
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
+    let _calls = calling_backends();
     let mut device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
     if device.is_null() {
         device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU);

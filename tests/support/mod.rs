@@ -48,6 +48,11 @@ fn core_sources(language: &str) -> Vec<String> {
         .collect()
 }
 
+/// The CPU backend's part of the core sources (the `ggml-cpu/...` entries).
+fn is_cpu_source(source: &str) -> bool {
+    source.starts_with("ggml-cpu/")
+}
+
 const REFERENCE: &[&str] = &["ggml-backend.cpp", "ggml-backend-reg.cpp"];
 
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
@@ -79,10 +84,24 @@ fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
 /// Compiles `sources` into `lib<name>.a` under target/ctest/<name>, unless an archive built
 /// from the same inputs is already there.
 fn archive<S: AsRef<str> + std::fmt::Debug>(name: &str, sources: &[S], cxx: bool, defines: &[&str]) -> PathBuf {
+    archive_with_flags(name, sources, cxx, defines, &[])
+}
+
+/// `archive` with extra compiler flags.
+fn archive_with_flags<S: AsRef<str> + std::fmt::Debug>(
+    name: &str,
+    sources: &[S],
+    cxx: bool,
+    defines: &[&str],
+    flags: &[&str],
+) -> PathBuf {
     let dir = out_dir().join(name);
     let lib = dir.join(format!("lib{name}.a"));
     let stamp = dir.join("stamp");
-    let key = format!("{sources:?} {cxx} {defines:?} v1");
+    let mut key = format!("{sources:?} {cxx} {defines:?} v1");
+    if !flags.is_empty() {
+        key += &format!(" {flags:?}");
+    }
     if lib.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(&key) {
         return lib;
     }
@@ -91,6 +110,9 @@ fn archive<S: AsRef<str> + std::fmt::Debug>(name: &str, sources: &[S], cxx: bool
     build.out_dir(&dir);
     for s in sources {
         build.file(whisper_cpp_dir().join(s.as_ref()));
+    }
+    for f in flags {
+        build.flag(f);
     }
     build.compile(name);
     std::fs::write(&stamp, key).unwrap();
@@ -143,12 +165,162 @@ pub fn rust_shared_lib() -> PathBuf {
     rust_lib_dir().join("libwsp_ggml_backend.so")
 }
 
+// ---------------------------------------------------------------------------------------------
+// Dynamic loading: this library without the static CPU backend, whisper.rn's ggml core as a
+// shared library without the CPU backend, and the CPU backend as loadable modules
+// ---------------------------------------------------------------------------------------------
+
+/// This library without the `cpu` feature (no backend registered statically), built in its own
+/// target directory (target/nocpu) so that it never replaces the default build.
+pub fn rust_nocpu_lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target_dir = root().join("target/nocpu");
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--lib", "--quiet", "--no-default-features", "--target-dir"])
+            .arg(&target_dir)
+            .current_dir(root())
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build --release --no-default-features failed");
+        let dir = target_dir.join("release");
+        let soname = dir.join("libwsp_ggml_backend.so.0");
+        if !soname.exists() {
+            std::os::unix::fs::symlink("libwsp_ggml_backend.so", &soname).unwrap();
+        }
+        dir
+    })
+}
+
+fn loading_out_dir() -> PathBuf {
+    let dir = out_dir().join("loading");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The C compiler driver, as the `cc` crate finds it.
+fn c_driver() -> Command {
+    cc::Build::new()
+        .cargo_metadata(false)
+        .target(env!("WSP_BUILD_TARGET"))
+        .host(env!("WSP_BUILD_TARGET"))
+        .opt_level(1)
+        .get_compiler()
+        .to_command()
+}
+
+fn run_driver(mut cmd: Command, what: &str) {
+    let output = cmd.output().expect("run the C compiler");
+    assert!(output.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// Links a shared object from `inputs` (objects; archives are taken whole) and `libs`.
+fn link_shared(out: &Path, inputs: &[PathBuf], libs: &[String]) {
+    let mut cmd = c_driver();
+    cmd.arg("-shared").arg("-o").arg(out);
+    cmd.arg(format!("-Wl,-soname,{}", out.file_name().unwrap().to_string_lossy()));
+    cmd.arg("-Wl,--whole-archive").args(inputs).arg("-Wl,--no-whole-archive");
+    cmd.args(libs);
+    run_driver(cmd, &format!("linking {}", out.display()));
+}
+
+/// whisper.rn's ggml core (ggml, ggml-alloc, ggml-opt, gguf, quants) without the CPU backend,
+/// as `libggml-core.so`. Test programs and the CPU modules share it; its backend-layer imports
+/// resolve to this library, loaded beside it.
+pub fn core_shared_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let pick = |language| core_sources(language).into_iter().filter(|s| !is_cpu_source(s)).collect::<Vec<_>>();
+        let archives = [archive("ggml-base-c", &pick("c"), false, &[]), archive("ggml-base-cxx", &pick("cxx"), true, &[])];
+        let dir = loading_out_dir().join("lib");
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = dir.join("libggml-core.so");
+        link_shared(&lib, &archives, &["-lstdc++".into(), "-lm".into(), "-lpthread".into()]);
+        lib
+    })
+}
+
+/// whisper.rn's CPU backend compiled as a loadable module: WSP_GGML_BACKEND_DL makes
+/// ggml-cpu.cpp export `wsp_ggml_backend_init`. The C++ objects are compiled with
+/// -fno-gnu-unique: g++ otherwise emits a STB_GNU_UNIQUE symbol (a libstdc++ template static),
+/// which makes glibc refuse to ever unmap the module, and unloading could not be tested.
+fn cpu_module_archives() -> &'static [PathBuf] {
+    static LIBS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    LIBS.get_or_init(|| {
+        let pick = |language| core_sources(language).into_iter().filter(|s| is_cpu_source(s)).collect::<Vec<_>>();
+        let defines = ["WSP_GGML_BACKEND_DL", "WSP_GGML_BACKEND_SHARED", "WSP_GGML_BACKEND_BUILD"];
+        vec![
+            archive("ggml-cpu-dl-c", &pick("c"), false, &defines),
+            archive_with_flags("ggml-cpu-dl-cxx", &pick("cxx"), true, &defines, &["-fno-gnu-unique"]),
+        ]
+    })
+}
+
+/// Compiles one file of ctests/loading/modules into a position-independent object.
+fn module_object(source: &str, object: &Path, defines: &[String]) -> PathBuf {
+    let mut cmd = c_driver();
+    cmd.args(["-std=c11", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-c"]);
+    cmd.arg("-I").arg(whisper_cpp_dir());
+    cmd.args(defines.iter().map(|d| format!("-D{d}")));
+    cmd.arg(root().join("ctests/loading/modules").join(source));
+    cmd.arg("-o").arg(object);
+    run_driver(cmd, &format!("compiling {source}"));
+    object.to_path_buf()
+}
+
+/// The modules the loading tests use, in one directory:
+/// - `libggml-cpu-high.so` and `libggml-cpu-low.so`: whisper.rn's CPU backend with scores 30 and
+///   10 (ctests/loading/modules/score.c), linked against libggml-core.so and this library;
+/// - `bad-noinit.so` (score 50, no init), `bad-score0.so` (score 0; init aborts),
+///   `bad-initnull.so` (score 100, init returns NULL), `bad-api2.so` (score 90, API version 2).
+pub fn loading_modules_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = loading_out_dir().join("modules");
+        let objects = loading_out_dir().join("obj");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&objects).unwrap();
+        let core = core_shared_lib();
+        let nocpu = rust_nocpu_lib_dir();
+        let cpu_libs = vec![
+            format!("-L{}", core.parent().unwrap().display()),
+            "-lggml-core".into(),
+            nocpu.join("libwsp_ggml_backend.so").display().to_string(),
+            format!("-Wl,-rpath,{}", core.parent().unwrap().display()),
+            format!("-Wl,-rpath,{}", nocpu.display()),
+            // every symbol the module needs must come from the core or this library
+            "-Wl,--no-undefined".into(),
+            "-lstdc++".into(),
+            "-lm".into(),
+            "-lpthread".into(),
+        ];
+        for (variant, score) in [("high", 30), ("low", 10)] {
+            let score_object = module_object("score.c", &objects.join(format!("score-{variant}.o")), &[format!("WSP_TEST_SCORE={score}")]);
+            let mut inputs = vec![score_object];
+            inputs.extend(cpu_module_archives().iter().cloned());
+            link_shared(&dir.join(format!("libggml-cpu-{variant}.so")), &inputs, &cpu_libs);
+        }
+        for (name, score, init) in [("noinit", 50, 0), ("score0", 0, 3), ("initnull", 100, 1), ("api2", 90, 2)] {
+            let object = module_object(
+                "bad_module.c",
+                &objects.join(format!("bad-{name}.o")),
+                &[format!("BAD_SCORE={score}"), format!("BAD_INIT={init}")],
+            );
+            link_shared(&dir.join(format!("bad-{name}.so")), &[object], &[]);
+        }
+        dir
+    })
+}
+
 /// Which backend layer a test program is linked with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layer {
     Reference,
     RustStatic,
     RustShared,
+    /// This library built without the `cpu` feature (shared), with whisper.rn's ggml core as a
+    /// shared library without the CPU backend: the CPU backend can only be loaded as a module.
+    RustSharedNoCpu,
 }
 
 impl Layer {
@@ -157,6 +329,7 @@ impl Layer {
             Layer::Reference => "ref",
             Layer::RustStatic => "rs",
             Layer::RustShared => "rs-so",
+            Layer::RustSharedNoCpu => "rs-nocpu",
         }
     }
 }
@@ -191,8 +364,16 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
             cmd.arg(rust_shared_lib());
             cmd.arg(format!("-Wl,-rpath,{}", rust_lib_dir().display()));
         }
+        Layer::RustSharedNoCpu => {
+            cmd.arg(rust_nocpu_lib_dir().join("libwsp_ggml_backend.so"));
+            cmd.arg(core_shared_lib());
+            cmd.arg(format!("-Wl,-rpath,{}", rust_nocpu_lib_dir().display()));
+            cmd.arg(format!("-Wl,-rpath,{}", core_shared_lib().parent().unwrap().display()));
+        }
     }
-    cmd.args(core_libs());
+    if layer != Layer::RustSharedNoCpu {
+        cmd.args(core_libs());
+    }
     cmd.arg("-Wl,--end-group");
     cmd.args(["-lstdc++", "-lm", "-lpthread", "-ldl"]);
     let output = cmd.output().expect("run the C compiler");
