@@ -7,16 +7,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-packages=(build-essential cmake pkg-config valgrind npm openssl espeak-ng sox python3 python3-venv python3-pip)
+# Each tool and the Debian package that provides it; only missing tools are installed (npm,
+# for one, often comes with a Node.js that Debian's npm package would conflict with).
+tools=(cc:build-essential c++:build-essential make:build-essential cmake:cmake pkg-config:pkg-config
+       valgrind:valgrind npm:npm openssl:openssl espeak-ng:espeak-ng sox:sox python3:python3)
 missing=()
-for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+for pair in "${tools[@]}"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
+python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${missing[@]}" | sort -u)
 fi
 
 "$root/scripts/fetch-reference.sh"
