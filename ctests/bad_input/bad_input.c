@@ -28,6 +28,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -305,6 +306,48 @@ static int c_buffer_zero_size_base(void) {
     return wsp_ggml_backend_buffer_get_base(buf) == NULL ? 0 : 1;
 }
 
+/* an allocation no machine can satisfy: NULL, not a crash */
+static int c_buft_alloc_buffer_huge(void) {
+    return wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), SIZE_MAX) != NULL;
+}
+
+/* more backends than a scheduler takes (16) */
+static int c_sched_new_too_many_backends(void) {
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_t backends[17];
+    for (int i = 0; i < 17; i++) {
+        backends[i] = cpu;
+    }
+    return wsp_ggml_backend_sched_new(backends, NULL, 17, 64, false, true) != NULL;
+}
+
+/* a graph larger than the scheduler's graph_size: the tables grow (the reference asserts) */
+static int c_sched_graph_larger_than_graph_size(void) {
+    struct wsp_ggml_context * ctx = new_ctx(true);
+    struct wsp_ggml_tensor * x = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, 4);
+    wsp_ggml_set_input(x);
+    struct wsp_ggml_tensor * cur = x;
+    for (int i = 0; i < 100; i++) {
+        cur = wsp_ggml_scale(ctx, cur, 0.5f);
+    }
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    wsp_ggml_build_forward_expand(gf, cur);
+    wsp_ggml_backend_t cpu = cpu_backend();
+    wsp_ggml_backend_t backends[1] = { cpu };
+    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 16, false, true);
+    if (sched == NULL || !wsp_ggml_backend_sched_alloc_graph(sched, gf)) {
+        return 1;
+    }
+    const float ones[4] = { 1, 1, 1, 1 };
+    wsp_ggml_backend_tensor_set(x, ones, 0, sizeof(ones));
+    if (wsp_ggml_backend_sched_graph_compute(sched, gf) != WSP_GGML_STATUS_SUCCESS) {
+        return 1;
+    }
+    float out[4];
+    wsp_ggml_backend_tensor_get(cur, out, 0, sizeof(out));
+    return out[0] != ldexpf(1.0f, -100) ? 1 : 0;
+}
+
 static int c_init_by_name_unknown(void) {
     return wsp_ggml_backend_init_by_name("no-such-backend", NULL) == NULL ? 0 : 1;
 }
@@ -520,6 +563,9 @@ static const struct bad_case cases[] = {
     { "tensor_set_size0_unalloc",  "ok",    "", c_tensor_set_size0_unallocated },
     { "tensor_get_size0_unalloc",  "ok",    "", c_tensor_get_size0_unallocated },
     { "buffer_zero_size_base",     "ok",    "", c_buffer_zero_size_base },
+    { "buft_alloc_buffer_huge",    "error", "failed to allocate buffer of size", c_buft_alloc_buffer_huge },
+    { "sched_new_too_many_backends", "error", "n_backends is 17", c_sched_new_too_many_backends },
+    { "sched_graph_larger_than_graph_size", "ok", "", c_sched_graph_larger_than_graph_size },
     { "init_by_name_unknown",      "ok",    "", c_init_by_name_unknown },
 
     /* bounds */
