@@ -26,13 +26,48 @@ pub fn new_buffer(
     context: *mut c_void,
     size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    Box::into_raw(Box::new(wsp_ggml_backend_buffer {
+    let buffer = Box::into_raw(Box::new(wsp_ggml_backend_buffer {
         iface,
         buft,
         context,
         size,
         usage: wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY,
-    }))
+    }));
+    live_buffers::created(buffer);
+    buffer
+}
+
+/// Debug builds remember which buffers are alive, so that freeing one twice (undefined
+/// behaviour in C) is reported instead of corrupting the heap. Release builds keep nothing.
+#[cfg(debug_assertions)]
+mod live_buffers {
+    use super::wsp_ggml_backend_buffer_t;
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+
+    fn live() -> std::sync::MutexGuard<'static, HashSet<usize>> {
+        static LIVE: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
+        LIVE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn created(buffer: wsp_ggml_backend_buffer_t) {
+        live().insert(buffer as usize);
+    }
+
+    pub fn freeing(buffer: wsp_ggml_backend_buffer_t) {
+        if !live().remove(&(buffer as usize)) {
+            crate::ggml::fatal!("wsp_ggml_backend_buffer_free: buffer {buffer:p} was already freed (or never created)");
+        }
+    }
+}
+
+#[cfg(not(debug_assertions))]
+mod live_buffers {
+    use super::wsp_ggml_backend_buffer_t;
+    #[inline(always)]
+    pub fn created(_: wsp_ggml_backend_buffer_t) {}
+    #[inline(always)]
+    pub fn freeing(_: wsp_ggml_backend_buffer_t) {}
 }
 
 /// The placeholder buffer for zero-byte allocations: no memory, no interface.
@@ -65,6 +100,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_b
     if buffer.is_null() {
         return;
     }
+    live_buffers::freeing(buffer);
     if let Some(free_buffer) = (*buffer).iface.free_buffer {
         free_buffer(buffer);
     }

@@ -16,6 +16,8 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod abi;
+#[cfg(feature = "count-allocations")]
+mod alloc_count;
 mod ffi;
 pub mod ggml;
 

@@ -269,3 +269,17 @@ fn the_scheduler_shows_where_it_cut_the_graph() {
     assert!(graph.contains("subgraph cluster_1"), "several splits are drawn as clusters");
     assert!(graph.contains("style=dashed, color=red, label=\"copy TEST#"), "copies to the TEST backend are marked");
 }
+
+#[test]
+fn a_debug_build_reports_a_buffer_freed_twice() {
+    let exe = build_program(
+        "double_free",
+        &[root().join("ctests/debug_checks/double_free.c")],
+        &[],
+        Layer::RustDebugStatic,
+    );
+    let out = run(&exe, &[], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "stderr: {stderr}");
+    assert!(stderr.contains("wsp_ggml_backend_buffer_free: buffer 0x") && stderr.contains("was already freed"), "{stderr}");
+}

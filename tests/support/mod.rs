@@ -161,6 +161,20 @@ pub fn rust_static_lib() -> PathBuf {
     rust_lib_dir().join("libwsp_ggml_backend.a")
 }
 
+/// This library's debug build (with the checks only debug builds afford), static.
+pub fn rust_debug_static_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--lib", "--quiet"])
+            .current_dir(root())
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build failed");
+        root().join("target/debug/libwsp_ggml_backend.a")
+    })
+}
+
 pub fn rust_shared_lib() -> PathBuf {
     rust_lib_dir().join("libwsp_ggml_backend.so")
 }
@@ -318,6 +332,8 @@ pub enum Layer {
     Reference,
     RustStatic,
     RustShared,
+    /// This library's debug build, static.
+    RustDebugStatic,
     /// This library built without the `cpu` feature (shared), with whisper.rn's ggml core as a
     /// shared library without the CPU backend: the CPU backend can only be loaded as a module.
     RustSharedNoCpu,
@@ -329,6 +345,7 @@ impl Layer {
             Layer::Reference => "ref",
             Layer::RustStatic => "rs",
             Layer::RustShared => "rs-so",
+            Layer::RustDebugStatic => "rs-debug",
             Layer::RustSharedNoCpu => "rs-nocpu",
         }
     }
@@ -359,6 +376,9 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
         }
         Layer::RustStatic => {
             cmd.arg(rust_static_lib());
+        }
+        Layer::RustDebugStatic => {
+            cmd.arg(rust_debug_static_lib());
         }
         Layer::RustShared => {
             cmd.arg(rust_shared_lib());
