@@ -228,14 +228,13 @@ impl wsp_ggml_backend_sched {
         let own = t.buffer.as_ref();
         let weights = own.is_some_and(|b| b.usage == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let mut srcs = [NO_TENSOR; WSP_GGML_MAX_SRC];
-        for j in 0..WSP_GGML_MAX_SRC {
-            let src = t.src[j];
+        for (slot, &src) in srcs.iter_mut().zip(&t.src) {
             if !src.is_null() {
                 let src_tid = self.tid_of(src);
                 // In graph order sources come first and are fresh already; one outside the
                 // graph (rare) is read here.
                 self.refresh_tid(src_tid);
-                srcs[j] = src_tid;
+                *slot = src_tid;
             }
         }
         let info = &mut self.table.info[tid as usize];
