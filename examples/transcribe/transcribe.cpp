@@ -1,10 +1,18 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] model.bin audio.wav
 //
 // The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
-// 16 kHz, mono, 16-bit PCM WAV.
+// 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
+// scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
+//   timings: run_ms=R sample_ms=T n_sample=N encode_ms=T n_encode=N decode_ms=T n_decode=N
+//            batchd_ms=T n_batchd=N prompt_ms=T n_prompt=N
+// (decode: decoder calls of one token; batchd, prompt: decoder calls of several tokens, with
+// n_batchd/n_prompt counting tokens, as in whisper.cpp). Linked with the backend layer's
+// count-allocations variant (benches/: transcribe-alloc-count), the line also gives the heap
+// allocations its Rust code made between the first and the last sampled token:
+//   rs_allocs_between_tokens=A sampled_tokens=N
 
 #include "whisper.h"
 
@@ -69,10 +77,48 @@ bool read_wav(const char * path, std::vector<float> & samples, std::string & err
     return false;
 }
 
+// Defined only by the backend layer's count-allocations variant.
+extern "C" uint64_t wsp_rs_allocation_count(void) __attribute__((weak));
+
 void quiet_log(enum wsp_ggml_log_level, const char *, void *) {}
 
+// The allocation count at the first and at the last sampled token (whisper calls the logits
+// filter once per token, after the decoder call that produced it).
+struct allocation_watch {
+    int tokens = 0;
+    uint64_t first = 0, last = 0;
+};
+
+void watch_allocations(whisper_context *, whisper_state *, const whisper_token_data *, int, float *, void * user_data) {
+    auto * watch = static_cast<allocation_watch *>(user_data);
+    const uint64_t count = wsp_rs_allocation_count();
+    if (watch->tokens++ == 0) {
+        watch->first = count;
+    }
+    watch->last = count;
+}
+
+// whisper.h gives per-call averages (whisper_get_timings) but not the counts behind them;
+// whisper_print_timings logs both, so --timings reads its lines through the log callback.
+struct phase_timing {
+    const char * key;  // as in whisper_print_timings' "<key> time = T ms / N runs"
+    double total_ms = 0.0;
+    int count = 0;
+};
+
+void capture_timings(enum wsp_ggml_log_level, const char * text, void * user_data) {
+    auto * phases = static_cast<std::vector<phase_timing> *>(user_data);
+    for (phase_timing & phase : *phases) {
+        const std::string label = std::string(" ") + phase.key + " time = ";
+        const char * at = std::strstr(text, label.c_str());
+        if (at != nullptr) {
+            std::sscanf(at + label.size(), "%lf ms / %d", &phase.total_ms, &phase.count);
+        }
+    }
+}
+
 int usage(const char * argv0) {
-    std::fprintf(stderr, "usage: %s [-t threads] [-q] model.bin audio.wav\n", argv0);
+    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] model.bin audio.wav\n", argv0);
     return 2;
 }
 
@@ -85,12 +131,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 int main(int argc, char ** argv) {
     int n_threads = 1;
     bool quiet = false;
+    bool timings_line = false;
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
             n_threads = std::atoi(argv[++i]);
         } else if (std::strcmp(argv[i], "-q") == 0) {
             quiet = true;
+        } else if (std::strcmp(argv[i], "--timings") == 0) {
+            timings_line = true;
         } else if (argv[i][0] == '-') {
             return usage(argv[0]);
         } else {
@@ -128,6 +177,12 @@ int main(int argc, char ** argv) {
     params.print_timestamps = false;
     params.no_timestamps = true;
     params.language = "en";
+    allocation_watch watch;
+    const bool count_allocations = timings_line && wsp_rs_allocation_count != nullptr;
+    if (count_allocations) {
+        params.logits_filter_callback = watch_allocations;
+        params.logits_filter_callback_user_data = &watch;
+    }
 
     const auto t_run = std::chrono::steady_clock::now();
     if (whisper_full(ctx, params, samples.data(), int(samples.size())) != 0) {
@@ -149,6 +204,22 @@ int main(int argc, char ** argv) {
     std::fprintf(stderr, "load %.1f ms, encode %.1f ms, decode %.1f ms, total run %.1f ms (%d thread%s)\n",
                  load_s * 1e3, timings ? timings->encode_ms : 0.0f, timings ? timings->decode_ms : 0.0f, run_s * 1e3,
                  n_threads, n_threads == 1 ? "" : "s");
+    delete timings;
+    if (timings_line) {
+        std::vector<phase_timing> phases = { { "sample" }, { "encode" }, { "decode" }, { "batchd" }, { "prompt" } };
+        whisper_log_set(capture_timings, &phases);
+        whisper_print_timings(ctx);
+        whisper_log_set(quiet ? quiet_log : nullptr, nullptr);
+        std::fprintf(stderr, "timings: run_ms=%.3f", run_s * 1e3);
+        for (const phase_timing & phase : phases) {
+            std::fprintf(stderr, " %s_ms=%.2f n_%s=%d", phase.key, phase.total_ms, phase.key, phase.count);
+        }
+        if (count_allocations) {
+            std::fprintf(stderr, " rs_allocs_between_tokens=%llu sampled_tokens=%d",
+                         (unsigned long long) (watch.last - watch.first), watch.tokens);
+        }
+        std::fprintf(stderr, "\n");
+    }
     whisper_free(ctx);
     return 0;
 }

@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+"""Runs the benchmark suite (scripts/bench.sh builds the programs first): every case against
+this library and against whisper.rn's reference backend layer in the same run, reported as
+ratios ours/reference. Standard library only.
+
+    run.py --build BUILD_DIR --model MODEL --samples DIR --out DIR [--quick] [--markdown FILE]
+
+Writes DIR/results.json (every measurement and the summary) and DIR/summary.md (the table),
+and, with --markdown, replaces the text between the results markers of FILE (BENCHMARKS.md).
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, WSP_GGML_NO_BACKTRACE="1")
+BEGIN, END = "<!-- bench:results:begin -->", "<!-- bench:results:end -->"
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def run(cmd, timeout=600):
+    """Runs a command, returns (stdout, stderr, wall seconds); fails loudly."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=ENV, timeout=timeout)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc.stdout, proc.stderr, wall
+
+
+def fields(line):
+    """key=value pairs of a line, numbers converted."""
+    out = {}
+    for key, value in re.findall(r"(\w+)=(\S+)", line):
+        try:
+            out[key] = int(value)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def interleaved(rounds, ours, ref):
+    """A/B: calls ours() and ref() once per round, alternating which goes first."""
+    pairs = []
+    for r in range(rounds):
+        if r % 2 == 0:
+            a = ours()
+            b = ref()
+        else:
+            b = ref()
+            a = ours()
+        pairs.append((a, b))
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# the cases
+# ---------------------------------------------------------------------------------------------
+
+SCHED_CASES = [("cpu", 4000), ("cpu", 8000), ("split", 4000), ("split", 8000)]
+
+
+def case_allocations(bins, model, samples, quick):
+    """Rust heap allocations per evaluation after the first, counted (count-allocations); and
+    between the first and the last token of whisper's real decoding."""
+    results = []
+    iterations = 12 if quick else 30
+    for mode, nodes in [("cpu", 8000), ("split", 8000)]:
+        for parallel in (False, True):
+            cmd = [bins["sched_allocs"], mode, nodes, iterations] + (["parallel"] if parallel else [])
+            proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=ENV)
+            f = fields(proc.stdout)
+            f["exit"] = proc.returncode
+            f["parallel"] = parallel
+            f["iterations"] = iterations
+            results.append(f)
+            log(f"  allocations {mode:5} {nodes} parallel={int(parallel)}: first={f.get('first')} "
+                f"after warm-up={f.get('steady_allocs')} (steady from evaluation {f.get('steady_from')})")
+    for wav in sorted(Path(samples).glob("sample*.wav"))[: 1 if quick else None]:
+        _, err, _ = run([bins["transcribe.alloc_count"], "-q", "-t", "1", "--timings", model, wav])
+        f = fields(next(l for l in err.splitlines() if l.startswith("timings:")))
+        if "rs_allocs_between_tokens" not in f:
+            raise SystemExit("transcribe-alloc-count reported no allocation count")
+        results.append({"whisper": True, "sample": wav.stem, "steady_allocs": f["rs_allocs_between_tokens"],
+                        "tokens": f["sampled_tokens"], "exit": 0 if f["rs_allocs_between_tokens"] == 0 else 1})
+        log(f"  allocations whisper {wav.stem}: {f['rs_allocs_between_tokens']} between the first and the last of "
+            f"{f['sampled_tokens']} sampled tokens")
+    return results
+
+
+def case_instructions(bins, quick):
+    """callgrind: scheduler-only instructions per evaluation (and whole evaluation)."""
+    iterations = 2 if quick else 3
+    results = []
+    for mode, nodes in SCHED_CASES:
+        row = {"mode": mode, "nodes": nodes, "iterations": iterations}
+        for flavour, extra in (("sched", []), ("whole", ["--whole"])):
+            for lib in ("ours", "ref"):
+                out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", *extra, bins[f"sched_overhead.{lib}"], mode, nodes, iterations])
+                row[f"{flavour}_{lib}"] = int(out.split()[0]) / iterations
+            row[f"{flavour}_ratio"] = row[f"{flavour}_ours"] / row[f"{flavour}_ref"]
+        results.append(row)
+        log(f"  instructions {mode:5} {nodes}: scheduler {row['sched_ours']:.0f} vs {row['sched_ref']:.0f} "
+            f"= {row['sched_ratio']:.3f}; whole evaluation {row['whole_ratio']:.3f}")
+    return results
+
+
+def case_sched_time(bins, quick):
+    """Wall time per evaluation, A/B interleaved: the whole evaluation (reset + alloc_graph +
+    graph_compute, plain runs) and the scheduler's own share (exclusive runs: the delegated
+    backend compute and ggml-alloc timed and subtracted)."""
+    rounds = 3 if quick else 9
+    results = []
+    for mode, nodes in SCHED_CASES:
+        iterations = 30 if mode == "cpu" else 15
+
+        def once(lib, *extra):
+            out, _, _ = run([bins[f"sched_overhead.{lib}"], mode, nodes, iterations, *extra])
+            return fields(out)
+
+        plain = interleaved(rounds, lambda: once("ours"), lambda: once("ref"))
+        exclusive = interleaved(rounds, lambda: once("ours", "exclusive"), lambda: once("ref", "exclusive"))
+        for a, b in plain + exclusive:
+            if any(a[k] != b[k] for k in ("splits", "copies", "result")):
+                raise SystemExit(f"sched_overhead {mode} {nodes}: the libraries did different work: {a} vs {b}")
+        row = {
+            "mode": mode, "nodes": nodes, "splits": plain[0][0]["splits"], "rounds": rounds, "iterations": iterations,
+            "ours_ns": spread([a["median_ns"] for a, _ in plain]),
+            "ref_ns": spread([b["median_ns"] for _, b in plain]),
+            "ratio": spread([a["median_ns"] / b["median_ns"] for a, b in plain]),
+            "sched_ours_ns": spread([a["median_sched_ns"] for a, _ in exclusive]),
+            "sched_ref_ns": spread([b["median_sched_ns"] for _, b in exclusive]),
+            "sched_ratio": spread([a["median_sched_ns"] / b["median_sched_ns"] for a, b in exclusive]),
+            "sched_ratio_of_minima": spread([a["min_sched_ns"] / b["min_sched_ns"] for a, b in exclusive]),
+            "delegated_ours_ns": spread([a["median_delegated_ns"] for a, _ in exclusive]),
+            "delegated_ref_ns": spread([b["median_delegated_ns"] for _, b in exclusive]),
+        }
+        results.append(row)
+        log(f"  time {mode:5} {nodes}: whole {row['ours_ns']['median'] / 1e6:.3f} vs {row['ref_ns']['median'] / 1e6:.3f} ms, "
+            f"ratio {row['ratio']['median']:.3f} [{row['ratio']['min']:.3f}..{row['ratio']['max']:.3f}]; scheduler only "
+            f"{row['sched_ours_ns']['median'] / 1e6:.3f} vs {row['sched_ref_ns']['median'] / 1e6:.3f} ms, ratio "
+            f"{row['sched_ratio']['median']:.3f} [{row['sched_ratio']['min']:.3f}..{row['sched_ratio']['max']:.3f}]")
+    return results
+
+
+def case_tensor_io(bins, quick):
+    """tensor_set/get/memset/copy against memcpy/memset, both libraries, interleaved."""
+    rounds = 2 if quick else 3
+    reps = 11 if quick else 25
+    results = []
+    for size in (16, 64):
+        def once(lib):
+            out, _, _ = run([bins[f"tensor_io.{lib}"], size, reps])
+            return {f["op"]: f for f in map(fields, out.splitlines())}
+
+        pairs = interleaved(rounds, lambda: once("ours"), lambda: once("ref"))
+        for op in ("set", "get", "memset", "copy"):
+            row = {
+                "op": op, "size_mib": size, "rounds": rounds, "reps": reps,
+                "ours_vs_baseline": spread([a[op]["ratio"] for a, _ in pairs]),
+                "ref_vs_baseline": spread([b[op]["ratio"] for _, b in pairs]),
+                "ours_gbps": spread([a[op]["layer_gbps"] for a, _ in pairs]),
+                "ref_gbps": spread([b[op]["layer_gbps"] for _, b in pairs]),
+                "baseline_gbps": spread([a[op]["baseline_gbps"] for a, _ in pairs] + [b[op]["baseline_gbps"] for _, b in pairs]),
+                "ours_vs_ref": spread([a[op]["layer_gbps"] / b[op]["layer_gbps"] for a, b in pairs]),
+            }
+            results.append(row)
+            log(f"  tensor {op:6} {size:2} MiB: ours/memcpy {row['ours_vs_baseline']['median']:.3f}, "
+                f"ref/memcpy {row['ref_vs_baseline']['median']:.3f} ({row['ours_gbps']['median']:.1f} vs "
+                f"{row['ref_gbps']['median']:.1f} GB/s)")
+    return results
+
+
+def case_whisper(bins, model, samples, quick):
+    """examples/transcribe on the speech samples, 1 thread, A/B interleaved."""
+    rounds = 1 if quick else 5
+    wavs = sorted(Path(samples).glob("sample*.wav"))
+    if not wavs:
+        raise SystemExit(f"no samples in {samples}: run scripts/make-samples.sh")
+    runs = []
+
+    def once(lib, wav):
+        out, err, wall = run([bins[f"transcribe.{lib}"], "-q", "-t", "1", "--timings", model, wav])
+        line = next((l for l in err.splitlines() if l.startswith("timings:")), None)
+        if line is None:
+            raise SystemExit(f"no timings line from {bins[f'transcribe.{lib}']}:\n{err}")
+        f = fields(line)
+        f.update(wall_ms=wall * 1e3, text=out.strip(), sample=wav.stem)
+        return f
+
+    for r in range(rounds):
+        for i, wav in enumerate(wavs):
+            # alternate which goes first, across samples and rounds
+            if (r + i) % 2 == 0:
+                a = once("ours", wav)
+                b = once("ref", wav)
+            else:
+                b = once("ref", wav)
+                a = once("ours", wav)
+            if a["text"] != b["text"]:
+                raise SystemExit(f"{wav.name}: transcripts differ:\n  ours: {a['text']}\n  ref:  {b['text']}")
+            if (a["n_decode"], a["n_batchd"], a["n_prompt"]) != (b["n_decode"], b["n_batchd"], b["n_prompt"]):
+                raise SystemExit(f"{wav.name}: token counts differ: {a} vs {b}")
+            runs.append((a, b))
+            log(f"  whisper round {r + 1} {wav.stem}: decode {a['decode_ms'] / a['n_decode']:.2f} vs "
+                f"{b['decode_ms'] / b['n_decode']:.2f} ms/token ({a['n_decode']} tokens), run {a['run_ms']:.0f} vs "
+                f"{b['run_ms']:.0f} ms, wall {a['wall_ms']:.0f} vs {b['wall_ms']:.0f} ms")
+
+    def decoder_ms(f):
+        return f["decode_ms"] + f["batchd_ms"] + f["prompt_ms"]
+
+    def decoder_tokens(f):
+        return f["n_decode"] + f["n_batchd"] + f["n_prompt"]
+
+    summary = {
+        "rounds": rounds,
+        "samples": [w.stem for w in wavs],
+        "tokens_per_run": {a["sample"]: a["n_decode"] for a, _ in runs},
+        "decode_ms_per_token": {
+            "ours": spread([a["decode_ms"] / a["n_decode"] for a, _ in runs]),
+            "ref": spread([b["decode_ms"] / b["n_decode"] for _, b in runs]),
+            "ratio": spread([(a["decode_ms"] / a["n_decode"]) / (b["decode_ms"] / b["n_decode"]) for a, b in runs]),
+        },
+        "decoder_ms_per_run": {
+            "ours": spread([decoder_ms(a) for a, _ in runs]),
+            "ref": spread([decoder_ms(b) for _, b in runs]),
+            "ratio": spread([decoder_ms(a) / decoder_ms(b) for a, b in runs]),
+        },
+        "decoder_ms_per_token_all_calls": {
+            "ours": spread([decoder_ms(a) / decoder_tokens(a) for a, _ in runs]),
+            "ref": spread([decoder_ms(b) / decoder_tokens(b) for _, b in runs]),
+        },
+        "encode_ms": {
+            "ours": spread([a["encode_ms"] for a, _ in runs]),
+            "ref": spread([b["encode_ms"] for _, b in runs]),
+            "ratio": spread([a["encode_ms"] / b["encode_ms"] for a, b in runs]),
+        },
+        "run_ms": {
+            "ours": spread([a["run_ms"] for a, _ in runs]),
+            "ref": spread([b["run_ms"] for _, b in runs]),
+            "ratio": spread([a["run_ms"] / b["run_ms"] for a, b in runs]),
+        },
+        "wall_ms": {
+            "ours": spread([a["wall_ms"] for a, _ in runs]),
+            "ref": spread([b["wall_ms"] for _, b in runs]),
+            "ratio": spread([a["wall_ms"] / b["wall_ms"] for a, b in runs]),
+        },
+        "runs": [{"ours": a, "ref": b} for a, b in runs],
+    }
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# machine, report
+# ---------------------------------------------------------------------------------------------
+
+def machine():
+    info = {"nproc": os.cpu_count(), "kernel": platform.release(), "loadavg_before": os.getloadavg()}
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        keep = ("Architecture", "Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Hypervisor vendor",
+                "L1d cache", "L2 cache", "L3 cache", "CPU max MHz", "BogoMIPS")
+        info["lscpu"] = {k.strip(): v.strip() for k, _, v in (l.partition(":") for l in lscpu.splitlines()) if k.strip() in keep}
+    except OSError:
+        info["lscpu"] = {}
+    try:
+        mem_kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        info["memory_gib"] = round(mem_kb / 2**20, 1)
+    except (OSError, AttributeError):
+        info["memory_gib"] = None
+    try:
+        info["thp"] = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().strip()
+    except OSError:
+        info["thp"] = "?"
+    for cmd, key in ((["cc", "--version"], "cc"), (["rustc", "--version"], "rustc"), (["valgrind", "--version"], "valgrind")):
+        try:
+            info[key] = subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()[0]
+        except (OSError, IndexError):
+            info[key] = "?"
+    return info
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def e2e_verdict(ratio):
+    """≤ 1.00 within noise: the median is ≤ 1, or 1 lies within the pairs' spread."""
+    if ratio["median"] <= 1.0:
+        return "met"
+    return "met (1.00 within the pairs' spread)" if ratio["min"] <= 1.0 else "**not met**"
+
+
+def markdown(res):
+    m = res["machine"]
+    lines = []
+    add = lines.append
+    cpu = m["lscpu"]
+    add(f"Run {res['date']}, `scripts/bench.sh{' --quick' if res['quick'] else ''}`, {res['seconds']:.0f} s"
+        f"{' (quick mode: fewer repetitions, not for the numbers)' if res['quick'] else ''}. Load average before the run "
+        f"{', '.join(f'{x:.2f}' for x in m['loadavg_before'])}, after {', '.join(f'{x:.2f}' for x in res['loadavg_after'])}.")
+    add("")
+    add("| machine | |")
+    add("| --- | --- |")
+    for key in ("Model name", "Architecture", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Hypervisor vendor",
+                "L1d cache", "L2 cache", "L3 cache", "BogoMIPS"):
+        if key in cpu:
+            add(f"| {key} (lscpu) | {cpu[key]} |")
+    add(f"| nproc | {m['nproc']} |")
+    add(f"| memory | {m.get('memory_gib')} GiB |")
+    add(f"| kernel | Linux {m['kernel']}, transparent huge pages `{m.get('thp')}` |")
+    add(f"| toolchains | {m['cc']}; {m['rustc']}; {m['valgrind']} |")
+    add("")
+    add("![ratio per case](benches/results/ratios.png)")
+    add("")
+    add("### Targets")
+    add("")
+    add("| target | result | |")
+    add("| --- | --- | --- |")
+    instr = res["instructions"]
+    worst_instr = max(r["sched_ratio"] for r in instr)
+    add(f"| scheduler instructions ≤ 0.5× reference | {min(r['sched_ratio'] for r in instr):.3f}–{worst_instr:.3f}× "
+        f"| {verdict(worst_instr <= 0.5)} |")
+    times = res["sched_time"]
+    worst_time = max(r["sched_ratio"]["median"] for r in times)
+    add(f"| scheduler time ≤ 0.5× reference (scheduler's own time) | "
+        f"{min(r['sched_ratio']['median'] for r in times):.3f}–{worst_time:.3f}× | {verdict(worst_time <= 0.5)} |")
+    add(f"| (whole evaluation time, incl. backend compute and ggml-alloc) | "
+        f"{min(r['ratio']['median'] for r in times):.3f}–{max(r['ratio']['median'] for r in times):.3f}× | |")
+    io = res["tensor_io"]
+    worst_io = min(r["ours_vs_baseline"]["median"] for r in io)
+    add(f"| tensor I/O ≥ 0.95× memcpy/memset | {worst_io:.3f}–{max(r['ours_vs_baseline']['median'] for r in io):.3f}× "
+        f"| {verdict(worst_io >= 0.95)} |")
+    w = res["whisper"]
+    add(f"| end to end ≤ 1.00× reference within noise | wall {w['wall_ms']['ratio']['median']:.3f}× "
+        f"[{w['wall_ms']['ratio']['min']:.3f}..{w['wall_ms']['ratio']['max']:.3f}], whisper_full "
+        f"{w['run_ms']['ratio']['median']:.3f}× | {e2e_verdict(w['wall_ms']['ratio'])} |")
+    allocs = res["allocations"]
+    ok_allocs = all(a.get("exit") == 0 and a.get("steady_allocs") == 0 for a in allocs)
+    add(f"| zero allocations after the first evaluation | "
+        f"{sum(a.get('steady_allocs', 0) for a in allocs)} allocations in {len(allocs)} configurations "
+        f"(incl. whisper decoding) | {verdict(ok_allocs)} |")
+    add("")
+    add("### 1. Scheduler overhead, time per evaluation")
+    add("")
+    add("| case | splits | whole: ours (ms) | reference (ms) | ratio [min..max] | scheduler only: ours (ms) | reference (ms) | **ratio** [min..max] | delegated: ours (ms) | reference (ms) |")
+    add("| --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |")
+    for r in times:
+        add(f"| {r['mode']} {r['nodes']} nodes | {r['splits']} | {r['ours_ns']['median'] / 1e6:.3f} | "
+            f"{r['ref_ns']['median'] / 1e6:.3f} | {r['ratio']['median']:.3f} [{r['ratio']['min']:.3f}..{r['ratio']['max']:.3f}] | "
+            f"{r['sched_ours_ns']['median'] / 1e6:.3f} | {r['sched_ref_ns']['median'] / 1e6:.3f} | "
+            f"**{r['sched_ratio']['median']:.3f}** [{r['sched_ratio']['min']:.3f}..{r['sched_ratio']['max']:.3f}] | "
+            f"{r['delegated_ours_ns']['median'] / 1e6:.3f} | {r['delegated_ref_ns']['median'] / 1e6:.3f} |")
+    add("")
+    add(f"{times[0]['rounds']} interleaved rounds per column group; each round runs each program once and takes its median "
+        f"over {times[0]['iterations']} (cpu) or {times[2]['iterations']} (split) evaluations after 2 warm-up ones; the "
+        f"ratio is the median of the rounds' ratios. Times are medians over the rounds. Scheduler only, the ratio of each "
+        f"process's fastest evaluation (less sensitive to interference, more to luck): "
+        + ", ".join(f"{r['mode']} {r['nodes']} {r['sched_ratio_of_minima']['median']:.3f}" for r in times) + ".")
+    add("")
+    add("### 2. Scheduler overhead, instructions per evaluation (callgrind)")
+    add("")
+    add("| case | scheduler only: ours | reference | **ratio** | whole evaluation: ours | reference | ratio | scheduler share of the reference's evaluation |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in instr:
+        add(f"| {r['mode']} {r['nodes']} nodes | {r['sched_ours']:,.0f} | {r['sched_ref']:,.0f} | **{r['sched_ratio']:.3f}** | "
+            f"{r['whole_ours']:,.0f} | {r['whole_ref']:,.0f} | {r['whole_ratio']:.3f} | {r['sched_ref'] / r['whole_ref']:.0%} |")
+    add("")
+    add("### 3. whisper tiny.en, examples/transcribe, 1 thread")
+    add("")
+    add("| measure | ours | reference | ratio, median of pairs [min..max] |")
+    add("| --- | ---: | ---: | --- |")
+    for key, label, unit in (("decode_ms_per_token", "decode per token (single-token decoder calls)", "ms"),
+                             ("decoder_ms_per_run", "all decoder calls per run (decode + batchd + prompt)", "ms"),
+                             ("encode_ms", "encode per run", "ms"),
+                             ("run_ms", "whisper_full per run", "ms"),
+                             ("wall_ms", "process wall time per run (load included)", "ms")):
+        v = w[key]
+        add(f"| {label} | {v['ours']['median']:.2f} {unit} | {v['ref']['median']:.2f} {unit} | **{v['ratio']['median']:.3f}** "
+            f"[{v['ratio']['min']:.3f}..{v['ratio']['max']:.3f}] |")
+    add("")
+    add(f"{w['rounds']} rounds × {len(w['samples'])} samples, each pair run back to back in alternating order; transcripts "
+        f"identical. Tokens decoded one at a time per run: "
+        + ", ".join(f"{k} {v}" for k, v in w["tokens_per_run"].items()) + ".")
+    add("")
+    add("### 4. Tensor data access on CPU buffers (throughput ratio, higher is better)")
+    add("")
+    add("| op | size | ours / memcpy | reference / memcpy | ours / reference | ours GB/s | reference GB/s | memcpy GB/s |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in io:
+        add(f"| {r['op']} | {r['size_mib']} MiB | **{r['ours_vs_baseline']['median']:.3f}** | {r['ref_vs_baseline']['median']:.3f} | "
+            f"{r['ours_vs_ref']['median']:.3f} | {r['ours_gbps']['median']:.1f} | {r['ref_gbps']['median']:.1f} | "
+            f"{r['baseline_gbps']['median']:.1f} |")
+    add("")
+    add("### 5. Heap allocations of the Rust code per evaluation (count-allocations build)")
+    add("")
+    add("| case | scheduler | first evaluation | evaluations 2.. | after warm-up | |")
+    add("| --- | --- | ---: | --- | ---: | --- |")
+    for a in allocs:
+        if a.get("whisper"):
+            add(f"| whisper tiny.en, {a['sample']} | serial (whisper.cpp's) | - | {a['tokens']} sampled tokens: "
+                f"{a['steady_allocs']} allocations from the first to the last | {a['steady_allocs']} | "
+                f"{verdict(a['steady_allocs'] == 0)} |")
+            continue
+        per = str(a.get("per_eval", "?")).split(",")
+        later = "all 0" if all(x == "0" for x in per[1:]) else ",".join(per[1:])
+        add(f"| {a.get('mode')} {a.get('nodes')} nodes | {'parallel, 4 copies' if a['parallel'] else 'serial'} | "
+            f"{a.get('first')} | {later} | {a.get('steady_allocs')} | {verdict(a.get('exit') == 0 and a.get('steady_allocs') == 0)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True, type=Path)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--samples", required=True)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test, not for the numbers)")
+    args = ap.parse_args()
+
+    b = args.build
+    bins = {
+        "sched_overhead.ours": b / "benches/sched_overhead",
+        "sched_overhead.ref": b / "benches/sched_overhead-ref",
+        "tensor_io.ours": b / "benches/tensor_io",
+        "tensor_io.ref": b / "benches/tensor_io-ref",
+        "sched_allocs": b / "benches/sched_allocs-alloc-count",
+        "transcribe.ours": b / "examples/transcribe",
+        "transcribe.ref": b / "examples/transcribe-ref",
+        "transcribe.alloc_count": b / "benches/transcribe-alloc-count",
+    }
+    missing = [str(p) for p in bins.values() if not p.exists()]
+    if missing:
+        raise SystemExit(f"missing programs (run scripts/bench.sh): {missing}")
+
+    started = time.time()
+    res = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "quick": args.quick, "machine": machine()}
+    if res["machine"]["loadavg_before"][0] > 0.5:
+        log(f"warning: load average {res['machine']['loadavg_before'][0]:.2f}: the machine is not idle, timings will be noisy")
+    log("5. allocations (count-allocations build)")
+    res["allocations"] = case_allocations(bins, args.model, args.samples, args.quick)
+    log("2. scheduler instructions (callgrind)")
+    res["instructions"] = case_instructions(bins, args.quick)
+    log("1. scheduler time")
+    res["sched_time"] = case_sched_time(bins, args.quick)
+    log("4. tensor I/O")
+    res["tensor_io"] = case_tensor_io(bins, args.quick)
+    log("3. whisper")
+    res["whisper"] = case_whisper(bins, args.model, args.samples, args.quick)
+    res["loadavg_after"] = os.getloadavg()
+    res["seconds"] = time.time() - started
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(res, indent=1) + "\n")
+    table = markdown(res)
+    (args.out / "summary.md").write_text(table)
+    if args.markdown:
+        text = args.markdown.read_text()
+        if BEGIN in text and END in text:
+            head, rest = text.split(BEGIN, 1)
+            _, tail = rest.split(END, 1)
+            args.markdown.write_text(f"{head}{BEGIN}\n{table}{END}{tail}")
+        else:
+            log(f"{args.markdown}: no results markers, left alone")
+    print(table)
+    failed = [a for a in res["allocations"] if a.get("exit") != 0]
+    if failed:
+        log("allocations after warm-up were counted (see the table)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The benchmark suite (BENCHMARKS.md): builds this library, the reference and the benchmark
+# programs, runs every case against both in the same run, writes benches/results/
+# (results.json, summary.md, ratios.png) and the results section of BENCHMARKS.md.
+#   scripts/bench.sh           the full suite (about 4 minutes; run it on an idle machine)
+#   scripts/bench.sh --quick   fewer repetitions: a smoke test, not for the numbers
+# Needs what scripts/setup.sh installs (it runs it: only missing pieces are installed), and
+# PyPI for matplotlib (a venv in target/bench-venv, made once).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+quick=()
+[ "${1:-}" = "--quick" ] && quick=(--quick)
+
+scripts/setup.sh
+model=$(scripts/make-model.sh)
+samples=$(scripts/make-samples.sh)
+
+# This library into target/ (cargo build --release), the count-allocations variant into
+# target/alloc-count, whisper.rn's objects and the programs into build/bench.
+cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
+    -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON \
+    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+cmake --build build/bench -j "$(nproc)" --target \
+    sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count \
+    transcribe transcribe-ref transcribe-alloc-count >/dev/null
+
+# matplotlib for the plot, in a venv (installed before measuring, so the run stays quiet).
+venv=target/bench-venv
+if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check matplotlib
+fi
+
+python3 benches/run.py --build build/bench --model "$model" --samples "$samples" \
+    --out benches/results --markdown BENCHMARKS.md "${quick[@]}"
+"$venv/bin/python" benches/plot.py benches/results/results.json benches/results/ratios.png
+echo "bench: wrote benches/results/{results.json,summary.md,ratios.png} and BENCHMARKS.md" >&2
