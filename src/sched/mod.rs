@@ -187,6 +187,7 @@ impl wsp_ggml_backend_sched {
     }
 
     /// The id of a tensor, recording its address when new.
+    #[inline(always)]
     fn tid_of(&mut self, tensor: *mut wsp_ggml_tensor) -> Tid {
         let (tid, added) = self.table.id(tensor as usize);
         if added {
@@ -218,10 +219,17 @@ impl wsp_ggml_backend_sched {
     }
 
     /// [`Self::refresh`] for a tensor that already has an id.
+    #[inline(always)]
     unsafe fn refresh_tid(&mut self, tid: Tid) {
-        if self.table.mark_refreshed(tid, self.epoch) {
-            return;
+        // Most calls find the tensor fresh already: decide that without a call.
+        if !self.table.mark_refreshed(tid, self.epoch) {
+            self.read_info(tid);
         }
+    }
+
+    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor.
+    #[inline(never)]
+    unsafe fn read_info(&mut self, tid: Tid) {
         let t = &*self.tensors[tid as usize];
         let view_src = if t.view_src.is_null() { NO_TENSOR } else { self.refresh(t.view_src) };
         let storage = storage_buffer(t);
@@ -391,14 +399,6 @@ impl wsp_ggml_backend_sched {
         let mut node_ids = std::mem::take(&mut self.node_backend_ids);
         let mut leaf_ids = std::mem::take(&mut self.leaf_backend_ids);
         let mut n_ids = 0;
-        let mut push_node = |nodes: &mut Vec<*mut wsp_ggml_tensor>, t, backend: i32| {
-            if n_ids == node_ids.len() {
-                node_ids.push(0);
-            }
-            node_ids[n_ids] = backend;
-            n_ids += 1;
-            nodes.push(t);
-        };
 
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
@@ -407,43 +407,47 @@ impl wsp_ggml_backend_sched {
                 let input_tid = self.plan.split_inputs[k];
                 let input = self.tensors[input_tid as usize];
                 let dependency = self.make_input_dependency(input);
-                push_node(&mut self.graph_nodes, dependency, self.table.backend[input_tid as usize]);
+                put_id(&mut node_ids, &mut n_ids, self.table.backend[input_tid as usize]);
+                self.graph_nodes.push(dependency);
                 let copy = self.copies[self.copy_slot(input_tid, split.backend, self.cur_copy)];
-                push_node(&mut self.graph_nodes, copy, split.backend as i32);
+                put_id(&mut node_ids, &mut n_ids, split.backend as i32);
+                self.graph_nodes.push(copy);
             }
-            for i in split.i_start..split.i_end {
-                push_node(&mut self.graph_nodes, *g.nodes.add(i), self.table.backend[self.node_tids[i] as usize]);
+            // The split's own nodes, in bulk.
+            let (start, end) = (n_ids, n_ids + split.i_end - split.i_start);
+            if node_ids.len() < end {
+                node_ids.resize(end, 0);
             }
+            for (id, &tid) in node_ids[start..end].iter_mut().zip(&self.node_tids[split.i_start..split.i_end]) {
+                *id = self.table.backend[tid as usize];
+            }
+            n_ids = end;
+            self.graph_nodes.extend_from_slice(&crate::utils::graph_nodes(g)[split.i_start..split.i_end]);
         }
 
         let mut n_leaf_ids = 0;
-        let mut push_leaf = |leafs: &mut Vec<*mut wsp_ggml_tensor>, t, backend: i32| {
-            if n_leaf_ids == leaf_ids.len() {
-                leaf_ids.push(0);
-            }
-            leaf_ids[n_leaf_ids] = backend;
-            n_leaf_ids += 1;
-            leafs.push(t);
-        };
         if self.n_copies > 1 {
             for &input_tid in &self.plan.graph_inputs {
                 let backend = self.table.backend[input_tid as usize];
                 for c in 0..self.n_copies {
                     let copy = self.copies[self.copy_slot(input_tid, backend as usize, c)];
-                    push_leaf(&mut self.graph_leafs, copy, backend);
+                    put_id(&mut leaf_ids, &mut n_leaf_ids, backend);
+                    self.graph_leafs.push(copy);
                 }
             }
             for split in &self.plan.splits {
                 for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
                     for c in 0..self.n_copies {
                         let copy = self.copies[self.copy_slot(input_tid, split.backend, c)];
-                        push_leaf(&mut self.graph_leafs, copy, split.backend as i32);
+                        put_id(&mut leaf_ids, &mut n_leaf_ids, split.backend as i32);
+                        self.graph_leafs.push(copy);
                     }
                 }
             }
         }
         for (i, &leaf) in graph_leafs(g).iter().enumerate() {
-            push_leaf(&mut self.graph_leafs, leaf, self.table.backend[self.leaf_tids[i] as usize]);
+            put_id(&mut leaf_ids, &mut n_leaf_ids, self.table.backend[self.leaf_tids[i] as usize]);
+            self.graph_leafs.push(leaf);
         }
 
         // Keep the id arrays at least as long as the previous ones, as the reference's
@@ -703,6 +707,17 @@ fn fmt_size(size: usize) -> String {
     } else {
         format!("{}K", size / 1024)
     }
+}
+
+/// Writes a backend id at `*at` (growing the array as the reference's fixed arrays would
+/// have room) and advances.
+#[inline]
+fn put_id(ids: &mut Vec<c_int>, at: &mut usize, backend: c_int) {
+    if *at == ids.len() {
+        ids.push(0);
+    }
+    ids[*at] = backend;
+    *at += 1;
 }
 
 /// Graph leafs as a slice.

@@ -108,6 +108,7 @@ impl TensorTable {
 
     /// The id of the tensor at address `key`, adding it (unassigned, without copies) when
     /// new; the flag says whether it was added.
+    #[inline(always)]
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
         let next = self.info.len() as Tid;
         let (tid, added) = self.map.get_or_insert(key, next);
@@ -121,6 +122,7 @@ impl TensorTable {
     }
 
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
+    #[inline(always)]
     pub fn mark_refreshed(&mut self, tid: Tid, epoch: u32) -> bool {
         let seen = self.refreshed[tid as usize] == epoch;
         self.refreshed[tid as usize] = epoch;

@@ -76,7 +76,7 @@ impl TensorMap {
 
     /// The id of `key`, inserting it with id `id` when absent (one probe sequence either way);
     /// the flag says whether it was inserted.
-    #[inline]
+    #[inline(always)]
     pub fn get_or_insert(&mut self, key: usize, id: Tid) -> (Tid, bool) {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
@@ -97,6 +97,8 @@ impl TensorMap {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let generation = self.generation;
         let live: Vec<Slot> = self.slots.iter().copied().filter(|s| s.stamp == generation).collect();
