@@ -27,8 +27,8 @@ impl TensorArena {
         self.used = 0;
     }
 
-    /// A zeroed tensor slot.
-    pub fn alloc(&mut self) -> *mut wsp_ggml_tensor {
+    /// A slot holding `tensor`.
+    pub fn alloc(&mut self, tensor: wsp_ggml_tensor) -> *mut wsp_ggml_tensor {
         let chunk = self.used / CHUNK_TENSORS;
         if chunk == self.chunks.len() {
             // SAFETY: the layout has a non-zero size.
@@ -38,11 +38,10 @@ impl TensorArena {
             }
             self.chunks.push(memory);
         }
-        // SAFETY: the slot is inside a live chunk; the all-zero pattern is a valid tensor
-        // (NULL pointers, zero numbers, empty name).
+        // SAFETY: the slot is inside a live chunk, and no longer used by anyone.
         unsafe {
             let slot = self.chunks[chunk].add(self.used % CHUNK_TENSORS);
-            std::ptr::write_bytes(slot, 0, 1);
+            slot.write(tensor);
             self.used += 1;
             slot
         }
@@ -62,18 +61,24 @@ impl Drop for TensorArena {
 mod tests {
     use super::*;
 
+    fn tensor_with_flags(flags: i32) -> wsp_ggml_tensor {
+        // SAFETY: all-zero is a valid tensor (NULL pointers, zero numbers, empty name).
+        let mut t: wsp_ggml_tensor = unsafe { std::mem::zeroed() };
+        t.flags = flags;
+        t
+    }
+
     #[test]
-    fn slots_are_distinct_zeroed_and_reused_after_reset() {
+    fn slots_are_distinct_hold_their_tensor_and_are_reused_after_reset() {
         let mut arena = TensorArena::default();
-        let first: Vec<*mut wsp_ggml_tensor> = (0..CHUNK_TENSORS + 3).map(|_| arena.alloc()).collect();
+        let first: Vec<*mut wsp_ggml_tensor> = (0..CHUNK_TENSORS + 3).map(|i| arena.alloc(tensor_with_flags(i as i32))).collect();
         let unique: std::collections::HashSet<_> = first.iter().collect();
         assert_eq!(unique.len(), first.len());
-        let slot = first[0];
-        unsafe { (*slot).flags = 7 };
+        assert_eq!(unsafe { (*first[CHUNK_TENSORS + 2]).flags }, CHUNK_TENSORS as i32 + 2);
         arena.reset();
-        let again = arena.alloc();
+        let again = arena.alloc(tensor_with_flags(-1));
         assert_eq!(again, first[0], "the first slot is handed out again");
-        assert_eq!(unsafe { (*again).flags }, 0, "and zeroed");
+        assert_eq!(unsafe { (*again).flags }, -1, "holding the new tensor");
         assert_eq!(arena.chunks.len(), 2);
     }
 }

@@ -157,6 +157,27 @@ impl Oracle for BackendOracle<'_> {
     }
 }
 
+/// A tensor with `s`'s type, shape and strides and nothing else: no data, no sources, no
+/// name (ggml's dup_tensor with the layout kept).
+fn same_layout_as(s: &wsp_ggml_tensor) -> wsp_ggml_tensor {
+    wsp_ggml_tensor {
+        r#type: s.r#type,
+        buffer: std::ptr::null_mut(),
+        ne: s.ne,
+        nb: s.nb,
+        op: WSP_GGML_OP_NONE,
+        op_params: [0; WSP_GGML_MAX_OP_PARAMS / 4],
+        flags: 0,
+        src: [std::ptr::null_mut(); WSP_GGML_MAX_SRC],
+        view_src: std::ptr::null_mut(),
+        view_offs: 0,
+        data: std::ptr::null_mut(),
+        name: [0; WSP_GGML_MAX_NAME],
+        extra: std::ptr::null_mut(),
+        padding: [0; 8],
+    }
+}
+
 /// Writes `parts` into a tensor name, truncated to what fits (as snprintf would).
 fn write_name(name: &mut [c_char; WSP_GGML_MAX_NAME], parts: &[&[u8]]) {
     // SAFETY: c_char and u8 have the same layout.
@@ -260,29 +281,24 @@ impl wsp_ggml_backend_sched {
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
     unsafe fn make_copy(&mut self, src: *mut wsp_ggml_tensor, backend: usize, copy: usize) -> *mut wsp_ggml_tensor {
-        let dst = self.arena.alloc();
-        let (s, d) = (&*src, &mut *dst);
-        d.r#type = s.r#type;
-        d.ne = s.ne;
-        d.nb = s.nb;
-        write_name(&mut d.name, &[&self.backend_names[backend], b"#", name_bytes(s), b"#", &[b'0' + copy as u8]]);
+        let s = &*src;
+        let dst = self.arena.alloc(same_layout_as(s));
+        write_name(&mut (*dst).name, &[&self.backend_names[backend], b"#", name_bytes(s), b"#", &[b'0' + copy as u8]]);
         dst
     }
 
     /// A view of `input` that keeps it alive until its copy is made (ggml's view_tensor with
     /// `input` as its source).
     unsafe fn make_input_dependency(&mut self, input: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor {
-        let dst = self.arena.alloc();
-        let (s, d) = (&*input, &mut *dst);
+        let s = &*input;
         let (view_src, view_offs) = if s.view_src.is_null() { (input, 0) } else { (s.view_src, s.view_offs) };
-        d.r#type = s.r#type;
-        d.ne = s.ne;
-        d.nb = s.nb;
-        d.view_src = view_src;
-        d.view_offs = view_offs;
-        d.data = if (*view_src).data.is_null() { std::ptr::null_mut() } else { ((*view_src).data as *mut u8).add(view_offs) as *mut c_void };
-        write_name(&mut d.name, &[name_bytes(s), b" (view)"]);
-        d.src[0] = input;
+        let mut view = same_layout_as(s);
+        view.view_src = view_src;
+        view.view_offs = view_offs;
+        view.data = if (*view_src).data.is_null() { std::ptr::null_mut() } else { ((*view_src).data as *mut u8).add(view_offs) as *mut c_void };
+        view.src[0] = input;
+        let dst = self.arena.alloc(view);
+        write_name(&mut (*dst).name, &[name_bytes(s), b" (view)"]);
         dst
     }
 
