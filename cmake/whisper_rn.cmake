@@ -20,6 +20,13 @@ function(wsp_whisper_rn_common_options target)
     target_compile_definitions(${target} PRIVATE WSP_GGML_USE_CPU_REPACK _GNU_SOURCE)
     target_compile_options(${target} PRIVATE -O2 -march=x86-64-v3)
     set_target_properties(${target} PROPERTIES C_STANDARD 11 CXX_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+    if(WSP_GGML_BACKEND_SANITIZE)
+        # AddressSanitizer (not UBSan: whisper.rn's own code is not under test), so that
+        # ggml-alloc and the CPU kernels reading or writing past what this library allocated
+        # are caught where it happens.
+        target_compile_options(${target} PRIVATE -fsanitize=address -fno-omit-frame-pointer)
+        target_link_options(${target} PUBLIC -fsanitize=address)
+    endif()
 endfunction()
 
 function(wsp_whisper_rn_options target)

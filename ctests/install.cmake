@@ -1,5 +1,6 @@
 # cmake -DBUILD_DIR=<this project's build> -DSOURCE_DIR=<this project> -DWORK=<scratch dir>
-#       -DCORE_LIB=<libwsp_whisper_rn_core.a> -DCORE_INCLUDE=<whisper.rn cpp/> -P install.cmake
+#       -DCORE_LIB=<libwsp_whisper_rn_core.a> -DCORE_INCLUDE=<whisper.rn cpp/>
+#       [-DLINK_FLAGS=<flags the core needs at link time, e.g. -fsanitize=address>] -P install.cmake
 # Installs the library into a prefix, checks the layout, then builds and runs a consumer
 # project through find_package() and through add_subdirectory(), statically and shared.
 file(REMOVE_RECURSE "${WORK}")
@@ -36,7 +37,8 @@ foreach(mode package subdirectory)
     run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/ctests/consumer" -B "${build}" -DMODE=${mode}
         "-DCMAKE_PREFIX_PATH=${prefix}" "-DWSP_SOURCE=${SOURCE_DIR}"
         "-DWSP_GGML_BACKEND_CARGO_TARGET_DIR=${SOURCE_DIR}/target"
-        "-DWSP_CORE_LIB=${CORE_LIB}" "-DWSP_CORE_INCLUDE=${CORE_INCLUDE}")
+        "-DWSP_CORE_LIB=${CORE_LIB}" "-DWSP_CORE_INCLUDE=${CORE_INCLUDE}"
+        "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
     run("${CMAKE_COMMAND}" --build "${build}" -j 2)
     foreach(flavour static shared)
         run("${build}/consumer-${flavour}")

@@ -24,4 +24,4 @@ fi
 cd "$root/fuzz"
 mkdir -p corpus-work/sched_vs_cpu
 exec cargo +nightly fuzz run sched_vs_cpu corpus-work/sched_vs_cpu corpus/sched_vs_cpu -- \
-    -max_total_time="$seconds" -timeout=60 -print_final_stats=1 "$@"
+    -max_total_time="$seconds" -max_len=1024 -timeout=60 -print_final_stats=1 "$@"

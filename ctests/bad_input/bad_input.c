@@ -43,6 +43,19 @@ static void setup_failed(const char * what) {
     exit(2);
 }
 
+/* Each case runs in a process of its own, which exits right after the bad call: the objects the
+ * setup makes are never freed, but kept here, reachable, so that LeakSanitizer (in sanitizer
+ * builds) reports only memory that the library itself loses. */
+static void * kept[64];
+static int    n_kept;
+
+static void * keep(void * object) {
+    if (n_kept < (int) (sizeof(kept) / sizeof(kept[0]))) {
+        kept[n_kept++] = object;
+    }
+    return object;
+}
+
 static float host_data[64];                          /* source/destination for tensor I/O */
 static _Alignas(64) unsigned char raw_mem[512];      /* memory for pointer-based buffers */
 
@@ -56,7 +69,7 @@ static struct wsp_ggml_context * new_ctx(bool no_alloc) {
     if (ctx == NULL) {
         setup_failed("wsp_ggml_init");
     }
-    return ctx;
+    return keep(ctx);
 }
 
 /* an f32 tensor with metadata only: no buffer, no data */
@@ -71,7 +84,7 @@ static void cpu_tensors(int64_t na, struct wsp_ggml_tensor ** a, int64_t nb, str
     if (b != NULL) {
         *b = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, nb);
     }
-    if (wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, wsp_ggml_backend_cpu_buffer_type()) == NULL) {
+    if (keep(wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, wsp_ggml_backend_cpu_buffer_type())) == NULL) {
         setup_failed("allocating CPU tensors");
     }
 }
@@ -88,7 +101,7 @@ static wsp_ggml_backend_buffer_t cpu_buffer(size_t size) {
     if (buf == NULL) {
         setup_failed("allocating a CPU buffer");
     }
-    return buf;
+    return keep(buf);
 }
 
 static wsp_ggml_backend_t cpu_backend(void) {
@@ -96,7 +109,7 @@ static wsp_ggml_backend_t cpu_backend(void) {
     if (backend == NULL) {
         setup_failed("wsp_ggml_backend_cpu_init");
     }
-    return backend;
+    return keep(backend);
 }
 
 static wsp_ggml_backend_dev_t cpu_device(void) {
@@ -123,7 +136,7 @@ static wsp_ggml_backend_sched_t cpu_sched(wsp_ggml_backend_t backend) {
     if (sched == NULL) {
         setup_failed("wsp_ggml_backend_sched_new");
     }
-    return sched;
+    return keep(sched);
 }
 
 /* ---- a backend that implements only the mandatory entries (no plans, no events) ---- */
@@ -199,7 +212,7 @@ static wsp_ggml_backend_buffer_t nomemset_buffer(void) {
     if (buf == NULL) {
         setup_failed("wsp_ggml_backend_buffer_init");
     }
-    return buf;
+    return keep(buf);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -299,7 +312,7 @@ static int c_tensor_get_size0_unallocated(void) {
 }
 
 static int c_buffer_zero_size_base(void) {
-    wsp_ggml_backend_buffer_t buf = wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), 0);
+    wsp_ggml_backend_buffer_t buf = keep(wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), 0));
     if (buf == NULL) {
         setup_failed("zero-size buffer");
     }
@@ -334,7 +347,7 @@ static int c_sched_graph_larger_than_graph_size(void) {
     wsp_ggml_build_forward_expand(gf, cur);
     wsp_ggml_backend_t cpu = cpu_backend();
     wsp_ggml_backend_t backends[1] = { cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 16, false, true);
+    wsp_ggml_backend_sched_t sched = keep(wsp_ggml_backend_sched_new(backends, NULL, 1, 16, false, true));
     if (sched == NULL || !wsp_ggml_backend_sched_alloc_graph(sched, gf)) {
         return 1;
     }

@@ -1,19 +1,24 @@
 //! sched_vs_cpu: the scheduler on {TEST, CPU} against a CPU-only scheduler.
 //!
-//! Each input decodes into a small random graph of F32 element-wise ops that both backends
-//! compute (ADD, SUB, MUL, DIV, SCALE, SQR) and views (RESHAPE, VIEW, PERMUTE, TRANSPOSE) over
-//! up to 3-d tensors of at most 8x4x3 elements, with graph inputs and weights; and into a
-//! configuration: which ops the TEST backend (ctests/common/test_backend.c, a non-host device
-//! whose memory is only reachable through its buffer interface) supports and wants offloaded,
-//! whether it accepts host sources and offers the async interface, where each weight lives (a
-//! TEST or a CPU buffer, usage WEIGHTS or ANY), op offloading, pipeline parallelism, the
-//! scheduler's graph size hint, a second TEST backend, nodes pinned to a backend, an eval callback, a reservation
-//! first, and how the graph is evaluated again with new inputs (re-allocated or not).
+//! Each input decodes into a program: a small random graph of F32 element-wise ops that both
+//! backends compute (ADD, SUB, MUL, DIV, SCALE, SQR) and views (RESHAPE, VIEW, PERMUTE,
+//! TRANSPOSE) over up to 3-d tensors of at most 8x4x3 elements, with graph inputs and weights;
+//! and a configuration: which ops the TEST backend (ctests/common/test_backend.c, a non-host
+//! device whose memory is only reachable through its buffer interface) supports and wants
+//! offloaded, whether it accepts host sources and offers the async interface, where each
+//! weight lives (a TEST or a CPU buffer, usage WEIGHTS or ANY), op offloading, pipeline
+//! parallelism, the scheduler's graph size hint, a second TEST backend, the scheduler's debug
+//! log and Graphviz output, nodes pinned to a backend, an eval callback, a reservation first,
+//! and how the graph is evaluated again with new inputs (rebuilt and re-allocated, or not).
 //!
-//! The same graph is built twice in lockstep: once for a scheduler over {TEST, CPU}, once for a
-//! scheduler over the CPU backend alone with every weight in a CPU buffer. Every node marked as
-//! output must have the same bits in both (any NaN matches any NaN): the ops are element-wise
-//! IEEE operations without contraction, which the two backends compute identically.
+//! The decoder only makes graphs a caller may hand a scheduler: ggml accepts them, the CPU
+//! backend computes them, and no tensor is in a buffer that none of the backends able to run
+//! its op can read (which the scheduler rejects with an abort, as the reference does).
+//!
+//! The program is built twice: for a scheduler over {TEST, CPU}, and for a scheduler over the
+//! CPU backend alone with every weight in a CPU buffer. Every node marked as output must have
+//! the same bits in both (any NaN matches any NaN): the ops are element-wise IEEE operations
+//! without contraction, which the two backends compute identically.
 //!
 //! Everything is freed at the end of each input: LeakSanitizer checks the process, and the
 //! fixture's counters check that every TEST backend, buffer and event made was freed.
@@ -27,7 +32,9 @@ use std::sync::Once;
 
 use ::wsp_ggml_backend as lib;
 use lib::abi::*;
-use lib::backend::{wsp_ggml_backend_free, wsp_ggml_backend_tensor_get, wsp_ggml_backend_tensor_set};
+use lib::backend::{
+    wsp_ggml_backend_free, wsp_ggml_backend_get_default_buffer_type, wsp_ggml_backend_tensor_get, wsp_ggml_backend_tensor_set,
+};
 use lib::buffer::{wsp_ggml_backend_buffer_free, wsp_ggml_backend_buffer_set_usage};
 use lib::sched::*;
 
@@ -234,6 +241,9 @@ struct Program {
     reserve_first: bool,
     /// a second TEST backend (same buffer type) before the first
     two_tests: bool,
+    /// WSP_GGML_SCHED_DEBUG=2 (assignments logged), WSP_GGML_SCHED_DOT=/dev/null (splits drawn)
+    sched_debug: bool,
+    sched_dot: bool,
     /// usage ANY instead of WEIGHTS for the TEST and the CPU weight buffer
     usage_any: [bool; 2],
     graph_size: usize,
@@ -356,6 +366,8 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
         use_callback: flags & 16 != 0,
         reserve_first: flags & 32 != 0,
         two_tests: flags & 512 != 0,
+        sched_debug: flags & 1024 != 0,
+        sched_dot: flags & 2048 != 0,
         usage_any: [flags & 64 != 0, flags & 128 != 0],
         graph_size: 0,
         n_evals: 0,
@@ -560,7 +572,7 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
     writeln!(
         desc,
         "flags={flags:#x} parallel={} op_offload={} accept_host={} async={} callback={} reserve={} usage_any(test,cpu)={:?} \
-         graph_size={} evals={} modes={:#x} base={base:?}\nTEST supports [{}] offloads [{}]\noutputs {:?}\npins (value, backend) {:?} two TEST backends {}",
+         graph_size={} evals={} modes={:#x} base={base:?}\nTEST supports [{}] offloads [{}]\noutputs {:?}\npins (value, backend) {:?} two TEST backends {} debug {} dot {}",
         p.parallel,
         p.op_offload,
         p.accept_host_srcs,
@@ -575,7 +587,9 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
         names(p.offload_ops),
         p.outputs,
         p.pins,
-        p.two_tests
+        p.two_tests,
+        p.sched_debug,
+        p.sched_dot
     )
     .unwrap();
     Ok(Some(p))
@@ -758,6 +772,13 @@ fn run(data: &[u8]) -> Result<()> {
         }
 
         // schedulers
+        // read by sched_new
+        if p.sched_debug {
+            std::env::set_var("WSP_GGML_SCHED_DEBUG", "2");
+        }
+        if p.sched_dot {
+            std::env::set_var("WSP_GGML_SCHED_DOT", "/dev/null");
+        }
         let mut backends = if p.two_tests { vec![w.tb2, w.tb, w.cpu] } else { vec![w.tb, w.cpu] };
         w.sched_a = wsp_ggml_backend_sched_new(
             backends.as_mut_ptr(),
@@ -767,6 +788,8 @@ fn run(data: &[u8]) -> Result<()> {
             p.parallel,
             p.op_offload,
         );
+        std::env::remove_var("WSP_GGML_SCHED_DEBUG");
+        std::env::remove_var("WSP_GGML_SCHED_DOT");
         assert!(!w.sched_a.is_null(), "sched_new failed");
         let mut backends_b = [w.cpu_ref];
         w.sched_b = wsp_ggml_backend_sched_new(backends_b.as_mut_ptr(), std::ptr::null_mut(), 1, GRAPH_SIZE, false, false);
@@ -813,6 +836,30 @@ fn run(data: &[u8]) -> Result<()> {
                 }
                 assert!(wsp_ggml_backend_sched_alloc_graph(w.sched_a, graph_a), "sched_alloc_graph failed\n{desc}");
                 assert!(wsp_ggml_backend_sched_alloc_graph(w.sched_b, graph_b), "sched_alloc_graph (CPU only) failed\n{desc}");
+                // what the scheduler reports about itself
+                let sched = w.sched_a;
+                assert_eq!(wsp_ggml_backend_sched_get_n_backends(sched) as usize, backends.len());
+                assert_eq!(wsp_ggml_backend_sched_get_n_copies(sched), if p.parallel { 4 } else { 1 });
+                for (k, &backend) in backends.iter().enumerate() {
+                    assert_eq!(wsp_ggml_backend_sched_get_backend(sched, k as c_int), backend);
+                    wsp_ggml_backend_sched_get_buffer_size(sched, backend);
+                }
+                for (i, info) in p.info.iter().enumerate() {
+                    if info.home == Home::Computed && !info.is_view {
+                        let backend = wsp_ggml_backend_sched_get_tensor_backend(sched, vals_a[i]);
+                        assert!(backends.contains(&backend), "v{i} has no backend\n{desc}");
+                        // a pinned node stays, or moves up to a backend with the same buffer type
+                        // (as in the reference: its pass 3 upgrades assigned nodes)
+                        if let Some(&(_, pinned)) = p.pins.iter().find(|pin| pin.0 == i) {
+                            let at = backends.iter().position(|&b| b == backend).unwrap();
+                            let buft = |b| wsp_ggml_backend_get_default_buffer_type(b);
+                            assert!(
+                                at == pinned || (at < pinned && buft(backend) == buft(backends[pinned])),
+                                "v{i} pinned to backend {pinned} went to backend {at}\n{desc}"
+                            );
+                        }
+                    }
+                }
             }
             for (i, info) in p.info.iter().enumerate() {
                 if info.home != Home::Input || info.is_view {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the C conformance suite with AddressSanitizer and UBSan (CMake option
+# WSP_GGML_BACKEND_SANITIZE: test programs and the TEST fixture with ASan+UBSan, whisper.rn's
+# ggml core with ASan) in build/asan, and runs it under ctest. The valgrind tests (memcheck,
+# helgrind) are not registered in such a build, and the examples (end-to-end tests) are off.
+#
+#   scripts/sanitize.sh [ctest arguments...]
+#
+# JOBS (default: the number of cores) sets the build and test parallelism.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=${JOBS:-$(nproc)}
+
+"$root/scripts/fetch-reference.sh"
+cmake -S . -B build/asan -DWSP_GGML_BACKEND_SANITIZE=ON -DWSP_GGML_BACKEND_EXAMPLES=OFF \
+    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+cmake --build build/asan -j "$jobs" >/dev/null
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    ctest --test-dir build/asan --output-on-failure -j "$jobs" "$@"
