@@ -145,3 +145,30 @@ static inline bool su_same_bits(const struct wsp_ggml_tensor * a, const struct w
 static inline void su_status(const char * label, enum wsp_ggml_status st) {
     printf("%s %d (%s)\n", label, (int) st, wsp_ggml_status_to_string(st));
 }
+
+struct su_net {
+    struct wsp_ggml_context * ctx;
+    struct wsp_ggml_cgraph  * gf;
+    struct wsp_ggml_tensor  * x, * y, * o1, * o2;
+};
+
+// The graph of the pipeline-parallel programs, with p a weight on the TEST backend:
+// a = p + x; b = a * y; c = sqr(b); o1 = c - x; m = mul_mat(o1, a); o2 = m * 0.5 + y2 where y2 = y viewed [3,4]
+static inline struct su_net su_make_net(struct wsp_ggml_tensor * p) {
+    struct su_net n;
+    n.ctx = su_ctx(32);
+    n.x = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
+    n.y = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "y");
+    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(n.ctx, p, n.x), "a");
+    struct wsp_ggml_tensor * b = su_named(wsp_ggml_mul(n.ctx, a, n.y), "b");
+    struct wsp_ggml_tensor * c = su_named(wsp_ggml_sqr(n.ctx, b), "c");
+    n.o1 = su_output(wsp_ggml_sub(n.ctx, c, n.x), "o1");
+    struct wsp_ggml_tensor * m = su_named(wsp_ggml_mul_mat(n.ctx, n.o1, a), "m");
+    struct wsp_ggml_tensor * ms = su_named(wsp_ggml_scale(n.ctx, m, 0.5f), "ms");
+    struct wsp_ggml_tensor * yv = su_named(wsp_ggml_view_2d(n.ctx, n.y, 3, 3, 4 * sizeof(float), 0), "yv");
+    n.o2 = su_output(wsp_ggml_add(n.ctx, ms, yv), "o2");
+    n.gf = su_graph(n.ctx);
+    wsp_ggml_build_forward_expand(n.gf, n.o1);
+    wsp_ggml_build_forward_expand(n.gf, n.o2);
+    return n;
+}

@@ -12,38 +12,13 @@
 //       ctests/sched_behaviour/parallel_reeval.c checks the correct behaviour.
 #include "sched_util.h"
 
-struct net {
-    struct wsp_ggml_context * ctx;
-    struct wsp_ggml_cgraph  * gf;
-    struct wsp_ggml_tensor  * x, * y, * o1, * o2;
-};
 
-// a = p + x; b = a * y; c = sqr(b); o1 = c - x; m = mul_mat(o1, a); o2 = m * 0.5 + y2 where y2 = y viewed [3,4]
-static struct net make_net(struct wsp_ggml_tensor * p) {
-    struct net n;
-    n.ctx = su_ctx(32);
-    n.x = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
-    n.y = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "y");
-    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(n.ctx, p, n.x), "a");
-    struct wsp_ggml_tensor * b = su_named(wsp_ggml_mul(n.ctx, a, n.y), "b");
-    struct wsp_ggml_tensor * c = su_named(wsp_ggml_sqr(n.ctx, b), "c");
-    n.o1 = su_output(wsp_ggml_sub(n.ctx, c, n.x), "o1");
-    struct wsp_ggml_tensor * m = su_named(wsp_ggml_mul_mat(n.ctx, n.o1, a), "m");
-    struct wsp_ggml_tensor * ms = su_named(wsp_ggml_scale(n.ctx, m, 0.5f), "ms");
-    struct wsp_ggml_tensor * yv = su_named(wsp_ggml_view_2d(n.ctx, n.y, 3, 3, 4 * sizeof(float), 0), "yv");
-    n.o2 = su_output(wsp_ggml_add(n.ctx, ms, yv), "o2");
-    n.gf = su_graph(n.ctx);
-    wsp_ggml_build_forward_expand(n.gf, n.o1);
-    wsp_ggml_build_forward_expand(n.gf, n.o2);
-    return n;
-}
-
-static void set_inputs(struct net * n, int round) {
+static void set_inputs(struct su_net * n, int round) {
     du_fill(n->x, -1.0f + 0.5f * (float) round, 0.125f);
     du_fill(n->y, 0.5f, 0.25f - 0.0625f * (float) round);
 }
 
-static void print_outputs(const char * tag, struct net * n) {
+static void print_outputs(const char * tag, struct su_net * n) {
     char l[128];
     snprintf(l, sizeof(l), "%s o1", tag); du_print_tensor(l, n->o1);
     snprintf(l, sizeof(l), "%s o2", tag); du_print_tensor(l, n->o2);
@@ -57,7 +32,7 @@ static float * cpu_reference(wsp_ggml_backend_t cpu, const float * p_vals, int r
     wsp_ggml_backend_tensor_set(p, p_vals, 0, wsp_ggml_nbytes(p));
     wsp_ggml_backend_t backends[1] = { cpu };
     wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 256, false, false);
-    struct net n = make_net(p);
+    struct su_net n = su_make_net(p);
     wsp_ggml_backend_sched_alloc_graph(sched, n.gf);
     set_inputs(&n, round);
     wsp_ggml_backend_sched_graph_compute(sched, n.gf);
@@ -72,7 +47,7 @@ static float * cpu_reference(wsp_ggml_backend_t cpu, const float * p_vals, int r
     return out;
 }
 
-static bool outputs_equal(struct net * n, const float * ref) {
+static bool outputs_equal(struct su_net * n, const float * ref) {
     size_t n1 = wsp_ggml_nbytes(n->o1), n2 = wsp_ggml_nbytes(n->o2);
     float * got = (float *) malloc(n1 + n2);
     wsp_ggml_backend_tensor_get(n->o1, got, 0, n1);
@@ -102,7 +77,7 @@ int main(void) {
         wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
         du_counters("PA1 after_new");
         su_print_sched("PA1 fresh", sched);
-        struct net n = make_net(p);
+        struct su_net n = su_make_net(p);
         DU_B("PA1 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
         su_print_all("PA1", sched, n.gf);
         du_counters("PA1 after_alloc");
@@ -138,7 +113,7 @@ int main(void) {
         struct wsp_ggml_tensor * pc = su_named(wsp_ggml_new_tensor_2d(cq, WSP_GGML_TYPE_F32, 4, 3), "p");
         wsp_ggml_backend_buffer_t pcb = wsp_ggml_backend_alloc_ctx_tensors(cq, cpu);
         wsp_ggml_backend_tensor_set(pc, p_vals, 0, wsp_ggml_nbytes(pc));
-        struct net n = make_net(pc);
+        struct su_net n = su_make_net(pc);
         DU_B("PA2 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
         su_print_all("PA2", sched, n.gf);
         set_inputs(&n, 0);
@@ -163,7 +138,7 @@ int main(void) {
             char tag[32];
             snprintf(tag, sizeof(tag), "PA3 r%d", round);
             wsp_ggml_backend_sched_reset(sched);
-            struct net n = make_net(p);
+            struct su_net n = su_make_net(p);
             char l[64];
             snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
             su_print_all(tag, sched, n.gf);
@@ -184,7 +159,7 @@ int main(void) {
     {
         test_backend_reset_counters();
         wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
-        struct net n = make_net(p);
+        struct su_net n = su_make_net(p);
         DU_B("PA4 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
         set_inputs(&n, 1);
         su_status("PA4 compute_async", wsp_ggml_backend_sched_graph_compute_async(sched, n.gf));
@@ -194,11 +169,11 @@ int main(void) {
         wsp_ggml_free(n.ctx);
 
         wsp_ggml_backend_sched_reset(sched);
-        struct net measure = make_net(p);
+        struct su_net measure = su_make_net(p);
         DU_B("PA4 reserve", wsp_ggml_backend_sched_reserve(sched, measure.gf));
         su_print_sched("PA4 reserved", sched);
         wsp_ggml_free(measure.ctx);
-        n = make_net(p);
+        n = su_make_net(p);
         DU_B("PA4 alloc_graph2", wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
         su_print_all("PA4 second", sched, n.gf);
         set_inputs(&n, 2);

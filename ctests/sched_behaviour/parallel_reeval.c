@@ -5,37 +5,13 @@
 // Exit status 0 if all evaluations are right, 1 otherwise.
 #include "sched_util.h"
 
-struct net {
-    struct wsp_ggml_context * ctx;
-    struct wsp_ggml_cgraph  * gf;
-    struct wsp_ggml_tensor  * x, * y, * o1, * o2;
-};
 
-// a = p + x; b = a * y; c = sqr(b); o1 = c - x (TEST); m = mul_mat(o1, a); o2 = m * 0.5 + view(y) (CPU)
-static struct net make_net(struct wsp_ggml_tensor * p) {
-    struct net n;
-    n.ctx = su_ctx(32);
-    n.x = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
-    n.y = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 4, 3), "y");
-    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(n.ctx, p, n.x), "a");
-    struct wsp_ggml_tensor * b = su_named(wsp_ggml_mul(n.ctx, a, n.y), "b");
-    struct wsp_ggml_tensor * c = su_named(wsp_ggml_sqr(n.ctx, b), "c");
-    n.o1 = su_output(wsp_ggml_sub(n.ctx, c, n.x), "o1");
-    struct wsp_ggml_tensor * m = su_named(wsp_ggml_mul_mat(n.ctx, n.o1, a), "m");
-    struct wsp_ggml_tensor * yv = su_named(wsp_ggml_view_2d(n.ctx, n.y, 3, 3, 4 * sizeof(float), 0), "yv");
-    n.o2 = su_output(wsp_ggml_add(n.ctx, wsp_ggml_scale(n.ctx, m, 0.5f), yv), "o2");
-    n.gf = su_graph(n.ctx);
-    wsp_ggml_build_forward_expand(n.gf, n.o1);
-    wsp_ggml_build_forward_expand(n.gf, n.o2);
-    return n;
-}
-
-static void set_inputs(struct net * n, int round) {
+static void set_inputs(struct su_net * n, int round) {
     du_fill(n->x, -1.0f + 0.5f * (float) round, 0.125f);
     du_fill(n->y, 0.5f, 0.25f - 0.0625f * (float) round);
 }
 
-static float * outputs(struct net * n) {
+static float * outputs(struct su_net * n) {
     size_t n1 = wsp_ggml_nbytes(n->o1), n2 = wsp_ggml_nbytes(n->o2);
     float * v = (float *) malloc(n1 + n2);
     wsp_ggml_backend_tensor_get(n->o1, v, 0, n1);
@@ -50,7 +26,7 @@ static float * cpu_reference(wsp_ggml_backend_t cpu, const float * p_vals, int r
     wsp_ggml_backend_tensor_set(p, p_vals, 0, wsp_ggml_nbytes(p));
     wsp_ggml_backend_t backends[1] = { cpu };
     wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 256, false, false);
-    struct net n = make_net(p);
+    struct su_net n = su_make_net(p);
     wsp_ggml_backend_sched_alloc_graph(sched, n.gf);
     set_inputs(&n, round);
     wsp_ggml_backend_sched_graph_compute(sched, n.gf);
@@ -78,7 +54,7 @@ int main(void) {
     for (int mode = 0; mode < 2; mode++) {
         const bool async = mode == 1;
         wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
-        struct net n = make_net(p);
+        struct su_net n = su_make_net(p);
         if (!wsp_ggml_backend_sched_alloc_graph(sched, n.gf)) {
             printf("mode %d: alloc_graph failed\n", mode);
             return 1;
