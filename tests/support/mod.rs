@@ -262,7 +262,8 @@ pub fn core_shared_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
         let pick = |language| core_sources(language).into_iter().filter(|s| !is_cpu_source(s)).collect::<Vec<_>>();
-        let archives = [archive("ggml-base-c", &pick("c"), false, &[]), archive("ggml-base-cxx", &pick("cxx"), true, &[])];
+        let archives =
+            [archive("ggml-base-c", &pick("c"), false, &[]), archive("ggml-base-cxx", &pick("cxx"), true, &[])];
         let dir = loading_out_dir().join("lib");
         std::fs::create_dir_all(&dir).unwrap();
         let lib = dir.join("libggml-core.so");
@@ -326,7 +327,11 @@ pub fn loading_modules_dir() -> &'static Path {
             "-lpthread".into(),
         ];
         for (variant, score) in [("high", 30), ("low", 10)] {
-            let score_object = module_object("score.c", &objects.join(format!("score-{variant}.o")), &[format!("WSP_TEST_SCORE={score}")]);
+            let score_object = module_object(
+                "score.c",
+                &objects.join(format!("score-{variant}.o")),
+                &[format!("WSP_TEST_SCORE={score}")],
+            );
             let mut inputs = vec![score_object];
             inputs.extend(cpu_module_archives().iter().cloned());
             link_shared(&dir.join(format!("libggml-cpu-{variant}.so")), &inputs, &cpu_libs);
