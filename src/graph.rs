@@ -103,10 +103,13 @@ impl Tensor {
 
     /// The sources, with a slot for each (None where the slot is empty).
     #[inline(always)]
-    pub fn srcs(self) -> [Option<Tensor>; WSP_GGML_MAX_SRC] {
-        // SAFETY: Option<Tensor> has the layout of a nullable pointer, and every source is NULL
-        // or a live tensor.
-        unsafe { std::mem::transmute::<[*mut wsp_ggml_tensor; WSP_GGML_MAX_SRC], _>(self.raw().src) }
+    pub fn srcs<'a>(self) -> &'a [Option<Tensor>; WSP_GGML_MAX_SRC] {
+        let src = &self.raw().src;
+        // SAFETY: Option<Tensor> has the layout of a nullable pointer, every source is NULL or a
+        // live tensor, and the array lives as long as the tensor.
+        unsafe {
+            &*(src as *const [*mut wsp_ggml_tensor; WSP_GGML_MAX_SRC] as *const [Option<Tensor>; WSP_GGML_MAX_SRC])
+        }
     }
 
     pub fn set_src(mut self, slot: usize, src: Tensor) {

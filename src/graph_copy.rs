@@ -96,7 +96,7 @@ impl GraphCopier {
         dst.copy_op_from(src);
         // SAFETY: both are live tensors; ggml copies the name.
         unsafe { wsp_ggml_set_name(dst.as_ptr(), src.name_ptr()) };
-        for (slot, source) in src.srcs().into_iter().enumerate() {
+        for (slot, &source) in src.srcs().iter().enumerate() {
             if let Some(source) = source {
                 let source_copy = self.dup(source);
                 dst.set_src(slot, source_copy);
@@ -123,7 +123,7 @@ impl GraphCopier {
         } else {
             crate::tensor_io::copy(CALLER, src, dst);
         }
-        for source in src.srcs().into_iter().flatten() {
+        for &source in src.srcs().iter().flatten() {
             self.init(source);
         }
     }
@@ -138,7 +138,7 @@ fn count_reachable(nodes: &[Tensor]) -> usize {
             continue;
         }
         stack.extend(t.view_src());
-        stack.extend(t.srcs().into_iter().flatten());
+        stack.extend(t.srcs().iter().flatten());
     }
     seen.len()
 }

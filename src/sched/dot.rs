@@ -48,7 +48,7 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
     let rewritten: std::collections::HashMap<(usize, usize), usize> =
         sched.plan.rewrites.iter().map(|r| ((r.node as usize, r.slot as usize), r.src as usize)).collect();
     for (i, &node) in nodes.iter().enumerate() {
-        for (slot, src) in node.srcs().into_iter().enumerate().filter_map(|(slot, s)| Some((slot, s?))) {
+        for (slot, src) in node.srcs().iter().enumerate().filter_map(|(slot, &s)| Some((slot, s?))) {
             match rewritten.get(&(i, slot)) {
                 Some(&original) => {
                     let _ = writeln!(

@@ -194,6 +194,9 @@ pub struct Scheduler {
     op_offload: bool,
     debug: i32,
     dot_path: Option<std::path::PathBuf>,
+    /// The export the C caller called, for messages from the hot path (which does not pass it
+    /// along).
+    caller: &'static str,
 }
 
 /// Answers the planner's questions from the real backends, remembering answers for the
@@ -300,6 +303,7 @@ impl Scheduler {
             op_offload,
             debug,
             dot_path,
+            caller: "wsp_ggml_backend_sched_new",
         });
         sched.reset();
         sched
@@ -377,27 +381,27 @@ impl Scheduler {
     }
 
     /// Reads what the planner needs to know about `tensor` (once per split).
-    fn refresh(&mut self, caller: &str, tensor: Tensor) -> Tid {
+    fn refresh(&mut self, tensor: Tensor) -> Tid {
         let tid = self.tid_of(tensor);
-        self.refresh_tid(caller, tid);
+        self.refresh_tid(tid);
         tid
     }
 
     /// [`Self::refresh`] for a tensor that already has an id.
     #[inline(always)]
-    fn refresh_tid(&mut self, caller: &str, tid: Tid) {
+    fn refresh_tid(&mut self, tid: Tid) {
         // Most calls find the tensor fresh already: decide that without a call.
         if !self.table.mark_refreshed(tid, self.epoch) {
-            self.read_info(caller, tid);
+            self.read_info(tid);
         }
     }
 
     /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor.
     #[inline(never)]
-    fn read_info(&mut self, caller: &str, tid: Tid) {
+    fn read_info(&mut self, tid: Tid) {
         let t = self.tensors[tid as usize];
         let view_src = t.view_src();
-        let view_src_tid = view_src.map_or(NO_TENSOR, |v| self.refresh(caller, v));
+        let view_src_tid = view_src.map_or(NO_TENSOR, |v| self.refresh(v));
         let own = t.buffer();
         let storage = match view_src {
             Some(v) => v.buffer(),
@@ -405,12 +409,12 @@ impl Scheduler {
         };
         let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let mut srcs = [NO_TENSOR; WSP_GGML_MAX_SRC];
-        for (slot, src) in srcs.iter_mut().zip(t.srcs()) {
+        for (slot, &src) in srcs.iter_mut().zip(t.srcs()) {
             if let Some(src) = src {
                 let src_tid = self.tid_of(src);
                 // In graph order sources come first and are fresh already; one outside the
                 // graph (rare) is read here.
-                self.refresh_tid(caller, src_tid);
+                self.refresh_tid(src_tid);
                 *slot = src_tid;
             }
         }
@@ -420,7 +424,7 @@ impl Scheduler {
         info.preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         info.weights = weights.is_some();
         // Only asked about weights (the op-offload rule), so only computed for them.
-        info.host = weights.is_some_and(|b| b.is_host(caller));
+        info.host = weights.is_some_and(|b| b.is_host(self.caller));
         info.input = t.is_input();
         info.is_view_op = t.is_view_op();
         info.is_rope = t.op() == WSP_GGML_OP_ROPE;
@@ -442,7 +446,8 @@ impl Scheduler {
     }
 
     /// Assigns backends, cuts the graph into splits and builds the graph for ggml-alloc.
-    fn split_graph(&mut self, caller: &str, graph: Graph) {
+    fn split_graph(&mut self, caller: &'static str, graph: Graph) {
+        self.caller = caller;
         self.is_reset = false;
         self.arena.reset();
         self.epoch = self.epoch.wrapping_add(1).max(1);
@@ -450,11 +455,11 @@ impl Scheduler {
         self.node_tids.clear();
         self.leaf_tids.clear();
         for &leaf in graph.leafs() {
-            let tid = self.refresh(caller, leaf);
+            let tid = self.refresh(leaf);
             self.leaf_tids.push(tid);
         }
         for &node in graph.nodes() {
-            let tid = self.refresh(caller, node);
+            let tid = self.refresh(node);
             self.node_tids.push(tid);
         }
 
@@ -747,7 +752,7 @@ impl Scheduler {
 
     /// Sizes the compute buffers for `graph` (the largest graph to come). False, with a log
     /// line, when a buffer cannot be allocated; the scheduler stays usable.
-    pub fn reserve_for(&mut self, caller: &str, graph: Graph) -> bool {
+    pub fn reserve_for(&mut self, caller: &'static str, graph: Graph) -> bool {
         self.split_graph(caller, graph);
         self.synchronize();
         let ok = self.reserve();
@@ -760,7 +765,7 @@ impl Scheduler {
 
     /// Assigns, splits and allocates `graph` without computing it. False, with a log line,
     /// when the compute buffers cannot be allocated; the scheduler stays usable.
-    pub fn alloc(&mut self, caller: &str, graph: Graph) -> bool {
+    pub fn alloc(&mut self, caller: &'static str, graph: Graph) -> bool {
         self.cur_copy = self.next_copy;
         self.next_copy = (self.next_copy + 1) % self.n_copies;
         self.split_graph(caller, graph);
@@ -773,7 +778,7 @@ impl Scheduler {
 
     /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
     /// then runs the splits.
-    pub fn compute_async(&mut self, caller: &str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
+    pub fn compute_async(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
         if !self.is_reset && !self.is_alloc {
             self.reset();
         }
@@ -812,7 +817,7 @@ impl Scheduler {
                 self.assigned_backend_name(caller, node),
                 ""
             );
-            for src in node.srcs().into_iter().flatten() {
+            for &src in node.srcs().iter().flatten() {
                 line += &format!(
                     " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]",
                     src.name(),
