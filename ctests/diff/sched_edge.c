@@ -14,17 +14,6 @@
 //  X9: an eval callback in parallel mode (observes every node, cancels in the TEST split), two rounds.
 #include "sched_util.h"
 
-static void finish(const char * tag, wsp_ggml_backend_sched_t sched, struct wsp_ggml_cgraph * gf,
-                   struct wsp_ggml_tensor * const * outs, int n_outs) {
-    char l[128];
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
-    for (int i = 0; i < n_outs; i++) {
-        snprintf(l, sizeof(l), "%s %s", tag, wsp_ggml_get_name(outs[i]));
-        du_print_tensor(l, outs[i]);
-    }
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
-}
-
 static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
     wsp_ggml_backend_t backends[2] = { tb, cpu };
@@ -37,13 +26,12 @@ static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     struct wsp_ggml_tensor * e = su_output(wsp_ggml_mul_mat(ctx, d, k), "e");
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, e);
-    DU_B("X1 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X1", sched, gf);
+    su_alloc_print("X1", sched, gf);
     DU_S("X1 k_buffer", su_where(k));
     du_fill(x, 0.5f, -0.125f);
     du_fill(k, -2.0f, 0.375f);
     struct wsp_ggml_tensor * outs[2] = { d, e };
-    finish("X1", sched, gf, outs, 2);
+    su_compute_print("X1", sched, gf, outs, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -64,11 +52,10 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, a);
     wsp_ggml_build_forward_expand(gf, b);
-    DU_B("X2 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X2", sched, gf);
+    su_alloc_print("X2", sched, gf);
     du_fill(x, -1.0f, 0.25f);
     struct wsp_ggml_tensor * outs2[2] = { a, b };
-    finish("X2", sched, gf, outs2, 2);
+    su_compute_print("X2", sched, gf, outs2, 2);
     wsp_ggml_free(ctx);
 
     // X3: xv = 2-D view of x with a row stride of 5 floats (non-contiguous) consumed by TEST
@@ -81,11 +68,10 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
     struct wsp_ggml_tensor * m = su_output(wsp_ggml_mul(ctx, s, xv), "m");
     gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, m);
-    DU_B("X3 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X3", sched, gf);
+    su_alloc_print("X3", sched, gf);
     du_fill(xb, 0.0f, 0.5f);
     struct wsp_ggml_tensor * outs3[2] = { s, m };
-    finish("X3", sched, gf, outs3, 2);
+    su_compute_print("X3", sched, gf, outs3, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -106,11 +92,10 @@ static void x4(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, o);
     wsp_ggml_build_forward_expand(gf, d);
-    DU_B("X4 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X4", sched, gf);
+    su_alloc_print("X4", sched, gf);
     du_fill(x, 1.0f, -0.25f);
     struct wsp_ggml_tensor * outs[2] = { d, o };
-    finish("X4", sched, gf, outs, 2);
+    su_compute_print("X4", sched, gf, outs, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -132,11 +117,10 @@ static void x5(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         struct wsp_ggml_tensor * z = su_output(wsp_ggml_mul_mat(ctx, y, x), "z");
         struct wsp_ggml_cgraph * gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, z);
-        snprintf(l, sizeof(l), "%s cpu alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        snprintf(l, sizeof(l), "%s cpu", tag); su_print_all(l, sched, gf);
+        snprintf(l, sizeof(l), "%s cpu", tag); su_alloc_print(l, sched, gf);
         du_fill(x, -0.5f, 0.25f);
         struct wsp_ggml_tensor * outs[1] = { z };
-        finish(l, sched, gf, outs, 1);
+        su_compute_print(l, sched, gf, outs, 1);
         wsp_ggml_free(ctx);
         wsp_ggml_backend_sched_free(sched);
         printf("%s cpu custom n_alloc %d n_init %d n_reset %d n_free %d\n", tag, cu.n_alloc, cu.n_init, cu.n_reset, cu.n_free);
@@ -153,11 +137,10 @@ static void x5(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         struct wsp_ggml_tensor * o = su_output(wsp_ggml_scale(ctx, m, 2.0f), "o");
         gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, o);
-        snprintf(l, sizeof(l), "%s two alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        snprintf(l, sizeof(l), "%s two", tag); su_print_all(l, sched, gf);
+        snprintf(l, sizeof(l), "%s two", tag); su_alloc_print(l, sched, gf);
         du_fill(x, 0.25f, 0.5f);
         struct wsp_ggml_tensor * outs2[1] = { o };
-        finish(l, sched, gf, outs2, 1);
+        su_compute_print(l, sched, gf, outs2, 1);
         wsp_ggml_free(ctx);
         wsp_ggml_backend_sched_free(sched);
         printf("%s two custom n_alloc %d n_init %d n_reset %d n_free %d\n", tag, cu.n_alloc, cu.n_init, cu.n_reset, cu.n_free);
@@ -196,7 +179,7 @@ static void x6(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     }
     du_fill(x, 0.5f, 0.125f);
     struct wsp_ggml_tensor * outs[1] = { h };
-    finish("X6", sched, gf, outs, 1);
+    su_compute_print("X6", sched, gf, outs, 1);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -209,13 +192,7 @@ static void x7(wsp_ggml_backend_t cpu) {
     test_backend_reset_counters();
     wsp_ggml_backend_t tb = test_backend_init();
 
-    struct wsp_ggml_context * cw = su_ctx(4);
-    struct wsp_ggml_tensor * wm = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 4), "wm");
-    struct wsp_ggml_tensor * wb = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 1), "wb");
-    wsp_ggml_backend_buffer_t bw = wsp_ggml_backend_alloc_ctx_tensors(cw, cpu);
-    wsp_ggml_backend_buffer_set_usage(bw, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    du_fill(wm, 0.25f, -0.03125f);
-    du_fill(wb, 1.0f, -0.5f);
+    struct su_host_weights w = su_host_weights_new(cpu, 0.25f, -0.03125f, 1.0f, -0.5f);
 
     wsp_ggml_backend_t backends[2] = { tb, cpu };
     wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
@@ -225,23 +202,20 @@ static void x7(wsp_ggml_backend_t cpu) {
         wsp_ggml_backend_sched_reset(sched);
         struct wsp_ggml_context * ctx = su_ctx(16);
         struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 2), "x");
-        struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, wm, x), "a");
-        struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, wb), "b");
-        struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, wb), "c");
-        struct wsp_ggml_tensor * o = su_output(wsp_ggml_mul_mat(ctx, wm, c), "o");
+        struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, w.wm, x), "a");
+        struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, w.wb), "b");
+        struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, w.wb), "c");
+        struct wsp_ggml_tensor * o = su_output(wsp_ggml_mul_mat(ctx, w.wm, c), "o");
         struct wsp_ggml_cgraph * gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, o);
-        char l[64];
-        snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        su_print_all(tag, sched, gf);
+        su_alloc_print(tag, sched, gf);
         du_fill(x, -1.0f + (float) round, 0.375f);
         struct wsp_ggml_tensor * outs[1] = { o };
-        finish(tag, sched, gf, outs, 1);
+        su_compute_print(tag, sched, gf, outs, 1);
         wsp_ggml_free(ctx);
     }
     wsp_ggml_backend_sched_free(sched);
-    wsp_ggml_backend_buffer_free(bw);
-    wsp_ggml_free(cw);
+    su_host_weights_free(&w);
     wsp_ggml_backend_free(tb);
     du_counters("X7 end");
     test_backend_reset_config();
@@ -276,7 +250,7 @@ static void x8(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     su_print_all("X8 b", sched, gb);
     du_fill(xb, 2.0f, -0.5f);
     struct wsp_ggml_tensor * outs[1] = { ob };
-    finish("X8 b", sched, gb, outs, 1);
+    su_compute_print("X8 b", sched, gb, outs, 1);
     wsp_ggml_free(ca);
     wsp_ggml_free(cb);
     wsp_ggml_backend_sched_free(sched);
@@ -318,7 +292,7 @@ static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         du_fill(x, (float) round - 0.5f, 0.25f);
         du_fill(c, 7.0f, 0.0f);
         struct wsp_ggml_tensor * outs[2] = { c, d };
-        finish(tag, sched, gf, outs, 2);
+        su_compute_print(tag, sched, gf, outs, 2);
         wsp_ggml_free(ctx);
     }
     wsp_ggml_backend_sched_free(sched);
@@ -330,23 +304,19 @@ int main(void) {
     test_backend_reset_config();
     wsp_ggml_backend_t tb = test_backend_init();
 
-    struct wsp_ggml_context * cp = su_ctx(4);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "p");
-    struct wsp_ggml_tensor * q = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "q");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.75f, -0.125f);
-    du_fill(q, -0.5f, 0.0625f);
+    struct su_param p = su_param_new(tb, "p", 4, 3, 0.75f, -0.125f);
+    struct su_param q = su_param_new(tb, "q", 4, 3, -0.5f, 0.0625f);
 
-    x1(tb, cpu, p);
-    x2_x3(tb, cpu, p);
-    x4(tb, cpu, p, q);
-    x5(tb, cpu, p);
-    x6(tb, cpu, p);
-    x8(tb, cpu, p);
-    x9(tb, cpu, p);
+    x1(tb, cpu, p.t);
+    x2_x3(tb, cpu, p.t);
+    x4(tb, cpu, p.t, q.t);
+    x5(tb, cpu, p.t);
+    x6(tb, cpu, p.t);
+    x8(tb, cpu, p.t);
+    x9(tb, cpu, p.t);
 
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
+    su_param_free(&q);
+    su_param_free(&p);
     wsp_ggml_backend_free(tb);
 
     x7(cpu);
