@@ -205,6 +205,37 @@ static inline void su_param_free(struct su_param * p) {
     wsp_ggml_free(p->ctx);
 }
 
+// What most scheduler programs start from: the CPU backend, a TEST backend with the default configuration,
+// a parameter "p" on TEST (ne0 x ne1, filled with start, start + step, ...) and its CPU twin
+struct su_fixture {
+    wsp_ggml_backend_t cpu, tb;
+    struct su_param    p, p_cpu;
+};
+
+static inline struct su_fixture su_fixture_new(int64_t ne0, int64_t ne1, float start, float step) {
+    struct su_fixture f;
+    f.cpu = su_cpu();
+    test_backend_reset_config();
+    f.tb    = test_backend_init();
+    f.p     = su_param_new(f.tb, "p", ne0, ne1, start, step);
+    f.p_cpu = su_param_twin(f.cpu, &f.p);
+    return f;
+}
+
+static inline void su_fixture_free(struct su_fixture * f) {
+    su_param_free(&f->p_cpu);
+    su_param_free(&f->p);
+    wsp_ggml_backend_free(f->tb);
+    wsp_ggml_backend_free(f->cpu);
+}
+
+// a scheduler over {TEST, CPU} (TEST first: preferred where it can run an op), graph size 256
+static inline wsp_ggml_backend_sched_t su_sched_test_cpu(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, bool parallel,
+                                                         bool op_offload) {
+    wsp_ggml_backend_t backends[2] = { tb, cpu };
+    return wsp_ggml_backend_sched_new(backends, NULL, 2, 256, parallel, op_offload);
+}
+
 // Weights wm [4,4] and wb [4,1] in a host (CPU) buffer marked WEIGHTS: what op offloading copies to TEST
 struct su_host_weights {
     struct wsp_ggml_context * ctx;

@@ -81,8 +81,7 @@ static void run_cb(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t c
                    struct cb_state * st, bool print_assign) {
     char l[128];
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     wsp_ggml_backend_sched_set_eval_callback(sched, eval_cb, st);
     struct net n = make_net(p);
     snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
@@ -244,12 +243,9 @@ static void compares(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
-    struct su_param param = su_param_new(tb, "p", 4, 3, 0.75f, -0.25f);
-    struct wsp_ggml_tensor * p = param.t;
+    struct su_fixture f = su_fixture_new(4, 3, 0.75f, -0.25f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t;
 
     static const char * const want1[] = { "b", "e", "out2", "g", NULL };
     struct cb_state e1 = { "E1", want1, NULL, false };
@@ -274,9 +270,7 @@ int main(void) {
     graph_copies(tb, cpu);
     compares(tb, cpu);
 
-    su_param_free(&param);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

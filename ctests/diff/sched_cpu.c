@@ -141,8 +141,7 @@ static void async_two_backends(wsp_ggml_backend_t cpu) {
     test_backend_reset_config();
     test_backend_reset_counters();
     wsp_ggml_backend_t tb = test_backend_init();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct su_param p = su_param_new(tb, "p", 4, 3, 0.5f, 0.5f);
 

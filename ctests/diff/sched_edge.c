@@ -16,8 +16,7 @@
 
 static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
     struct wsp_ggml_tensor * k = su_named(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "k");
@@ -37,8 +36,7 @@ static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
 }
 
 static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     // X2: r = reshape(x) [3,4]; t = permute(r) [4,3] (views first); a = p + cont(t)... p is [4,3]
     test_backend_reset_counters();
@@ -79,8 +77,7 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
 // X4: TEST (a = p + x), CPU (b = mul_mat(a, x), bs, o), TEST again (c = q + x reads x again, d = c * a)
 static void x4(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p, struct wsp_ggml_tensor * q) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
     struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(ctx, p, x), "a");
@@ -194,8 +191,7 @@ static void x7(wsp_ggml_backend_t cpu) {
 
     struct su_host_weights w = su_host_weights_new(cpu, 0.25f, -0.03125f, 1.0f, -0.5f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
     for (int round = 0; round < 3; round++) {
         char tag[32];
         snprintf(tag, sizeof(tag), "X7 r%d", round);
@@ -223,8 +219,7 @@ static void x7(wsp_ggml_backend_t cpu) {
 
 static void x8(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ca = su_ctx(16);
     struct wsp_ggml_tensor * xa = su_input(wsp_ggml_new_tensor_2d(ca, WSP_GGML_TYPE_F32, 4, 3), "xa");
     struct wsp_ggml_tensor * oa = su_output(wsp_ggml_mul_mat(ca, wsp_ggml_add(ca, p, xa), xa), "oa");
@@ -270,8 +265,7 @@ static bool x9_cb(struct wsp_ggml_tensor * t, bool ask, void * user_data) {
 
 static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
     wsp_ggml_backend_sched_set_eval_callback(sched, x9_cb, NULL);
     for (int round = 0; round < 2; round++) {
         char tag[16];
@@ -300,28 +294,22 @@ static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
-    struct su_param p = su_param_new(tb, "p", 4, 3, 0.75f, -0.125f);
+    struct su_fixture f = su_fixture_new(4, 3, 0.75f, -0.125f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t;
     struct su_param q = su_param_new(tb, "q", 4, 3, -0.5f, 0.0625f);
 
-    x1(tb, cpu, p.t);
-    x2_x3(tb, cpu, p.t);
-    x4(tb, cpu, p.t, q.t);
-    x5(tb, cpu, p.t);
-    x6(tb, cpu, p.t);
-    x8(tb, cpu, p.t);
-    x9(tb, cpu, p.t);
-
-    su_param_free(&q);
-    su_param_free(&p);
-    wsp_ggml_backend_free(tb);
-
+    x1(tb, cpu, p);
+    x2_x3(tb, cpu, p);
+    x4(tb, cpu, p, q.t);
+    x5(tb, cpu, p);
+    x6(tb, cpu, p);
+    x8(tb, cpu, p);
+    x9(tb, cpu, p);
     x7(cpu);
 
-    wsp_ggml_backend_free(cpu);
+    su_param_free(&q);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -106,8 +106,7 @@ static struct net eval_pinned(const char * tag, wsp_ggml_backend_sched_t sched, 
 }
 
 static void pins(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct net n = eval_pinned("P1", sched, NULL, NULL, NULL, NULL);
     wsp_ggml_free(n.ctx);
@@ -135,16 +134,13 @@ static void pins(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb1 = test_backend_init();
+    struct su_fixture f = su_fixture_new(4, 3, 0.25f, 0.5f);
+    wsp_ggml_backend_t cpu = f.cpu, tb1 = f.tb;
     wsp_ggml_backend_t tb2 = test_backend_init();
 
-    struct su_param p = su_param_new(tb1, "p", 4, 3, 0.25f, 0.5f);
-
-    three("M1", tb1, tb2, cpu, p.t, false);
-    three("M2", tb2, tb1, cpu, p.t, false);
-    three("M3", tb1, tb2, cpu, p.t, true);
+    three("M1", tb1, tb2, cpu, f.p.t, false);
+    three("M2", tb2, tb1, cpu, f.p.t, false);
+    three("M3", tb1, tb2, cpu, f.p.t, true);
 
     wsp_ggml_backend_t cc[2] = { cpu, cpu };
     twice_cpu("M4", cc, 2);
@@ -153,10 +149,8 @@ int main(void) {
 
     pins(tb1, cpu);
 
-    su_param_free(&p);
     wsp_ggml_backend_free(tb2);
-    wsp_ggml_backend_free(tb1);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -20,19 +20,13 @@ static void print_outputs(const char * tag, struct su_net * n) {
 
 int main(void) {
     const bool show_reeval = getenv("DIFF_SHOW_PARALLEL_REEVAL") != NULL && strcmp(getenv("DIFF_SHOW_PARALLEL_REEVAL"), "1") == 0;
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    test_backend_reset_counters();
-    wsp_ggml_backend_t tb = test_backend_init();
-    struct su_param param = su_param_new(tb, "p", 4, 3, 0.25f, 0.375f);
-    struct su_param twin = su_param_twin(cpu, &param);
-    struct wsp_ggml_tensor * p = param.t;
-
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
+    struct su_fixture f = su_fixture_new(4, 3, 0.25f, 0.375f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t, * p_cpu = f.p_cpu.t;
 
     // PA1
     {
-        wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+        wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
         du_counters("PA1 after_new");
         su_print_sched("PA1 fresh", sched);
         struct su_net n = su_make_net(p);
@@ -41,14 +35,14 @@ int main(void) {
         su_net_set_inputs(&n, 0);
         su_status("PA1 compute", wsp_ggml_backend_sched_graph_compute(sched, n.gf));
         print_outputs("PA1", &n);
-        DU_B("PA1 matches_cpu", su_net_matches_cpu(&n, cpu, twin.t, 0));
+        DU_B("PA1 matches_cpu", su_net_matches_cpu(&n, cpu, p_cpu, 0));
         du_counters("PA1 after_compute");
 
         if (show_reeval) {
             // PA5: second evaluation of the same allocation with new inputs
             su_net_set_inputs(&n, 1);
             su_status("PA5 compute2", wsp_ggml_backend_sched_graph_compute(sched, n.gf));
-            DU_B("PA5 reeval_matches_cpu", su_net_matches_cpu(&n, cpu, twin.t, 1));
+            DU_B("PA5 reeval_matches_cpu", su_net_matches_cpu(&n, cpu, p_cpu, 1));
         }
         wsp_ggml_free(n.ctx);
         wsp_ggml_backend_sched_free(sched);
@@ -62,7 +56,7 @@ int main(void) {
         test_backend_reset_counters();
         wsp_ggml_backend_t b1[1] = { cpu };
         wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(b1, NULL, 1, 256, true, true);
-        struct su_net n = su_make_net(twin.t);
+        struct su_net n = su_make_net(p_cpu);
         su_alloc_print("PA2", sched, n.gf);
         su_net_set_inputs(&n, 0);
         su_status("PA2 compute", wsp_ggml_backend_sched_graph_compute(sched, n.gf));
@@ -79,7 +73,7 @@ int main(void) {
     // PA3
     {
         test_backend_reset_counters();
-        wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+        wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
         for (int round = 0; round < 3; round++) {
             char tag[32];
             snprintf(tag, sizeof(tag), "PA3 r%d", round);
@@ -90,7 +84,7 @@ int main(void) {
             su_net_set_inputs(&n, round);
             snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, n.gf));
             print_outputs(tag, &n);
-            snprintf(l, sizeof(l), "%s matches_cpu", tag); DU_B(l, su_net_matches_cpu(&n, cpu, twin.t, round));
+            snprintf(l, sizeof(l), "%s matches_cpu", tag); DU_B(l, su_net_matches_cpu(&n, cpu, p_cpu, round));
             snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
             wsp_ggml_free(n.ctx);
         }
@@ -101,7 +95,7 @@ int main(void) {
     // PA4
     {
         test_backend_reset_counters();
-        wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+        wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
         struct su_net n = su_make_net(p);
         DU_B("PA4 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
         su_net_set_inputs(&n, 1);
@@ -122,16 +116,13 @@ int main(void) {
         su_net_set_inputs(&n, 2);
         su_status("PA4 compute", wsp_ggml_backend_sched_graph_compute(sched, n.gf));
         print_outputs("PA4 second", &n);
-        DU_B("PA4 second matches_cpu", su_net_matches_cpu(&n, cpu, twin.t, 2));
+        DU_B("PA4 second matches_cpu", su_net_matches_cpu(&n, cpu, p_cpu, 2));
         du_counters("PA4 after_compute");
         wsp_ggml_free(n.ctx);
         wsp_ggml_backend_sched_free(sched);
     }
 
-    su_param_free(&twin);
-    su_param_free(&param);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -86,13 +86,9 @@ static void sequence(const char * tag, wsp_ggml_backend_t * backends, int n_back
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
-    struct su_param param = su_param_new(tb, "p", 8, 1, 0.5f, -0.125f);
-    struct su_param twin = su_param_twin(cpu, &param);
-    struct wsp_ggml_tensor * p = param.t, * pc = twin.t;
+    struct su_fixture f = su_fixture_new(8, 1, 0.5f, -0.125f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t, * pc = f.p_cpu.t;
 
     wsp_ggml_backend_t two[2] = { tb, cpu };
     sequence("R1", two, 2, p);
@@ -118,10 +114,7 @@ int main(void) {
         du_counters("R3 after_free");
     }
 
-    su_param_free(&twin);
-    su_param_free(&param);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

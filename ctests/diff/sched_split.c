@@ -77,8 +77,7 @@ static void run(const char * tag, wsp_ggml_backend_t cpu, const enum wsp_ggml_op
     du_fill(p, 0.5f, 0.25f);
     du_fill(q, -1.0f, 0.125f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, op_offload);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, op_offload);
     struct net n = make_net(p, q, p_mul, with_q, reversed);
 
     su_alloc_print(tag, sched, n.gf);

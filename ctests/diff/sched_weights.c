@@ -54,8 +54,7 @@ static void free_wset(struct wset * w) {
 // h7 = h6 + wc_c; out = h7 * 0.5 (output)
 static void weights_graph(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, const struct wset * w) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct wsp_ggml_context * ctx = su_ctx(32);
     struct wsp_ggml_tensor * x  = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
@@ -82,8 +81,7 @@ static void weights_graph(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_back
 // new TEST split; c = b - wt_c; out = c * 2
 static void weight_new_split(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, const struct wset * w) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
@@ -123,8 +121,7 @@ static void offload(const char * tag, wsp_ggml_backend_t cpu, bool op_offload, e
 
     struct su_host_weights w = su_host_weights_new(cpu, 0.75f, -0.0625f, -1.0f, 0.5f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, op_offload);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, op_offload);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 5), "x");
     struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, w.wm, x), "a");

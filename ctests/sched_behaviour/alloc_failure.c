@@ -72,8 +72,7 @@ static bool eval_ok(wsp_ggml_backend_sched_t sched, wsp_ggml_backend_t cpu, stru
 static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p,
                      struct wsp_ggml_tensor * pc, bool parallel) {
     char what[128];
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, parallel, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, parallel, true);
 
     // 1
     test_backend_set_fail_alloc(true);
@@ -125,13 +124,8 @@ static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
     // the TEST-resident tensor is allocated before allocations start failing
-    struct su_param p = su_param_new(tb, "p", 8, 1, 0.5f, -0.125f);
-    struct su_param twin = su_param_twin(cpu, &p);
+    struct su_fixture f = su_fixture_new(8, 1, 0.5f, -0.125f);
 
     // the switch itself
     test_backend_set_fail_alloc(true);
@@ -142,13 +136,10 @@ int main(void) {
     expect(some != NULL, "switch: TEST alloc_buffer works again");
     wsp_ggml_backend_buffer_free(some);
 
-    scenario("seq", tb, cpu, p.t, twin.t, false);
-    scenario("par", tb, cpu, p.t, twin.t, true);
+    scenario("seq", f.tb, f.cpu, f.p.t, f.p_cpu.t, false);
+    scenario("par", f.tb, f.cpu, f.p.t, f.p_cpu.t, true);
 
-    su_param_free(&twin);
-    su_param_free(&p);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("%s (%d failed)\n", g_failures ? "FAIL" : "PASS", g_failures);
     return g_failures ? 1 : 0;
 }

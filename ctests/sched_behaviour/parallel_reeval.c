@@ -6,18 +6,12 @@
 #include "sched_util.h"
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-    struct su_param p = su_param_new(tb, "p", 4, 3, 0.25f, 0.375f);
-    struct su_param twin = su_param_twin(cpu, &p);
-
+    struct su_fixture f = su_fixture_new(4, 3, 0.25f, 0.375f);
     int failures = 0;
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
     for (int mode = 0; mode < 2; mode++) {
         const bool async = mode == 1;
-        wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
-        struct su_net n = su_make_net(p.t);
+        wsp_ggml_backend_sched_t sched = su_sched_test_cpu(f.tb, f.cpu, true, true);
+        struct su_net n = su_make_net(f.p.t);
         if (!wsp_ggml_backend_sched_alloc_graph(sched, n.gf)) {
             printf("mode %d: alloc_graph failed\n", mode);
             return 1;
@@ -34,7 +28,7 @@ int main(void) {
             } else {
                 st = wsp_ggml_backend_sched_graph_compute(sched, n.gf);
             }
-            const bool ok = st == WSP_GGML_STATUS_SUCCESS && su_net_matches_cpu(&n, cpu, twin.t, round);
+            const bool ok = st == WSP_GGML_STATUS_SUCCESS && su_net_matches_cpu(&n, f.cpu, f.p_cpu.t, round);
             printf("mode %s round %d status %d %s\n", async ? "async" : "sync", round, (int) st, ok ? "ok" : "WRONG");
             if (!ok) {
                 failures++;
@@ -44,10 +38,7 @@ int main(void) {
         wsp_ggml_backend_sched_free(sched);
     }
 
-    su_param_free(&twin);
-    su_param_free(&p);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("%s (%d wrong)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }
