@@ -1,8 +1,10 @@
 // Helpers for the scheduler test programs (ctests/diff/sched_*.c, ctests/sched_behaviour/*.c):
 // printing what a scheduler decided about a graph (backend of every leaf and node, the sources of every
-// node as the scheduler left them, split/copy counts, compute buffer sizes), and building the small
-// contexts and buffers those programs need. All output is deterministic: backends are printed as
-// "<name>@<index in the scheduler>" because several backends may share a name.
+// node as the scheduler left them, split/copy counts, compute buffer sizes) and what it computed; building
+// the small contexts and buffers those programs need (the fixture: CPU, TEST, a parameter on TEST and its
+// CPU twin); and the CPU-only reference computation results are compared with. All output is
+// deterministic: backends are printed as "<name>@<index in the scheduler>" because several backends may
+// share a name.
 #pragma once
 
 #include "diff_util.h"
