@@ -183,6 +183,17 @@ fn loading_a_module_twice_gives_the_same_reg_registered_once() {
         )
         .logged("info", &["is already loaded", &run.at("alias/libggml-cpu-alias.so")])
         .printed("loaded 4 times: one reg, one device")
+        .printed("3 of 4 unloads: still registered and mapped")
+        .printed(&format!("unloaded: no devices, {} closed", module("libggml-cpu-high.so")));
+}
+
+#[test]
+fn a_module_loaded_twice_stays_loaded_until_it_is_unloaded_twice() {
+    let run = run_scenario("load_count");
+    run.passed()
+        .no_errors_logged()
+        .printed("1 of 2 unloads: still registered and mapped")
+        .printed("compute: mul_mat + scale on CPU, 6 values correct")
         .printed(&format!("unloaded: no devices, {} closed", module("libggml-cpu-high.so")));
 }
 
