@@ -23,7 +23,7 @@ cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OF
     -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON \
     -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/bench -j "$(nproc)" --target \
-    sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count \
+    sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count whisper_decode whisper_decode-ref \
     transcribe transcribe-ref transcribe-alloc-count >/dev/null
 
 # matplotlib for the plot, in a venv (installed before measuring, so the run stays quiet).
