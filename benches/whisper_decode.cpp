@@ -23,7 +23,7 @@
 
 #include "accel_fixture.h"
 #include "ggml-alloc.h"
-#include "ggml-backend-impl.h"
+#include "ggml-backend-impl.h"  // wsp_ggml_backend_register, the backend struct
 #include "whisper.h"
 
 #include <algorithm>

@@ -99,20 +99,6 @@ bool accel_fixture_set_ops(const char * spec, char * err, size_t err_size) {
     return true;
 }
 
-void accel_fixture_ops_string(char * buf, size_t size) {
-    accel_ops_init();
-    size_t used = 0;
-    if (size > 0) {
-        buf[0] = '\0';
-    }
-    for (int op = 0; op < WSP_GGML_OP_COUNT && used < size; op++) {
-        if (g_ops[op]) {
-            const int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "", wsp_ggml_op_name((enum wsp_ggml_op) op));
-            used += n > 0 ? (size_t) n : 0;
-        }
-    }
-}
-
 void accel_fixture_counters(struct accel_fixture_counters * out) { *out = g_cnt; }
 
 //

@@ -47,9 +47,6 @@ wsp_ggml_backend_buffer_type_t accel_fixture_buffer_type(void);
 // unchanged). Before any call the set is "default".
 bool accel_fixture_set_ops(const char * spec, char * err, size_t err_size);
 
-// The configured set, as a comma-separated list of op names (into buf, truncated to size).
-void accel_fixture_ops_string(char * buf, size_t size);
-
 struct accel_fixture_counters {
     long backends_init, backends_free;
     long buffers_alloc, buffers_free;

@@ -18,13 +18,14 @@
 // in host memory supporting the ops OPS (few, default, almost-all or a list such as
 // MUL_MAT,ADD), before whisper starts, and lets whisper use a GPU: whisper.cpp finds it in the
 // registry and schedules its graphs over {ACCEL, CPU}. stderr then gets one line
-//   accel: ops=LIST computes=N nodes=M
+//   accel: ops=OPS computes=N nodes=M
 // (the splits ACCEL computed and their nodes). --splits (with WSP_GGML_SCHED_DEBUG=1 in the
 // environment) counts the splits of every graph the scheduler plans from its debug listing:
 //   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,...
 // per_graph in planning order, with xN for N graphs in a row planned the same way.
 
 #include "accel_fixture.h"
+#include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
 
 #include <chrono>
@@ -314,11 +315,10 @@ int main(int argc, char ** argv) {
         print_splits(split_counts);
     }
     if (accel_ops != nullptr) {
-        char ops[2048];
-        accel_fixture_ops_string(ops, sizeof(ops));
         struct accel_fixture_counters counters;
         accel_fixture_counters(&counters);
-        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", ops, counters.graph_computes, counters.nodes_computed);
+        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
+                     counters.nodes_computed);
     }
     whisper_free(ctx);
     return 0;
