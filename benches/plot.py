@@ -21,11 +21,13 @@ def main():
 
     # (label, median, min, max, target)
     costs = []
+    # instructions: ≤ 0.5 in every configuration, ≤ 0.35 on the CPU alone
     for r in res["instructions"]:
-        costs.append((f"sched instructions, {r['mode']} {r['nodes']}", r["sched_ratio"], r["sched_ratio"], r["sched_ratio"], 0.5))
+        costs.append((f"sched instructions, {r['mode']} {r['nodes']}", r["sched_ratio"], r["sched_ratio"], r["sched_ratio"],
+                      0.35 if r["mode"] == "cpu" else 0.5))
     for r in res.get("whisper_decode", []):
         costs.append((f"sched instructions, whisper decode {r['config']}", r["instr_ratio"], r["instr_ratio"],
-                      r["instr_ratio"], 0.5))
+                      r["instr_ratio"], 0.35 if r["config"] == "cpu" else 0.5))
     for r in res["sched_time"]:
         q = r["sched_ratio"]
         costs.append((f"sched time, {r['mode']} {r['nodes']}", q["median"], q["min"], q["max"], 0.5))

@@ -178,7 +178,7 @@ def case_whisper_decode(bins, model, out_dir, quick):
             out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"whisper_decode.{lib}"], model,
                              config, cg_tokens])
             row[f"instr_{lib}"] = int(out.split()[0]) / cg_tokens
-            row[f"callgrind_{lib}"] = str(keep)
+            row[f"callgrind_{lib}"] = keep.name  # in the build directory
         row["instr_ratio"] = row["instr_ours"] / row["instr_ref"]
 
         def once(lib):
@@ -396,9 +396,9 @@ def markdown(res):
     add(f"| scheduler instructions ≤ 0.35× reference, CPU alone | {min(cpu_instr):.3f}–{max(cpu_instr):.3f}× "
         f"| {verdict(max(cpu_instr) <= 0.35)} |")
     times = res["sched_time"]
-    worst_time = max(r["sched_ratio"]["median"] for r in times)
-    add(f"| scheduler time ≤ 0.5× reference (scheduler's own time) | "
-        f"{min(r['sched_ratio']['median'] for r in times):.3f}–{worst_time:.3f}× | {verdict(worst_time <= 0.5)} |")
+    all_times = [r["sched_ratio"]["median"] for r in times] + [r["sched_ratio"]["median"] for r in dec]
+    add(f"| scheduler time ≤ 0.5× reference (scheduler's own time, whisper's decoder included) | "
+        f"{min(all_times):.3f}–{max(all_times):.3f}× | {verdict(max(all_times) <= 0.5)} |")
     add(f"| (whole evaluation time, incl. backend compute and ggml-alloc) | "
         f"{min(r['ratio']['median'] for r in times):.3f}–{max(r['ratio']['median'] for r in times):.3f}× | |")
     io = res["tensor_io"]

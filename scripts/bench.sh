@@ -2,7 +2,7 @@
 # The benchmark suite (BENCHMARKS.md): builds this library, the reference and the benchmark
 # programs, runs every case against both in the same run, writes benches/results/
 # (results.json, summary.md, ratios.png) and the results section of BENCHMARKS.md.
-#   scripts/bench.sh           the full suite (about 4 minutes; run it on an idle machine)
+#   scripts/bench.sh           the full suite (about 10 minutes; run it on an idle machine)
 #   scripts/bench.sh --quick   fewer repetitions: a smoke test, not for the numbers
 # Needs what scripts/setup.sh installs (it runs it: only missing pieces are installed), and
 # PyPI for matplotlib (a venv in target/bench-venv, made once).
