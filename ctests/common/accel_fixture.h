@@ -14,8 +14,9 @@
 // supports_op(op) is true when
 //   - op is NONE or a view (RESHAPE, VIEW, PERMUTE, TRANSPOSE), as on every real device, or
 //     op->op is in the configured set, and
-//   - every tensor involved has a type the device handles: F32 or F16, and for the weight of
-//     MUL_MAT and GET_ROWS (src[0]) also Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (no k-quants), and
+//   - every tensor involved has a type the device handles: F32, F16 or I32 (indices), and for
+//     the weight of MUL_MAT and GET_ROWS (src[0]) also Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (no
+//     k-quants), and
 //   - a CPY reads a source whose elements along dim 0 are adjacent (not a transposed view,
 //     such as whisper's V cache update), and
 //   - the private CPU backend can compute it (the CPU device's supports_op).
