@@ -525,7 +525,7 @@ def main():
         "transcribe.ours": b / "examples/transcribe",
         "transcribe.ref": b / "examples/transcribe-ref",
         "transcribe.alloc_count": b / "benches/transcribe-alloc-count",
-        "whisper_decode.ours": b / "benches/whisper_decode",
+        "whisper_decode.ours": b / "examples/whisper_decode",
         "whisper_decode.ref": b / "benches/whisper_decode-ref",
     }
     missing = [str(p) for p in bins.values() if not p.exists()]
