@@ -16,6 +16,8 @@ for pair in "${tools[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+# libclang, for bindgen in the layout check (layout-check/)
+compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo

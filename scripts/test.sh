@@ -9,6 +9,8 @@ cd "$root"
 "$root/scripts/fetch-reference.sh"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
+# The mirrors against bindgen's reading of whisper.rn's headers (compile-time assertions).
+cargo check --quiet --manifest-path layout-check/Cargo.toml
 cargo test --all-targets
 cmake -S . -B build/ctest -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/ctest -j "$(nproc)" >/dev/null
