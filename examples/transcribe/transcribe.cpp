@@ -1,9 +1,11 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] model.bin audio.wav
 //
-// The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
+// --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
+// far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio. The
+// transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
 //   timings: run_ms=R sample_ms=T n_sample=N encode_ms=T n_encode=N decode_ms=T n_decode=N
@@ -118,7 +120,7 @@ void capture_timings(enum wsp_ggml_log_level, const char * text, void * user_dat
 }
 
 int usage(const char * argv0) {
-    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] model.bin audio.wav\n", argv0);
+    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] model.bin audio.wav\n", argv0);
     return 2;
 }
 
@@ -132,6 +134,7 @@ int main(int argc, char ** argv) {
     int n_threads = 1;
     bool quiet = false;
     bool timings_line = false;
+    int audio_ctx = 0;  // whisper's default: the model's full window
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
@@ -140,6 +143,12 @@ int main(int argc, char ** argv) {
             quiet = true;
         } else if (std::strcmp(argv[i], "--timings") == 0) {
             timings_line = true;
+        } else if (std::strcmp(argv[i], "--audio-ctx") == 0 && i + 1 < argc) {
+            audio_ctx = std::atoi(argv[++i]);
+            if (audio_ctx < 1 || audio_ctx > 1500) {
+                std::fprintf(stderr, "--audio-ctx: expected 1..1500 frames, got %s\n", argv[i]);
+                return 2;
+            }
         } else if (argv[i][0] == '-') {
             return usage(argv[0]);
         } else {
@@ -177,6 +186,7 @@ int main(int argc, char ** argv) {
     params.print_timestamps = false;
     params.no_timestamps = true;
     params.language = "en";
+    params.audio_ctx = audio_ctx;
     allocation_watch watch;
     const bool count_allocations = timings_line && wsp_rs_allocation_count != nullptr;
     if (count_allocations) {
