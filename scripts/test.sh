@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust unit tests and the C conformance suite from cargo (cargo test),
-# then the same C suite through CMake/ctest. Needs scripts/setup.sh to have run once.
+# then the same C suite through CMake/ctest, then the phones' tests (scripts/test-phones.sh).
+# Needs scripts/setup.sh to have run once.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -10,3 +11,5 @@ cargo test --all-targets
 cmake -S . -B build/ctest -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/ctest -j "$(nproc)" >/dev/null
 ctest --test-dir build/ctest --output-on-failure -j "$(nproc)"
+# arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
+"$root/scripts/test-phones.sh"

@@ -29,8 +29,10 @@ pub fn read(list: &Path, arch: &str) -> CoreSources {
             _ => panic!("unexpected line in {}: {line}", list.display()),
         }
     }
-    let arch_line = arch_line.unwrap_or_else(|| panic!("{} has no whisper.rn flags for the architecture {arch:?}", list.display()));
+    let arch_line =
+        arch_line.unwrap_or_else(|| panic!("{} has no whisper.rn flags for the architecture {arch:?}", list.display()));
     let (folder, flags) = arch_line.split_first().expect("an arch line names the kernel folder");
-    let in_folder = |files: Vec<String>| files.into_iter().map(|f| f.replace("/arch/ARCH/", &format!("/arch/{folder}/"))).collect();
+    let in_folder =
+        |files: Vec<String>| files.into_iter().map(|f| f.replace("/arch/ARCH/", &format!("/arch/{folder}/"))).collect();
     CoreSources { c: in_folder(c), cxx: in_folder(cxx), flags: flags.iter().map(|f| f.to_string()).collect() }
 }

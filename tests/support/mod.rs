@@ -80,12 +80,18 @@ pub fn whisper_cpp_dir() -> &'static Path {
 /// ctests/ggml-core-sources.txt (shared with CMake): sources and per-arch flags.
 fn core() -> &'static core_sources::CoreSources {
     static CORE: OnceLock<core_sources::CoreSources> = OnceLock::new();
-    CORE.get_or_init(|| core_sources::read(&root().join("ctests/ggml-core-sources.txt"), TARGET.split('-').next().unwrap()))
+    CORE.get_or_init(|| {
+        core_sources::read(&root().join("ctests/ggml-core-sources.txt"), TARGET.split('-').next().unwrap())
+    })
 }
 
 /// The core's sources for one compiler ("c" or "cxx").
 fn core_sources(language: &str) -> Vec<String> {
-    if language == "c" { core().c.clone() } else { core().cxx.clone() }
+    if language == "c" {
+        core().c.clone()
+    } else {
+        core().cxx.clone()
+    }
 }
 
 /// The CPU backend's part of the core sources (the `ggml-cpu/...` entries).
@@ -235,7 +241,9 @@ pub fn rust_shared_lib() -> PathBuf {
 /// target directory (target/nocpu) so that it never replaces the default build.
 pub fn rust_nocpu_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| cargo_build_lib(&["--release", "--no-default-features"], Some(&root().join("target/nocpu")), "release"))
+    DIR.get_or_init(|| {
+        cargo_build_lib(&["--release", "--no-default-features"], Some(&root().join("target/nocpu")), "release")
+    })
 }
 
 /// This library with the `count-allocations` feature (a counting global allocator, exported as
@@ -243,7 +251,11 @@ pub fn rust_nocpu_lib_dir() -> &'static Path {
 pub fn rust_alloc_count_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        cargo_build_lib(&["--release", "--features", "count-allocations"], Some(&root().join("target/alloc-count")), "release")
+        cargo_build_lib(
+            &["--release", "--features", "count-allocations"],
+            Some(&root().join("target/alloc-count")),
+            "release",
+        )
     })
 }
 
