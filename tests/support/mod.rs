@@ -186,9 +186,7 @@ pub fn reference_lib() -> &'static Path {
 }
 
 /// Builds this library (`cargo build --lib` with `args`, for the tests' target, in `target_dir`
-/// or the default target/) and returns the directory of the `profile`'s build, where the
-/// soname link to the shared library is made too (programs record the soname; cargo leaves only
-/// the unversioned file).
+/// or the default target/) and returns the directory of the `profile`'s build.
 fn cargo_build_lib(args: &[&str], target_dir: Option<&Path>, profile: &str) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(["build", "--lib", "--quiet"]).args(args).current_dir(root());
@@ -205,8 +203,15 @@ fn cargo_build_lib(args: &[&str], target_dir: Option<&Path>, profile: &str) -> P
         dir.push(TARGET);
     }
     dir.push(profile);
+    dir
+}
+
+/// A release build's directory, with the soname link to its shared library made (programs
+/// record the soname; cargo leaves only the unversioned file). Never in the debug build's
+/// directory: cargo puts that on the test's library path, and programs would load it instead.
+fn with_soname_link(dir: PathBuf) -> PathBuf {
     let soname = dir.join("libwsp_ggml_backend.so.0");
-    if dir.join("libwsp_ggml_backend.so").exists() && !soname.exists() {
+    if !soname.exists() {
         std::os::unix::fs::symlink("libwsp_ggml_backend.so", &soname).unwrap();
     }
     dir
@@ -215,7 +220,7 @@ fn cargo_build_lib(args: &[&str], target_dir: Option<&Path>, profile: &str) -> P
 /// This library, built as users link it (release profile).
 pub fn rust_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| cargo_build_lib(&["--release"], None, "release"))
+    DIR.get_or_init(|| with_soname_link(cargo_build_lib(&["--release"], None, "release")))
 }
 
 pub fn rust_static_lib() -> PathBuf {
@@ -242,7 +247,11 @@ pub fn rust_shared_lib() -> PathBuf {
 pub fn rust_nocpu_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        cargo_build_lib(&["--release", "--no-default-features"], Some(&root().join("target/nocpu")), "release")
+        with_soname_link(cargo_build_lib(
+            &["--release", "--no-default-features"],
+            Some(&root().join("target/nocpu")),
+            "release",
+        ))
     })
 }
 
