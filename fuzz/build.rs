@@ -28,7 +28,8 @@ fn main() {
 
     let sources_list = root.join("ctests/ggml-core-sources.txt");
     let fixture = root.join("ctests/common/test_backend.c");
-    for path in [&sources_list, &fixture, &root.join("ctests/common/test_backend.h")] {
+    let reader = root.join("tests/support/core_sources.rs");
+    for path in [&sources_list, &reader, &fixture, &root.join("ctests/common/test_backend.h")] {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     println!("cargo:rerun-if-changed=build.rs");

@@ -120,7 +120,9 @@ build="build/cross-$target"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" \
     -DWSP_CROSS_GNU="$gnu" "-DCMAKE_CROSSCOMPILING_EMULATOR=${runner// /;}" \
     -DWSP_GGML_BACKEND_TESTS=OFF -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
-cmake --build "$build" -j 2 --target transcribe transcribe-shared transcribe-ref >/dev/null
+# whisper.rn's code warns on 32-bit targets: keep the compiler's output, show it on failure.
+cmake --build "$build" -j 2 --target transcribe transcribe-shared transcribe-ref > "$build.build.log" 2>&1 \
+    || { tail -n 40 "$build.build.log" >&2; exit 1; }
 echo "cross[$target]: transcribe is $(readelf -h "$build/examples/transcribe" | sed -n 's/^ *Machine: *//p')"
 step "whisper.rn and examples/transcribe built for $target"
 
