@@ -25,13 +25,16 @@ cp "$here/test/backend_check.cpp" "$work/pkg/android/src/main/jni.cpp"
 [ "$(grep -c wsp-ggml-backend.cmake "$work/pkg/android/src/main/CMakeLists.txt")" -eq 1 ]
 
 # The NDK's liblog and libandroid, which the CMakeLists links: empty stand-ins (whisper.rn calls
-# them only when __ANDROID__ is defined).
+# them only when __ANDROID__ is defined). _GNU_SOURCE: glibc's scheduling and CPU-set
+# declarations, which Android's libc makes visible by default; <cmath>: rn-whisper.cpp gets it
+# through the NDK's libc++ headers, not through libstdc++'s.
 for name in log android; do
     "$gnu-gcc" -shared -o "$work/stubs/lib$name.so" -x c /dev/null
 done
 cmake -S "$work/pkg/android/src/main" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=$gnu -DANDROID_ABI=arm64-v8a \
     -DLOG_LIB="$work/stubs/liblog.so" -DCMAKE_SHARED_LINKER_FLAGS="-L$work/stubs" -Wno-dev \
+    -DCMAKE_C_FLAGS=-D_GNU_SOURCE "-DCMAKE_CXX_FLAGS=-D_GNU_SOURCE -include cmath" \
     | grep "wsp-ggml-backend"
 cmake --build "$work/build" -j 2 --target rnwhisper_v8fp16_va_2 >/dev/null
 lib="$work/build/librnwhisper_v8fp16_va_2.so"
