@@ -2,6 +2,8 @@
 # Tests the library on a phone's CPU architecture: builds it and whisper.rn's C++ (its per-arch
 # CPU kernels and flags) for TARGET with Debian's cross compilers, then runs under qemu-user
 # (i686: natively, through its own loader):
+#   0. layout parity of the Rust mirrors with whisper.rn's headers as bindgen reads them for
+#      TARGET (layout-check/, compile-time assertions);
 #   1. the Rust unit tests (cargo test --lib --target TARGET);
 #   2. the C conformance suite (cargo test --test conformance --target TARGET): ABI parity of
 #      whisper.rn's headers, the library's header and the Rust types, the exported symbols, the
@@ -102,6 +104,10 @@ mkdir -p build
 scripts/fetch-reference.sh
 model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
+
+# 0. layout parity from the headers, for this target
+cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target"
+step "layout of the Rust mirrors identical to whisper.rn's headers for $target"
 
 # 1. unit tests
 cargo test --lib --target "$target" 2>&1 | tee "build/cross-$target.unit.log" | grep -E "^test result|FAILED|panicked" || true

@@ -276,13 +276,7 @@ fn loading_out_dir() -> PathBuf {
 
 /// The C compiler driver, as the `cc` crate finds it.
 fn c_driver() -> Command {
-    cc::Build::new()
-        .cargo_metadata(false)
-        .target(TARGET)
-        .host(HOST)
-        .opt_level(1)
-        .get_compiler()
-        .to_command()
+    cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command()
 }
 
 fn run_driver(mut cmd: Command, what: &str) {
@@ -426,13 +420,8 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     let bin_dir = out_dir().join("bin");
     std::fs::create_dir_all(&bin_dir).unwrap();
     let exe = bin_dir.join(format!("{name}.{}", layer.tag()));
-    let mut cmd = cc::Build::new()
-        .cargo_metadata(false)
-        .target(TARGET)
-        .host(HOST)
-        .opt_level(1)
-        .get_compiler()
-        .to_command();
+    let mut cmd =
+        cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command();
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/common"));
