@@ -14,8 +14,14 @@
 #include <string.h>
 
 #define ACCEL_ALIGNMENT 64
+// 4 GiB per buffer and 8 GiB in all where size_t holds that; on 32-bit targets, what it can hold.
+#if SIZE_MAX > 0xFFFFFFFFu
 #define ACCEL_MAX_SIZE  ((size_t) 1 << 32)
 #define ACCEL_MEMORY    ((size_t) 8 << 30)
+#else
+#define ACCEL_MAX_SIZE  ((size_t) 1 << 30)
+#define ACCEL_MEMORY    ((size_t) 2 << 30)
+#endif
 // A batch of at least this many rows is worth offloading from weights in CPU memory.
 #define ACCEL_OFFLOAD_MIN_ROWS 32
 
