@@ -6,6 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 "$root/scripts/fetch-reference.sh"
+"$root/scripts/fetch-rpc.sh"
 cargo test --all-targets
 cmake -S . -B build/ctest -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/ctest -j "$(nproc)" >/dev/null

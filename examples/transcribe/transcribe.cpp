@@ -1,9 +1,11 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--rpc HOST:PORT] model.bin audio.wav
 //
-// The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
+// The transcript goes to stdout; load/encode/decode timings go to stderr. --rpc offloads to the
+// ggml RPC server at HOST:PORT (examples/rpc): its device becomes whisper's accelerator, with
+// the local CPU beside it (builds linked without ggml-rpc refuse the option). The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
 //   timings: run_ms=R sample_ms=T n_sample=N encode_ms=T n_encode=N decode_ms=T n_decode=N
@@ -15,8 +17,10 @@
 //   rs_allocs_between_tokens=A sampled_tokens=N
 
 #include "whisper.h"
+#include "../rpc/rpc_device.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,7 +122,7 @@ void capture_timings(enum wsp_ggml_log_level, const char * text, void * user_dat
 }
 
 int usage(const char * argv0) {
-    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] model.bin audio.wav\n", argv0);
+    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] [--rpc HOST:PORT] model.bin audio.wav\n", argv0);
     return 2;
 }
 
@@ -132,6 +136,7 @@ int main(int argc, char ** argv) {
     int n_threads = 1;
     bool quiet = false;
     bool timings_line = false;
+    const char * rpc_endpoint = nullptr;
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
@@ -140,6 +145,8 @@ int main(int argc, char ** argv) {
             quiet = true;
         } else if (std::strcmp(argv[i], "--timings") == 0) {
             timings_line = true;
+        } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
+            rpc_endpoint = argv[++i];
         } else if (argv[i][0] == '-') {
             return usage(argv[0]);
         } else {
@@ -163,6 +170,21 @@ int main(int argc, char ** argv) {
     const auto t_load = std::chrono::steady_clock::now();
     whisper_context_params cparams = whisper_context_default_params();
     cparams.use_gpu = false;
+    if (rpc_endpoint != nullptr) {
+        // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
+        // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
+        std::signal(SIGPIPE, SIG_IGN);
+        char error[256];
+        wsp_ggml_backend_dev_t device = rpc_connect_device(rpc_endpoint, error, sizeof(error));
+        if (device == nullptr) {
+            std::fprintf(stderr, "--rpc: %s\n", error);
+            return 1;
+        }
+        // The RPC device is a GPU to whisper.cpp, and the only one registered: it takes the
+        // weights and the work it supports, the CPU the rest.
+        cparams.use_gpu = true;
+        std::fprintf(stderr, "offloading to %s\n", wsp_ggml_backend_dev_name(device));
+    }
     whisper_context * ctx = whisper_init_from_file_with_params(positional[0], cparams);
     if (ctx == nullptr) {
         std::fprintf(stderr, "%s: cannot load the model\n", positional[0]);
