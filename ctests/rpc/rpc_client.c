@@ -38,38 +38,30 @@ static void fill(struct wsp_ggml_tensor * t, uint32_t seed, uint32_t stream) {
 }
 
 struct net {
-    struct wsp_ggml_context * remote_ctx, * local_ctx, * graph_ctx;
+    struct wsp_ggml_context * remote_ctx, * local_ctx;
     wsp_ggml_backend_buffer_t remote_weights, local_weights;
-    struct wsp_ggml_tensor * x, * o;
-    struct wsp_ggml_cgraph * gf;
+    struct wsp_ggml_tensor * w1, * b1, * w2;
     wsp_ggml_backend_sched_t sched;
 };
 
-// The network with w1 and b1 in a buffer of remote_buft, w2 in a CPU buffer, and a scheduler
-// over backends[0..n_backends).
+// The network's weights, w1 and b1 in a buffer of remote_buft, w2 in a CPU buffer, and a
+// scheduler over backends[0..n_backends).
 static struct net make_net(uint32_t seed, wsp_ggml_backend_buffer_type_t remote_buft, wsp_ggml_backend_t * backends,
                            int n_backends) {
     struct net n;
     n.remote_ctx = su_ctx(2);
-    struct wsp_ggml_tensor * w1 = wsp_ggml_new_tensor_2d(n.remote_ctx, WSP_GGML_TYPE_F32, N_IN, N_HIDDEN);
-    struct wsp_ggml_tensor * b1 = wsp_ggml_new_tensor_1d(n.remote_ctx, WSP_GGML_TYPE_F32, N_HIDDEN);
+    n.w1 = wsp_ggml_new_tensor_2d(n.remote_ctx, WSP_GGML_TYPE_F32, N_IN, N_HIDDEN);
+    n.b1 = wsp_ggml_new_tensor_1d(n.remote_ctx, WSP_GGML_TYPE_F32, N_HIDDEN);
     n.remote_weights = wsp_ggml_backend_alloc_ctx_tensors_from_buft(n.remote_ctx, remote_buft);
     n.local_ctx = su_ctx(1);
-    struct wsp_ggml_tensor * w2 = wsp_ggml_new_tensor_2d(n.local_ctx, WSP_GGML_TYPE_F32, N_HIDDEN, N_OUT);
+    n.w2 = wsp_ggml_new_tensor_2d(n.local_ctx, WSP_GGML_TYPE_F32, N_HIDDEN, N_OUT);
     n.local_weights = wsp_ggml_backend_alloc_ctx_tensors_from_buft(n.local_ctx, wsp_ggml_backend_cpu_buffer_type());
-    fill(w1, seed, 1);
-    fill(b1, seed, 2);
-    fill(w2, seed, 3);
-
-    n.graph_ctx = su_ctx(16);
-    n.x = su_input(wsp_ggml_new_tensor_2d(n.graph_ctx, WSP_GGML_TYPE_F32, N_IN, N_BATCH), "x");
-    struct wsp_ggml_tensor * h =
-        wsp_ggml_soft_max(n.graph_ctx, wsp_ggml_add(n.graph_ctx, wsp_ggml_mul_mat(n.graph_ctx, w1, n.x), b1));
-    struct wsp_ggml_tensor * y = wsp_ggml_mul_mat(n.graph_ctx, w2, h);
-    struct wsp_ggml_tensor * o16 = wsp_ggml_new_tensor_2d(n.graph_ctx, WSP_GGML_TYPE_F16, N_OUT, N_BATCH);
-    n.o = su_output(wsp_ggml_cpy(n.graph_ctx, y, o16), "o");
-    n.gf = su_graph(n.graph_ctx);
-    wsp_ggml_build_forward_expand(n.gf, n.o);
+    // weights: the scheduler runs the ops that use them where they are
+    wsp_ggml_backend_buffer_set_usage(n.remote_weights, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    wsp_ggml_backend_buffer_set_usage(n.local_weights, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    fill(n.w1, seed, 1);
+    fill(n.b1, seed, 2);
+    fill(n.w2, seed, 3);
     n.sched = wsp_ggml_backend_sched_new(backends, NULL, n_backends, 256, false, true);
     return n;
 }
@@ -78,26 +70,37 @@ static void free_net(struct net * n) {
     wsp_ggml_backend_sched_free(n->sched);
     wsp_ggml_backend_buffer_free(n->remote_weights);
     wsp_ggml_backend_buffer_free(n->local_weights);
-    wsp_ggml_free(n->graph_ctx);
     wsp_ggml_free(n->local_ctx);
     wsp_ggml_free(n->remote_ctx);
 }
 
-// Evaluates the network on the round's inputs; returns o's bytes (caller frees).
-static uint16_t * evaluate(struct net * n, uint32_t seed, uint32_t round) {
+// Evaluates the network on the round's inputs, with a graph built for it (as whisper.cpp does
+// for every call); returns o's bytes (caller frees) and the scheduler's split count.
+static uint16_t * evaluate(struct net * n, uint32_t seed, uint32_t round, int * n_splits) {
+    struct wsp_ggml_context * ctx = su_ctx(16);
+    struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, N_IN, N_BATCH), "x");
+    struct wsp_ggml_tensor * h = wsp_ggml_soft_max(ctx, wsp_ggml_add(ctx, wsp_ggml_mul_mat(ctx, n->w1, x), n->b1));
+    struct wsp_ggml_tensor * y = wsp_ggml_mul_mat(ctx, n->w2, h);
+    struct wsp_ggml_tensor * o16 = wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F16, N_OUT, N_BATCH);
+    struct wsp_ggml_tensor * o = su_output(wsp_ggml_cpy(ctx, y, o16), "o");
+    struct wsp_ggml_cgraph * gf = su_graph(ctx);
+    wsp_ggml_build_forward_expand(gf, o);
+
     wsp_ggml_backend_sched_reset(n->sched);
-    if (!wsp_ggml_backend_sched_alloc_graph(n->sched, n->gf)) {
+    if (!wsp_ggml_backend_sched_alloc_graph(n->sched, gf)) {
         fprintf(stderr, "rpc_client: the scheduler cannot allocate the graph\n");
         exit(1);
     }
-    fill(n->x, seed, 100 + round);
-    const enum wsp_ggml_status status = wsp_ggml_backend_sched_graph_compute(n->sched, n->gf);
+    fill(x, seed, 100 + round);
+    const enum wsp_ggml_status status = wsp_ggml_backend_sched_graph_compute(n->sched, gf);
     if (status != WSP_GGML_STATUS_SUCCESS) {
         fprintf(stderr, "rpc_client: compute failed: %s\n", wsp_ggml_status_to_string(status));
         exit(1);
     }
-    uint16_t * out = (uint16_t *) malloc(wsp_ggml_nbytes(n->o));
-    wsp_ggml_backend_tensor_get(n->o, out, 0, wsp_ggml_nbytes(n->o));
+    *n_splits = wsp_ggml_backend_sched_get_n_splits(n->sched);
+    uint16_t * out = (uint16_t *) malloc(wsp_ggml_nbytes(o));
+    wsp_ggml_backend_tensor_get(o, out, 0, wsp_ggml_nbytes(o));
+    wsp_ggml_free(ctx);
     return out;
 }
 
@@ -128,9 +131,10 @@ int main(int argc, char ** argv) {
     struct net local = make_net(seed, wsp_ggml_backend_get_default_buffer_type(cpu_alone), &cpu_alone, 1);
 
     for (long round = 0; rounds == 0 || round < rounds; round++) {
-        uint16_t * got = evaluate(&remote, seed, (uint32_t) round);
-        uint16_t * want = evaluate(&local, seed, (uint32_t) round);
-        const size_t n = wsp_ggml_nbytes(local.o) / sizeof(uint16_t);
+        int remote_splits = 0, local_splits = 0;
+        uint16_t * got = evaluate(&remote, seed, (uint32_t) round, &remote_splits);
+        uint16_t * want = evaluate(&local, seed, (uint32_t) round, &local_splits);
+        const size_t n = N_OUT * N_BATCH;
         for (size_t i = 0; i < n; i++) {
             if (got[i] != want[i]) {
                 printf("MISMATCH seed %u round %ld element %zu: rpc %04x cpu %04x\n", seed, round, i, got[i], want[i]);
@@ -138,7 +142,7 @@ int main(int argc, char ** argv) {
             }
         }
         // the remote part really ran remotely
-        if (wsp_ggml_backend_sched_get_n_splits(remote.sched) < 2) {
+        if (remote_splits < 2) {
             printf("MISMATCH seed %u: the scheduler did not split between RPC and CPU\n", seed);
             return 1;
         }

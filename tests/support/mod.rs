@@ -475,7 +475,8 @@ pub fn first_difference(a: &str, b: &str) -> Option<String> {
 pub fn rpc_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
-        let status = Command::new("bash").arg(root().join("scripts/fetch-rpc.sh")).status().expect("run scripts/fetch-rpc.sh");
+        let status =
+            Command::new("bash").arg(root().join("scripts/fetch-rpc.sh")).status().expect("run scripts/fetch-rpc.sh");
         assert!(status.success(), "fetching ggml-rpc failed (pip and PyPI must be reachable)");
         let source = root().join("third_party/ggml-rpc/ggml-rpc.cpp").display().to_string();
         archive("ggml-rpc", &[source], true, &[])
