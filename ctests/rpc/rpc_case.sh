@@ -55,6 +55,9 @@ fail() {
 start_server() {
     local attempt port
     for attempt in 1 2 3 4 5; do
+        # made here: the background shell may open them after the first look
+        : > "$work/server.out"
+        : > "$work/server.err"
         "$server" -p 0 -t 1 > "$work/server.out" 2> "$work/server.err" &
         server_pid=$!
         for _ in $(seq $((START_LIMIT * 10))); do
@@ -155,6 +158,7 @@ concurrent)
     ;;
 killed)
     start_server
+    : > "$work/client.out"
     timeout "$CLIENT_LIMIT" "$client" "$endpoint" 3 0 > "$work/client.out" 2> "$work/client.err" &
     client_pid=$!
     for _ in $(seq $((CLIENT_LIMIT * 10))); do
