@@ -19,10 +19,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The sdist only (there is no wheel to prefer), pinned by hash so that pip itself refuses
-# anything else; pip prepares its metadata in an isolated environment, hence the quiet.
+# The sdist, pinned by hash so that pip itself refuses anything else. pip prepares its metadata
+# in an isolated environment; its build backend may come as a wheel (building the backend and
+# its own build dependencies from sdists would take minutes).
 echo "llama-cpp-python==$VERSION --hash=sha256:$SHA256" > "$work/requirements.txt"
-python3 -m pip download --quiet --no-deps --no-binary :all: --require-hashes \
+python3 -m pip download --quiet --no-deps --no-binary llama-cpp-python --require-hashes \
     -r "$work/requirements.txt" -d "$work" >&2
 sdist="$work/llama_cpp_python-$VERSION.tar.gz"
 

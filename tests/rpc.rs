@@ -7,11 +7,12 @@
 //! - a scheduler over [RPC, CPU] computes what the CPU alone computes (ctests/rpc/rpc_client.c);
 //! - two clients one after the other, and two at once, each get their own correct result (or,
 //!   at once, a clear refusal);
-//! - a server killed mid-run, a closed port and malformed endpoints end with a clear message.
+//! - a server killed mid-run, a closed port and malformed endpoints end with a clear message;
+//! - a client and a server linked with different layers work together.
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use support::*;
@@ -67,31 +68,44 @@ fn model_and_sample() -> (String, String) {
     (model, format!("{sample_dir}/sample1.wav"))
 }
 
-/// Runs one case of rpc_case.sh; returns what it printed.
-fn rpc_case(case: &str, layer: Layer) -> String {
+/// Runs one case of rpc_case.sh with the server and the client linked with `layer`.
+fn rpc_case(case: &str, layer: Layer) {
     let p = programs(layer);
-    let (model, wav) = model_and_sample();
     let client = if ["transcript", "closed-port", "bad-endpoint"].contains(&case) { &p.transcribe } else { &p.client };
+    run_case(case, &p.server, client, &format!("{layer:?}"));
+}
+
+/// Runs one case of rpc_case.sh.
+fn run_case(case: &str, server: &Path, client: &Path, what: &str) {
+    let (model, wav) = model_and_sample();
     let output = Command::new("timeout")
         .arg(CASE_LIMIT_SECONDS)
         .arg("bash")
         .arg(root().join("ctests/rpc/rpc_case.sh"))
         .arg(case)
-        .arg(&p.server)
+        .arg(server)
         .arg(client)
         .args([&model, &wav])
         .output()
         .expect("run ctests/rpc/rpc_case.sh");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "{case} ({layer:?}) failed ({}):\n{stdout}{}",
+        "{case} ({what}) failed ({}):\n{stdout}{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains(&format!("PASS {case}")), "{case} ({layer:?}) did not pass:\n{stdout}");
+    assert!(stdout.contains(&format!("PASS {case}")), "{case} ({what}) did not pass:\n{stdout}");
     println!("{stdout}");
-    stdout
+}
+
+/// A client linked with one layer and a server linked with the other speak the same protocol
+/// and compute the same bits.
+#[test]
+fn library_and_reference_interoperate() {
+    let (library, reference) = (programs(Layer::RustStatic), programs(Layer::Reference));
+    run_case("sched", &reference.server, &library.client, "library client, reference server");
+    run_case("sched", &library.server, &reference.client, "reference client, library server");
 }
 
 macro_rules! rpc_cases {
