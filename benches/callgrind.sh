@@ -4,20 +4,30 @@
 # collecting inside the work they delegate (backend graph_compute, ggml-alloc's reserve/alloc).
 # With --whole it collects everything those three functions do, delegated work included.
 # Prints the instructions collected over all timed iterations of the program (sched_overhead
-# starts instrumenting after its warm-up evaluations): divide by <iterations>.
-#   callgrind.sh [--whole] <bench-binary> <mode> <nodes> <iterations>
+# and whisper_decode start instrumenting after their warm-up): divide by the iterations.
+# What the backends answer the scheduler (supports_op, offload_op, supports_buft) is scheduler
+# work and collected; the ACCEL fixture's graph_compute is collected up to its call of the CPU
+# backend's (a toggle there would turn collection back on inside the CPU's).
+# With --out FILE the callgrind output is kept in FILE (for callgrind_annotate).
+#   callgrind.sh [--whole] [--out FILE] <bench-binary> <program arguments...>
 set -euo pipefail
 exclude=(--toggle-collect=wsp_ggml_gallocr_alloc_graph
          --toggle-collect=wsp_ggml_gallocr_reserve_n
          '--toggle-collect=*wsp_ggml_backend_cpu_graph_compute*'
          --toggle-collect=tb_backend_graph_compute)
-if [ "${1:-}" = "--whole" ]; then
-    exclude=()
-    shift
-fi
+out=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --whole) exclude=(); shift ;;
+        --out) out=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
 bin=$1; shift
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+if [ -z "$out" ]; then
+    out=$(mktemp)
+    trap 'rm -f "$out"' EXIT
+fi
 WSP_GGML_NO_BACKTRACE=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
     --instr-atstart=no --collect-atstart=no \
     --toggle-collect=wsp_ggml_backend_sched_reset \

@@ -82,10 +82,6 @@ struct wsp_ggml_backend_dev_props {
   struct wsp_ggml_backend_dev_caps caps;
 };
 
-typedef bool (*wsp_ggml_backend_sched_eval_callback)(struct wsp_ggml_tensor *t,
-                                                     bool ask,
-                                                     void *user_data);
-
 // `struct wsp_ggml_backend_graph_copy`
 struct wsp_ggml_backend_graph_copy {
   wsp_ggml_backend_buffer_t buffer;
@@ -98,6 +94,10 @@ typedef bool (*wsp_ggml_backend_eval_callback)(int node_index,
                                                struct wsp_ggml_tensor *t1,
                                                struct wsp_ggml_tensor *t2,
                                                void *user_data);
+
+typedef bool (*wsp_ggml_backend_sched_eval_callback)(struct wsp_ggml_tensor *t,
+                                                     bool ask,
+                                                     void *user_data);
 
 // `struct wsp_ggml_backend_buffer_type_i`
 struct wsp_ggml_backend_buffer_type_i {
@@ -243,260 +243,542 @@ extern "C" {
 #endif // __cplusplus
 
 // NULL for a NULL backend, as in the reference.
+//
+// # Safety
+// `backend` is NULL or a live backend.
 wsp_ggml_guid_t wsp_ggml_backend_guid(wsp_ggml_backend_t backend);
 
 // "NULL" for a NULL backend, as in the reference.
+//
+// # Safety
+// `backend` is NULL or a live backend.
 const char *wsp_ggml_backend_name(wsp_ggml_backend_t backend);
 
+// NULL is ignored.
+//
+// # Safety
+// `backend` is NULL or a live backend, not used afterwards.
 void wsp_ggml_backend_free(wsp_ggml_backend_t backend);
 
+// # Safety
+// `backend` is NULL or a live backend.
 wsp_ggml_backend_buffer_type_t wsp_ggml_backend_get_default_buffer_type(wsp_ggml_backend_t backend);
 
 // NULL (with a log line) for a NULL backend.
+//
+// # Safety
+// `backend` is NULL or a live backend.
 wsp_ggml_backend_buffer_t wsp_ggml_backend_alloc_buffer(wsp_ggml_backend_t backend, size_t size);
 
+// # Safety
+// `backend` is NULL or a live backend.
 size_t wsp_ggml_backend_get_alignment(wsp_ggml_backend_t backend);
 
+// # Safety
+// `backend` is NULL or a live backend.
 size_t wsp_ggml_backend_get_max_size(wsp_ggml_backend_t backend);
 
+// # Safety
+// `tensor` is NULL or a live tensor; `data` holds `size` readable bytes.
 void wsp_ggml_backend_tensor_set(struct wsp_ggml_tensor *tensor,
                                  const void *data,
                                  size_t offset,
                                  size_t size);
 
+// # Safety
+// `tensor` is NULL or a live tensor; `data` has room for `size` bytes.
 void wsp_ggml_backend_tensor_get(const struct wsp_ggml_tensor *tensor,
                                  void *data,
                                  size_t offset,
                                  size_t size);
 
+// # Safety
+// `tensor` is NULL or a live tensor.
 void wsp_ggml_backend_tensor_memset(struct wsp_ggml_tensor *tensor,
                                     uint8_t value,
                                     size_t offset,
                                     size_t size);
 
+// # Safety
+// `backend` and `tensor` are NULL or live; `data` holds `size` bytes that stay readable
+// until the backend is synchronized.
 void wsp_ggml_backend_tensor_set_async(wsp_ggml_backend_t backend,
                                        struct wsp_ggml_tensor *tensor,
                                        const void *data,
                                        size_t offset,
                                        size_t size);
 
+// # Safety
+// `backend` and `tensor` are NULL or live; `data` has room for `size` bytes until the
+// backend is synchronized.
 void wsp_ggml_backend_tensor_get_async(wsp_ggml_backend_t backend,
                                        const struct wsp_ggml_tensor *tensor,
                                        void *data,
                                        size_t offset,
                                        size_t size);
 
+// # Safety
+// `backend` is NULL or a live backend.
 void wsp_ggml_backend_synchronize(wsp_ggml_backend_t backend);
 
+// # Safety
+// `backend` is NULL or a live backend; `cgraph` is a live graph.
 wsp_ggml_backend_graph_plan_t wsp_ggml_backend_graph_plan_create(wsp_ggml_backend_t backend,
                                                                  struct wsp_ggml_cgraph *cgraph);
 
+// # Safety
+// `backend` is NULL or a live backend; `plan` was made by it and is not used afterwards.
 void wsp_ggml_backend_graph_plan_free(wsp_ggml_backend_t backend,
                                       wsp_ggml_backend_graph_plan_t plan);
 
+// # Safety
+// `backend` is NULL or a live backend; `plan` was made by it.
 enum wsp_ggml_status wsp_ggml_backend_graph_plan_compute(wsp_ggml_backend_t backend,
                                                          wsp_ggml_backend_graph_plan_t plan);
 
+// Computes the graph and waits for the backend. WSP_GGML_STATUS_FAILED (with a log line) for
+// a NULL backend or graph.
+//
+// # Safety
+// `backend` is NULL or a live backend; `cgraph` is NULL or a live, allocated graph.
 enum wsp_ggml_status wsp_ggml_backend_graph_compute(wsp_ggml_backend_t backend,
                                                     struct wsp_ggml_cgraph *cgraph);
 
-// WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or graph.
+// Starts computing the graph. WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or
+// graph.
+//
+// # Safety
+// As for `wsp_ggml_backend_graph_compute`.
 enum wsp_ggml_status wsp_ggml_backend_graph_compute_async(wsp_ggml_backend_t backend,
                                                           struct wsp_ggml_cgraph *cgraph);
 
+// # Safety
+// `backend` and `op` are NULL or live.
 bool wsp_ggml_backend_supports_op(wsp_ggml_backend_t backend, const struct wsp_ggml_tensor *op);
 
+// # Safety
+// `backend` and `buft` are NULL or live.
 bool wsp_ggml_backend_supports_buft(wsp_ggml_backend_t backend,
                                     wsp_ggml_backend_buffer_type_t buft);
 
+// # Safety
+// `backend` and `op` are NULL or live.
 bool wsp_ggml_backend_offload_op(wsp_ggml_backend_t backend, const struct wsp_ggml_tensor *op);
 
+// # Safety
+// `backend` is NULL or a live backend.
 wsp_ggml_backend_dev_t wsp_ggml_backend_get_device(wsp_ggml_backend_t backend);
 
+// Copies `src` into `dst` (same layout), whatever backends they belong to.
+//
+// # Safety
+// `src` and `dst` are NULL or live, allocated tensors.
 void wsp_ggml_backend_tensor_copy(struct wsp_ggml_tensor *src, struct wsp_ggml_tensor *dst);
 
+// Copies `src` into `dst` on the backends' queues when the destination can, otherwise after
+// waiting for both.
+//
+// # Safety
+// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
 void wsp_ggml_backend_tensor_copy_async(wsp_ggml_backend_t backend_src,
                                         wsp_ggml_backend_t backend_dst,
                                         struct wsp_ggml_tensor *src,
                                         struct wsp_ggml_tensor *dst);
 
+// A new buffer object over `context`, with the interface `iface`; backends call it from their
+// `alloc_buffer`. It is released by `wsp_ggml_backend_buffer_free`.
+//
+// # Safety
+// `buft` is NULL or a live buffer type; `iface` and `context` are the backend's.
 wsp_ggml_backend_buffer_t wsp_ggml_backend_buffer_init(wsp_ggml_backend_buffer_type_t buft,
                                                        struct wsp_ggml_backend_buffer_i iface,
                                                        void *context,
                                                        size_t size);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 const char *wsp_ggml_backend_buffer_name(wsp_ggml_backend_buffer_t buffer);
 
 // NULL is ignored, as `free(NULL)` is.
+//
+// # Safety
+// `buffer` is NULL or a live buffer, not used afterwards.
 void wsp_ggml_backend_buffer_free(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 size_t wsp_ggml_backend_buffer_get_size(wsp_ggml_backend_buffer_t buffer);
 
 // NULL for a zero-sized buffer, and (unlike the reference, which crashes) for a buffer
 // without a single base address such as a multi-buffer.
+//
+// # Safety
+// `buffer` is NULL or a live buffer.
 void *wsp_ggml_backend_buffer_get_base(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer; `tensor` is a live tensor placed in it.
 enum wsp_ggml_status wsp_ggml_backend_buffer_init_tensor(wsp_ggml_backend_buffer_t buffer,
                                                          struct wsp_ggml_tensor *tensor);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 void wsp_ggml_backend_buffer_clear(wsp_ggml_backend_buffer_t buffer, uint8_t value);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 size_t wsp_ggml_backend_buffer_get_alignment(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 size_t wsp_ggml_backend_buffer_get_max_size(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer; `tensor` is NULL or a live tensor.
 size_t wsp_ggml_backend_buffer_get_alloc_size(wsp_ggml_backend_buffer_t buffer,
                                               const struct wsp_ggml_tensor *tensor);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 bool wsp_ggml_backend_buffer_is_host(wsp_ggml_backend_buffer_t buffer);
 
+// Sets the usage of the buffer and, for a multi-buffer, of its parts.
+//
+// # Safety
+// `buffer` is NULL or a live buffer.
 void wsp_ggml_backend_buffer_set_usage(wsp_ggml_backend_buffer_t buffer,
                                        enum wsp_ggml_backend_buffer_usage usage);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 enum wsp_ggml_backend_buffer_usage wsp_ggml_backend_buffer_get_usage(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 wsp_ggml_backend_buffer_type_t wsp_ggml_backend_buffer_get_type(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 void wsp_ggml_backend_buffer_reset(wsp_ggml_backend_buffer_t buffer);
 
 // Asks the destination's buffer to copy `src` in (false when it cannot).
+//
+// # Safety
+// `src` and `dst` are NULL or live, allocated tensors of the same layout.
 bool wsp_ggml_backend_buffer_copy_tensor(const struct wsp_ggml_tensor *src,
                                          struct wsp_ggml_tensor *dst);
 
 // Takes ownership of `buffers[0..n_buffers]`; NULL (with a log line) for no buffers.
+//
+// # Safety
+// `buffers` is NULL or holds `n_buffers` live buffers, which the multi-buffer then owns.
 wsp_ggml_backend_buffer_t wsp_ggml_backend_multi_buffer_alloc_buffer(wsp_ggml_backend_buffer_t *buffers,
                                                                      size_t n_buffers);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 bool wsp_ggml_backend_buffer_is_multi_buffer(wsp_ggml_backend_buffer_t buffer);
 
+// # Safety
+// `buffer` is NULL or a live buffer.
 void wsp_ggml_backend_multi_buffer_set_usage(wsp_ggml_backend_buffer_t buffer,
                                              enum wsp_ggml_backend_buffer_usage usage);
 
-const char *wsp_ggml_backend_buft_name(wsp_ggml_backend_buffer_type_t buft);
-
-// Zero bytes give a dummy buffer without asking the backend; NULL buft gives NULL.
-wsp_ggml_backend_buffer_t wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_buffer_type_t buft,
-                                                             size_t size);
-
-size_t wsp_ggml_backend_buft_get_alignment(wsp_ggml_backend_buffer_type_t buft);
-
-size_t wsp_ggml_backend_buft_get_max_size(wsp_ggml_backend_buffer_type_t buft);
-
-size_t wsp_ggml_backend_buft_get_alloc_size(wsp_ggml_backend_buffer_type_t buft,
-                                            const struct wsp_ggml_tensor *tensor);
-
-bool wsp_ggml_backend_buft_is_host(wsp_ggml_backend_buffer_type_t buft);
-
-wsp_ggml_backend_dev_t wsp_ggml_backend_buft_get_device(wsp_ggml_backend_buffer_type_t buft);
-
+// # Safety
+// None: no arguments.
 wsp_ggml_backend_buffer_type_t wsp_ggml_backend_cpu_buffer_type(void);
 
 // Wraps caller-owned memory. A pointer that is not TENSOR_ALIGNMENT-aligned gives NULL
 // and a log line (the reference asserts).
+//
+// # Safety
+// `[ptr, ptr + size)` is memory that outlives the buffer.
 wsp_ggml_backend_buffer_t wsp_ggml_backend_cpu_buffer_from_ptr(void *ptr, size_t size);
 
+// # Safety
+// `buft` is NULL or a live buffer type.
+const char *wsp_ggml_backend_buft_name(wsp_ggml_backend_buffer_type_t buft);
+
+// Zero bytes give a dummy buffer without asking the backend; NULL buft gives NULL.
+//
+// # Safety
+// `buft` is NULL or a live buffer type.
+wsp_ggml_backend_buffer_t wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_buffer_type_t buft,
+                                                             size_t size);
+
+// # Safety
+// `buft` is NULL or a live buffer type.
+size_t wsp_ggml_backend_buft_get_alignment(wsp_ggml_backend_buffer_type_t buft);
+
+// # Safety
+// `buft` is NULL or a live buffer type.
+size_t wsp_ggml_backend_buft_get_max_size(wsp_ggml_backend_buffer_type_t buft);
+
+// # Safety
+// `buft` is NULL or a live buffer type; `tensor` is NULL or a live tensor.
+size_t wsp_ggml_backend_buft_get_alloc_size(wsp_ggml_backend_buffer_type_t buft,
+                                            const struct wsp_ggml_tensor *tensor);
+
+// # Safety
+// `buft` is NULL or a live buffer type.
+bool wsp_ggml_backend_buft_is_host(wsp_ggml_backend_buffer_type_t buft);
+
+// # Safety
+// `buft` is NULL or a live buffer type.
+wsp_ggml_backend_dev_t wsp_ggml_backend_buft_get_device(wsp_ggml_backend_buffer_type_t buft);
+
+// # Safety
+// `device` is NULL or a live device.
 const char *wsp_ggml_backend_dev_name(wsp_ggml_backend_dev_t device);
 
+// # Safety
+// `device` is NULL or a live device.
 const char *wsp_ggml_backend_dev_description(wsp_ggml_backend_dev_t device);
 
+// # Safety
+// `device` is NULL or a live device; `free` and `total` are writable.
 void wsp_ggml_backend_dev_memory(wsp_ggml_backend_dev_t device, size_t *free, size_t *total);
 
+// # Safety
+// `device` is NULL or a live device.
 enum wsp_ggml_backend_dev_type wsp_ggml_backend_dev_type(wsp_ggml_backend_dev_t device);
 
 // Zeroes `props` before the device fills it in, so fields it skips read as 0/NULL/false.
+//
+// # Safety
+// `device` is NULL or a live device; `props` is NULL or writable.
 void wsp_ggml_backend_dev_get_props(wsp_ggml_backend_dev_t device,
                                     struct wsp_ggml_backend_dev_props *props);
 
+// # Safety
+// `device` is NULL or a live device.
 wsp_ggml_backend_reg_t wsp_ggml_backend_dev_backend_reg(wsp_ggml_backend_dev_t device);
 
 // NULL (with a log line) for a NULL device.
+//
+// # Safety
+// `device` is NULL or a live device; `params` is NULL or a string.
 wsp_ggml_backend_t wsp_ggml_backend_dev_init(wsp_ggml_backend_dev_t device, const char *params);
 
+// # Safety
+// `device` is NULL or a live device.
 wsp_ggml_backend_buffer_type_t wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_dev_t device);
 
+// NULL when the device has no host buffer type.
+//
+// # Safety
+// `device` is NULL or a live device.
 wsp_ggml_backend_buffer_type_t wsp_ggml_backend_dev_host_buffer_type(wsp_ggml_backend_dev_t device);
 
 // NULL (with a log line) when the device cannot wrap host memory.
+//
+// # Safety
+// `device` is NULL or a live device; `[ptr, ptr + size)` is memory that outlives the buffer.
 wsp_ggml_backend_buffer_t wsp_ggml_backend_dev_buffer_from_host_ptr(wsp_ggml_backend_dev_t device,
                                                                     void *ptr,
                                                                     size_t size,
                                                                     size_t max_tensor_size);
 
+// # Safety
+// `device` and `op` are NULL or live.
 bool wsp_ggml_backend_dev_supports_op(wsp_ggml_backend_dev_t device,
                                       const struct wsp_ggml_tensor *op);
 
+// # Safety
+// `device` and `buft` are NULL or live.
 bool wsp_ggml_backend_dev_supports_buft(wsp_ggml_backend_dev_t device,
                                         wsp_ggml_backend_buffer_type_t buft);
 
-// `offload_op` is optional and defaults to false.
+// False when the device does not say (the entry is optional).
+//
+// # Safety
+// `device` and `op` are NULL or live.
 bool wsp_ggml_backend_dev_offload_op(wsp_ggml_backend_dev_t device,
                                      const struct wsp_ggml_tensor *op);
 
+// # Safety
+// `reg` is NULL or a live reg.
 const char *wsp_ggml_backend_reg_name(wsp_ggml_backend_reg_t reg);
 
+// # Safety
+// `reg` is NULL or a live reg.
 size_t wsp_ggml_backend_reg_dev_count(wsp_ggml_backend_reg_t reg);
 
+// # Safety
+// `reg` is NULL or a live reg.
 wsp_ggml_backend_dev_t wsp_ggml_backend_reg_dev_get(wsp_ggml_backend_reg_t reg, size_t index);
 
 // NULL when the reg has no custom functions or does not know `name`.
+//
+// # Safety
+// `reg` is NULL or a live reg; `name` is NULL or a string.
 void *wsp_ggml_backend_reg_get_proc_address(wsp_ggml_backend_reg_t reg, const char *name);
 
 // NULL for a NULL device or a device without events, as in the reference.
+//
+// # Safety
+// `device` is NULL or a live device.
 wsp_ggml_backend_event_t wsp_ggml_backend_event_new(wsp_ggml_backend_dev_t device);
 
+// NULL is ignored.
+//
+// # Safety
+// `event` is NULL or a live event, not used afterwards.
 void wsp_ggml_backend_event_free(wsp_ggml_backend_event_t event);
 
+// # Safety
+// `event` and `backend` are NULL or live.
 void wsp_ggml_backend_event_record(wsp_ggml_backend_event_t event, wsp_ggml_backend_t backend);
 
+// # Safety
+// `event` is NULL or a live event.
 void wsp_ggml_backend_event_synchronize(wsp_ggml_backend_event_t event);
 
+// # Safety
+// `backend` and `event` are NULL or live.
 void wsp_ggml_backend_event_wait(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
 
-// Loads one backend module; NULL (with a log line saying why) when it is not accepted.
-wsp_ggml_backend_reg_t wsp_ggml_backend_load(const char *path);
+// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
+// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
+//
+// # Safety
+// `tensor` is NULL or a live tensor.
+enum wsp_ggml_status wsp_ggml_backend_view_init(struct wsp_ggml_tensor *tensor);
 
-// Unregisters a reg and its devices and closes its module when it has one. Unknown regs
-// (and NULL) are ignored, as in the reference.
-void wsp_ggml_backend_unload(wsp_ggml_backend_reg_t reg);
+// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
+// with a log line on a bad request (the reference asserts).
+//
+// # Safety
+// `buffer` and `tensor` are NULL or live.
+enum wsp_ggml_status wsp_ggml_backend_tensor_alloc(wsp_ggml_backend_buffer_t buffer,
+                                                   struct wsp_ggml_tensor *tensor,
+                                                   void *addr);
 
-void wsp_ggml_backend_load_all(void);
+// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
+// `backend`. All fields are NULL (with a log line) when it cannot be done.
+//
+// # Safety
+// `backend` and `graph` are NULL or live.
+struct wsp_ggml_backend_graph_copy wsp_ggml_backend_graph_copy(wsp_ggml_backend_t backend,
+                                                               struct wsp_ggml_cgraph *graph);
 
-// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
-// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
-void wsp_ggml_backend_load_all_from_path(const char *dir_path);
+// # Safety
+// `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
+void wsp_ggml_backend_graph_copy_free(struct wsp_ggml_backend_graph_copy copy);
+
+// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
+// handing each pair of non-view results to `callback` until it returns false. False when
+// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
+// a 0.4.3 caller's sixth argument is ignored.)
+//
+// # Safety
+// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+// `user_data`.
+bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
+                                            wsp_ggml_backend_t backend2,
+                                            struct wsp_ggml_cgraph *graph,
+                                            wsp_ggml_backend_eval_callback callback,
+                                            void *user_data);
 
 // Registers a reg and its devices. NULL is ignored, as in the reference; registering the
 // same reg twice keeps one registration.
+//
+// # Safety
+// `reg` is NULL or a live reg that outlives its registration.
 void wsp_ggml_backend_register(wsp_ggml_backend_reg_t reg);
 
+// Registers a device on its own; `wsp_ggml_backend_unload` of its reg removes it too.
+//
+// # Safety
+// `device` is NULL or a live device that outlives its registration.
 void wsp_ggml_backend_device_register(wsp_ggml_backend_dev_t device);
 
+// # Safety
+// None: no arguments.
 size_t wsp_ggml_backend_reg_count(void);
 
+// # Safety
+// None: an index out of range aborts with a message.
 wsp_ggml_backend_reg_t wsp_ggml_backend_reg_get(size_t index);
 
 // NULL when no reg has that name (and, with a log line, for a NULL name).
+//
+// # Safety
+// `name` is NULL or a string.
 wsp_ggml_backend_reg_t wsp_ggml_backend_reg_by_name(const char *name);
 
+// # Safety
+// None: no arguments.
 size_t wsp_ggml_backend_dev_count(void);
 
+// # Safety
+// None: an index out of range aborts with a message.
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_get(size_t index);
 
 // NULL when no device has that name (and, with a log line, for a NULL name).
+//
+// # Safety
+// `name` is NULL or a string.
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_by_name(const char *name);
 
+// The first registered device of a type, or NULL.
+//
+// # Safety
+// None: any type is looked up.
 wsp_ggml_backend_dev_t wsp_ggml_backend_dev_by_type(enum wsp_ggml_backend_dev_type type);
 
+// A backend on the device named `name`, or NULL (with a log line for a NULL name).
+//
+// # Safety
+// `name` and `params` are NULL or strings.
 wsp_ggml_backend_t wsp_ggml_backend_init_by_name(const char *name, const char *params);
 
+// A backend on the first device of a type, or NULL.
+//
+// # Safety
+// `params` is NULL or a string.
 wsp_ggml_backend_t wsp_ggml_backend_init_by_type(enum wsp_ggml_backend_dev_type type,
                                                  const char *params);
 
 // A GPU device if there is one, else the CPU device, else NULL.
+//
+// # Safety
+// None: no arguments.
 wsp_ggml_backend_t wsp_ggml_backend_init_best(void);
+
+// Loads one backend module; NULL (with a log line saying why) when it is not accepted. A
+// module loaded again is registered once and stays until unloaded as often as it was loaded.
+//
+// # Safety
+// `path` is NULL or a string.
+wsp_ggml_backend_reg_t wsp_ggml_backend_load(const char *path);
+
+// Unregisters a reg and every device whose reg it is, and closes its module once it has been
+// unloaded as often as loaded. Unknown regs (and NULL) are ignored, as in the reference.
+//
+// # Safety
+// `reg` is NULL or a reg; it must not be used after its module is closed.
+void wsp_ggml_backend_unload(wsp_ggml_backend_reg_t reg);
+
+// `wsp_ggml_backend_load_all_from_path(NULL)`.
+//
+// # Safety
+// None: no arguments.
+void wsp_ggml_backend_load_all(void);
+
+// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
+// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
+//
+// # Safety
+// `dir_path` is NULL or a string.
+void wsp_ggml_backend_load_all_from_path(const char *dir_path);
 
 // Creates a scheduler over `backends` (highest priority first; the last must be a CPU
 // backend). Returns NULL with a log line for invalid arguments (the reference asserts).
+//
+// # Safety
+// `backends` is NULL or holds `n_backends` backends, each NULL or live; `bufts` is NULL or
+// holds `n_backends` buffer types, each NULL (the backend's default) or live.
 wsp_ggml_backend_sched_t wsp_ggml_backend_sched_new(wsp_ggml_backend_t *backends,
                                                     wsp_ggml_backend_buffer_type_t *bufts,
                                                     int n_backends,
@@ -504,81 +786,95 @@ wsp_ggml_backend_sched_t wsp_ggml_backend_sched_new(wsp_ggml_backend_t *backends
                                                     bool parallel,
                                                     bool op_offload);
 
+// NULL is ignored.
+//
+// # Safety
+// `sched` is NULL or a live scheduler, not used afterwards.
 void wsp_ggml_backend_sched_free(wsp_ggml_backend_sched_t sched);
 
 // Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
 // a log line, when a buffer cannot be allocated; the scheduler stays usable.
+//
+// # Safety
+// `sched` and `measure_graph` are NULL or live.
 bool wsp_ggml_backend_sched_reserve(wsp_ggml_backend_sched_t sched,
                                     struct wsp_ggml_cgraph *measure_graph);
 
+// # Safety
+// `sched` is NULL or a live scheduler.
 int wsp_ggml_backend_sched_get_n_backends(wsp_ggml_backend_sched_t sched);
 
+// # Safety
+// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
 wsp_ggml_backend_t wsp_ggml_backend_sched_get_backend(wsp_ggml_backend_sched_t sched, int i);
 
+// # Safety
+// `sched` is NULL or a live scheduler.
 int wsp_ggml_backend_sched_get_n_splits(wsp_ggml_backend_sched_t sched);
 
+// # Safety
+// `sched` is NULL or a live scheduler.
 int wsp_ggml_backend_sched_get_n_copies(wsp_ggml_backend_sched_t sched);
 
+// # Safety
+// `sched` and `backend` are NULL or live.
 size_t wsp_ggml_backend_sched_get_buffer_size(wsp_ggml_backend_sched_t sched,
                                               wsp_ggml_backend_t backend);
 
 // Pins `node` to `backend` for the next split (kept until the scheduler is reset).
+//
+// # Safety
+// `sched`, `node` and `backend` are NULL or live.
 void wsp_ggml_backend_sched_set_tensor_backend(wsp_ggml_backend_sched_t sched,
                                                struct wsp_ggml_tensor *node,
                                                wsp_ggml_backend_t backend);
 
 // The backend assigned to `node`, or NULL when it has none.
+//
+// # Safety
+// `sched` is NULL or a live scheduler; `node` is only compared.
 wsp_ggml_backend_t wsp_ggml_backend_sched_get_tensor_backend(wsp_ggml_backend_sched_t sched,
                                                              struct wsp_ggml_tensor *node);
 
 // Assigns, splits and allocates `graph` without computing it. False, with a log line, when
 // the compute buffers cannot be allocated; the scheduler stays usable.
+//
+// # Safety
+// `sched` and `graph` are NULL or live.
 bool wsp_ggml_backend_sched_alloc_graph(wsp_ggml_backend_sched_t sched,
                                         struct wsp_ggml_cgraph *graph);
 
+// Allocates `graph` if no graph is allocated, runs the splits and waits for the backends.
+//
+// # Safety
+// `sched` and `graph` are NULL or live.
 enum wsp_ggml_status wsp_ggml_backend_sched_graph_compute(wsp_ggml_backend_sched_t sched,
                                                           struct wsp_ggml_cgraph *graph);
 
-// Allocates `graph` if no graph is allocated, then runs the splits.
+// Allocates `graph` if no graph is allocated, then starts the splits.
+//
+// # Safety
+// `sched` and `graph` are NULL or live.
 enum wsp_ggml_status wsp_ggml_backend_sched_graph_compute_async(wsp_ggml_backend_sched_t sched,
                                                                 struct wsp_ggml_cgraph *graph);
 
+// # Safety
+// `sched` is NULL or a live scheduler.
 void wsp_ggml_backend_sched_synchronize(wsp_ggml_backend_sched_t sched);
 
 // Forgets all assignments and the allocated graph; tensors allocated by the scheduler
 // must not be used afterwards.
+//
+// # Safety
+// `sched` is NULL or a live scheduler.
 void wsp_ggml_backend_sched_reset(wsp_ggml_backend_sched_t sched);
 
+// # Safety
+// `sched` is NULL or a live scheduler; `callback` is NULL or a function that takes
+// `user_data`.
 void wsp_ggml_backend_sched_set_eval_callback(wsp_ggml_backend_sched_t sched,
                                               wsp_ggml_backend_sched_eval_callback callback,
                                               void *user_data);
-
-// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
-// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
-enum wsp_ggml_status wsp_ggml_backend_view_init(struct wsp_ggml_tensor *tensor);
-
-// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
-// with a log line on a bad request (the reference asserts).
-enum wsp_ggml_status wsp_ggml_backend_tensor_alloc(wsp_ggml_backend_buffer_t buffer,
-                                                   struct wsp_ggml_tensor *tensor,
-                                                   void *addr);
-
-// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
-// `backend`. All fields are NULL (with a log line) when it cannot be done.
-struct wsp_ggml_backend_graph_copy wsp_ggml_backend_graph_copy(wsp_ggml_backend_t backend,
-                                                               struct wsp_ggml_cgraph *graph);
-
-void wsp_ggml_backend_graph_copy_free(struct wsp_ggml_backend_graph_copy copy);
-
-// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
-// handing each pair of non-view results to `callback` until it returns false. False when
-// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
-// a 0.4.3 caller's sixth argument is ignored.)
-bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
-                                            wsp_ggml_backend_t backend2,
-                                            struct wsp_ggml_cgraph *graph,
-                                            wsp_ggml_backend_eval_callback callback,
-                                            void *user_data);
 
 #ifdef __cplusplus
 }  // extern "C"

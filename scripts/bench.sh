@@ -2,7 +2,7 @@
 # The benchmark suite (BENCHMARKS.md): builds this library, the reference and the benchmark
 # programs, runs every case against both in the same run, writes benches/results/
 # (results.json, summary.md, ratios.png) and the results section of BENCHMARKS.md.
-#   scripts/bench.sh           the full suite (about 4 minutes; run it on an idle machine)
+#   scripts/bench.sh           the full suite (about 10 minutes; run it on an idle machine)
 #   scripts/bench.sh --quick   fewer repetitions: a smoke test, not for the numbers
 # Needs what scripts/setup.sh installs (it runs it: only missing pieces are installed), and
 # PyPI for matplotlib (a venv in target/bench-venv, made once).
@@ -23,7 +23,7 @@ cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OF
     -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON \
     -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/bench -j "$(nproc)" --target \
-    sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count \
+    sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count whisper_decode whisper_decode-ref \
     transcribe transcribe-ref transcribe-alloc-count >/dev/null
 
 # matplotlib for the plot, in a venv (installed before measuring, so the run stays quiet).

@@ -25,6 +25,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${missing[@]}" | sort -u)
 fi
 
+# The style gates of the test command.
+if command -v rustup >/dev/null 2>&1; then
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+fi
+
 "$root/scripts/fetch-reference.sh"
 "$root/scripts/fetch-rpc.sh"
 "$root/scripts/make-model.sh" >/dev/null

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust unit tests and the C conformance suite from cargo (cargo test),
-# then the same C suite through CMake/ctest. Needs scripts/setup.sh to have run once.
+# Runs every test: the style gates (rustfmt, clippy), the Rust unit tests and the C conformance
+# suite through cargo (cargo test), then the same C suite and the end-to-end tests through
+# CMake/ctest. Needs scripts/setup.sh to have run once.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 "$root/scripts/fetch-reference.sh"
 "$root/scripts/fetch-rpc.sh"
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
 cargo test --all-targets
 cmake -S . -B build/ctest -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/ctest -j "$(nproc)" >/dev/null

@@ -4,42 +4,44 @@
 
 use crate::abi::*;
 use crate::buffer::new_buffer;
-use crate::ggml::{log_error, wsp_ggml_aligned_free, wsp_ggml_aligned_malloc, wsp_ggml_nbytes};
-use std::cell::UnsafeCell;
+use crate::ggml::{log_error, wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
+use crate::graph::Tensor;
+use crate::handle::{Buffer, BufferType, StaticBufferType};
 use std::ffi::{c_char, c_void};
 
 /// ggml's TENSOR_ALIGNMENT: gguf only guarantees 32-byte alignment for mapped files.
 pub const TENSOR_ALIGNMENT: usize = 32;
 
-/// A buffer type with a fixed address for the life of the process, handed to C as a pointer.
-struct StaticBufferType(UnsafeCell<wsp_ggml_backend_buffer_type>);
-// SAFETY: the object is never written after construction; C receives it as an opaque handle.
-unsafe impl Sync for StaticBufferType {}
-
-impl StaticBufferType {
-    const fn new(get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char) -> Self {
-        StaticBufferType(UnsafeCell::new(wsp_ggml_backend_buffer_type {
-            iface: wsp_ggml_backend_buffer_type_i {
-                get_name: Some(get_name),
-                alloc_buffer: Some(cpu_buft_alloc_buffer),
-                get_alignment: Some(cpu_buft_get_alignment),
-                get_max_size: None,
-                get_alloc_size: None,
-                is_host: Some(cpu_buft_is_host),
-            },
-            // The reference leaves the device unset for these types as well.
-            device: std::ptr::null_mut(),
-            context: std::ptr::null_mut(),
-        }))
-    }
-
-    fn get(&'static self) -> wsp_ggml_backend_buffer_type_t {
-        self.0.get()
-    }
+const fn cpu_buffer_type(
+    get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char,
+) -> StaticBufferType {
+    StaticBufferType::new(wsp_ggml_backend_buffer_type_i {
+        get_name: Some(get_name),
+        alloc_buffer: Some(cpu_buft_alloc_buffer),
+        get_alignment: Some(cpu_buft_get_alignment),
+        get_max_size: None,
+        get_alloc_size: None,
+        is_host: Some(cpu_buft_is_host),
+    })
 }
 
-static CPU_BUFFER_TYPE: StaticBufferType = StaticBufferType::new(cpu_buft_name);
-static CPU_MAPPED_BUFFER_TYPE: StaticBufferType = StaticBufferType::new(cpu_mapped_buft_name);
+static CPU_BUFFER_TYPE: StaticBufferType = cpu_buffer_type(cpu_buft_name);
+static CPU_MAPPED_BUFFER_TYPE: StaticBufferType = cpu_buffer_type(cpu_mapped_buft_name);
+
+/// The "CPU" buffer type.
+pub fn cpu_buffer_type_handle() -> BufferType {
+    CPU_BUFFER_TYPE.handle()
+}
+
+/// Wraps `size` bytes of caller-owned memory at `ptr` in a "CPU_Mapped" buffer. None, with a
+/// log line, for a pointer that is not TENSOR_ALIGNMENT-aligned (the reference asserts).
+pub fn buffer_from_ptr(caller: &str, ptr: *mut c_void, size: usize) -> Option<Buffer> {
+    if (ptr as usize) % TENSOR_ALIGNMENT != 0 {
+        log_error!("{caller}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
+        return None;
+    }
+    Some(new_buffer(Some(CPU_MAPPED_BUFFER_TYPE.handle()), CPU_BORROWED_BUFFER_IFACE, ptr, size))
+}
 
 unsafe extern "C" fn cpu_buft_name(_: wsp_ggml_backend_buffer_type_t) -> *const c_char {
     c"CPU".as_ptr()
@@ -49,13 +51,19 @@ unsafe extern "C" fn cpu_mapped_buft_name(_: wsp_ggml_backend_buffer_type_t) -> 
     c"CPU_Mapped".as_ptr()
 }
 
-unsafe extern "C" fn cpu_buft_alloc_buffer(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t {
-    let data = wsp_ggml_aligned_malloc(size);
+unsafe extern "C" fn cpu_buft_alloc_buffer(
+    buft: wsp_ggml_backend_buffer_type_t,
+    size: usize,
+) -> wsp_ggml_backend_buffer_t {
+    // SAFETY: ggml's allocator, for any size.
+    let data = unsafe { wsp_ggml_aligned_malloc(size) };
     if data.is_null() {
         log_error!("wsp_ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size {size}\n");
         return std::ptr::null_mut();
     }
-    new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size)
+    // SAFETY: called through the interface of a live buffer type.
+    let buft = unsafe { BufferType::from_raw(buft) };
+    new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size).as_ptr()
 }
 
 unsafe extern "C" fn cpu_buft_get_alignment(_: wsp_ggml_backend_buffer_type_t) -> usize {
@@ -67,16 +75,41 @@ unsafe extern "C" fn cpu_buft_is_host(_: wsp_ggml_backend_buffer_type_t) -> bool
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU buffers: the context is the start of the memory
+// CPU buffers: the context is the start of the memory. The entries are called by the backend
+// layer (or by ggml) with a live buffer of these types and, for tensor access, a range inside an
+// allocated tensor of that buffer, checked by the caller.
 // ---------------------------------------------------------------------------------------------
 
+/// The buffer behind an interface call.
+///
+/// # Safety
+/// `buffer` is a live buffer (an interface entry is only called with its own buffer).
+unsafe fn this(buffer: wsp_ggml_backend_buffer_t) -> Buffer {
+    // SAFETY: the caller's promise.
+    unsafe { Buffer::from_raw(buffer) }.expect("an interface entry is called with its buffer")
+}
+
+/// The address of byte `offset` of a tensor's data.
+///
+/// # Safety
+/// `tensor` is a live, allocated tensor.
+unsafe fn tensor_bytes(tensor: *const wsp_ggml_tensor, offset: usize) -> *mut u8 {
+    // SAFETY: the caller's promise.
+    let tensor = unsafe { Tensor::from_raw(tensor) }.expect("an interface entry is called with a tensor");
+    tensor.data().cast::<u8>().wrapping_add(offset)
+}
+
 unsafe extern "C" fn cpu_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
-    let data = (*buffer).context as usize;
+    // SAFETY: see the section comment.
+    let data = unsafe { this(buffer) }.context() as usize;
     data.next_multiple_of(TENSOR_ALIGNMENT) as *mut c_void
 }
 
 unsafe extern "C" fn cpu_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-    wsp_ggml_aligned_free((*buffer).context, (*buffer).size);
+    // SAFETY: see the section comment.
+    let buffer = unsafe { this(buffer) };
+    // SAFETY: the memory came from wsp_ggml_aligned_malloc with this size, and is freed once.
+    unsafe { wsp_ggml_aligned_free(buffer.context(), buffer.size()) }
 }
 
 unsafe extern "C" fn cpu_buffer_memset_tensor(
@@ -86,7 +119,8 @@ unsafe extern "C" fn cpu_buffer_memset_tensor(
     offset: usize,
     size: usize,
 ) {
-    std::ptr::write_bytes(((*tensor).data as *mut u8).add(offset), value, size);
+    // SAFETY: see the section comment.
+    unsafe { std::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
 }
 
 unsafe extern "C" fn cpu_buffer_set_tensor(
@@ -96,7 +130,8 @@ unsafe extern "C" fn cpu_buffer_set_tensor(
     offset: usize,
     size: usize,
 ) {
-    std::ptr::copy_nonoverlapping(data as *const u8, ((*tensor).data as *mut u8).add(offset), size);
+    // SAFETY: see the section comment; `data` holds `size` bytes (the API's contract).
+    unsafe { std::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
 }
 
 unsafe extern "C" fn cpu_buffer_get_tensor(
@@ -106,7 +141,8 @@ unsafe extern "C" fn cpu_buffer_get_tensor(
     offset: usize,
     size: usize,
 ) {
-    std::ptr::copy_nonoverlapping(((*tensor).data as *const u8).add(offset), data as *mut u8, size);
+    // SAFETY: see the section comment; `data` has room for `size` bytes (the API's contract).
+    unsafe { std::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
 }
 
 unsafe extern "C" fn cpu_buffer_cpy_tensor(
@@ -114,49 +150,36 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) -> bool {
-    let src_buffer = (*src).buffer;
-    if src_buffer.is_null() || !crate::buffer::buffer_is_host(&*src_buffer, "cpy_tensor") {
+    // SAFETY: live tensors of the same layout (the API's contract).
+    let src = unsafe { Tensor::from_raw(src) }.expect("cpy_tensor is called with a source");
+    if !src.buffer().is_some_and(|b| b.is_host("cpy_tensor")) {
         return false;
     }
     // memmove: a tensor may be copied onto an overlapping view of itself.
-    std::ptr::copy((*src).data as *const u8, (*dst).data as *mut u8, wsp_ggml_nbytes(src));
+    // SAFETY: both are allocated host tensors of src.nbytes() bytes.
+    unsafe { std::ptr::copy(tensor_bytes(src.as_ptr(), 0), tensor_bytes(dst, 0), src.nbytes()) };
     true
 }
 
 unsafe extern "C" fn cpu_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-    std::ptr::write_bytes((*buffer).context as *mut u8, value, (*buffer).size);
+    // SAFETY: see the section comment.
+    let buffer = unsafe { this(buffer) };
+    // SAFETY: the buffer's memory is `size` bytes from its context.
+    unsafe { std::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }
 }
 
 /// Memory the buffer owns (freed with it).
 const CPU_OWNED_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
     free_buffer: Some(cpu_buffer_free),
     get_base: Some(cpu_buffer_get_base),
-    init_tensor: None,
     memset_tensor: Some(cpu_buffer_memset_tensor),
     set_tensor: Some(cpu_buffer_set_tensor),
     get_tensor: Some(cpu_buffer_get_tensor),
     cpy_tensor: Some(cpu_buffer_cpy_tensor),
     clear: Some(cpu_buffer_clear),
-    reset: None,
+    ..wsp_ggml_backend_buffer_i::NONE
 };
 
 /// Memory the caller owns (left alone when the buffer is freed).
 const CPU_BORROWED_BUFFER_IFACE: wsp_ggml_backend_buffer_i =
     wsp_ggml_backend_buffer_i { free_buffer: None, ..CPU_OWNED_BUFFER_IFACE };
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
-    CPU_BUFFER_TYPE.get()
-}
-
-/// Wraps caller-owned memory. A pointer that is not TENSOR_ALIGNMENT-aligned gives NULL
-/// and a log line (the reference asserts).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_from_ptr(ptr: *mut c_void, size: usize) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_cpu_buffer_from_ptr";
-    if (ptr as usize) % TENSOR_ALIGNMENT != 0 {
-        log_error!("{FN}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
-        return std::ptr::null_mut();
-    }
-    new_buffer(CPU_MAPPED_BUFFER_TYPE.get(), CPU_BORROWED_BUFFER_IFACE, ptr, size)
-}

@@ -3,7 +3,7 @@
 //! ggml's log, and a logged message followed by `wsp_ggml_abort` where the reference asserts.
 
 use crate::abi::*;
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 
 extern "C" {
     pub fn wsp_ggml_nbytes(tensor: *const wsp_ggml_tensor) -> usize;
@@ -30,7 +30,10 @@ extern "C" {
     ) -> bool;
     pub fn wsp_ggml_gallocr_alloc_graph(galloc: wsp_ggml_gallocr_t, graph: *mut wsp_ggml_cgraph) -> bool;
     pub fn wsp_ggml_gallocr_get_buffer_size(galloc: wsp_ggml_gallocr_t, buffer_id: c_int) -> usize;
-    pub fn wsp_ggml_backend_alloc_ctx_tensors(ctx: *mut wsp_ggml_context, backend: wsp_ggml_backend_t) -> wsp_ggml_backend_buffer_t;
+    pub fn wsp_ggml_backend_alloc_ctx_tensors(
+        ctx: *mut wsp_ggml_context,
+        backend: wsp_ggml_backend_t,
+    ) -> wsp_ggml_backend_buffer_t;
 }
 
 /// Sends one line to ggml's log (and so to whatever callback the application installed).
@@ -86,57 +89,9 @@ macro_rules! log_debug { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::W
 
 pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn};
 
-/// Dereferences a handle passed in from C, aborting with "`func`: `param` is NULL" instead of
-/// the segmentation fault the reference gives.
-///
-/// # Safety
-/// `ptr` must be NULL or point to a live object of type `T`.
-#[inline]
-pub unsafe fn deref<'a, T>(ptr: *const T, func: &str, param: &str) -> &'a T {
-    match ptr.as_ref() {
-        Some(r) => r,
-        None => null_handle(func, param),
-    }
-}
-
+/// Reports a NULL handle: "`func`: `param` is NULL", then an abort (the reference crashes).
 #[cold]
 #[inline(never)]
 pub fn null_handle(func: &str, param: &str) -> ! {
     fatal_at(file!(), line!(), &format!("{func}: {param} is NULL"))
-}
-
-/// Calls an interface entry that the interface contract makes mandatory, aborting with a
-/// clear message when a backend left it NULL.
-#[inline]
-pub fn required<F: Copy>(entry: Option<F>, func: &str, what: &str) -> F {
-    match entry {
-        Some(f) => f,
-        None => not_implemented(func, what),
-    }
-}
-
-#[cold]
-#[inline(never)]
-pub fn not_implemented(func: &str, what: &str) -> ! {
-    fatal_at(file!(), line!(), &format!("{func}: {what} not implemented by this backend"))
-}
-
-/// Borrows a C string for messages; NULL and invalid UTF-8 are shown, not trusted.
-///
-/// # Safety
-/// `ptr` must be NULL or a NUL-terminated string.
-pub unsafe fn c_str_lossy<'a>(ptr: *const c_char) -> std::borrow::Cow<'a, str> {
-    if ptr.is_null() {
-        "(null)".into()
-    } else {
-        CStr::from_ptr(ptr).to_string_lossy()
-    }
-}
-
-/// A tensor's name for messages.
-///
-/// # Safety
-/// `tensor` must point to a live tensor.
-pub unsafe fn tensor_name<'a>(tensor: *const wsp_ggml_tensor) -> std::borrow::Cow<'a, str> {
-    c_str_lossy((*tensor).name.as_ptr())
 }

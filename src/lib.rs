@@ -6,29 +6,34 @@
 //! `ggml-backend-impl.h`, and imports what it needs from whisper.rn's ggml core, ggml-alloc
 //! and (with the default `cpu` feature) its CPU backend, which are linked beside it.
 //!
-//! Modules follow the header's sections. `unsafe` is confined to the C boundary: handles are
-//! checked (NULL gives a named message and an abort, or an error value where the function
-//! has one) and dispatched through the C interface tables; the registry and the scheduler's
-//! planning are safe Rust over plain data.
-
-// Every export has the same safety contract, that of the C API: handle arguments are NULL or
-// live objects of their type, and buffers and sizes passed together agree.
-#![allow(clippy::missing_safety_doc)]
+//! The layers, from the C boundary down (each uses only those below it):
+//! - [`ffi`]: the exports, one pattern for all: convert the arguments, call the core, convert
+//!   the result;
+//! - the core: [`buffer`], [`cpu_buffer`], [`tensor_io`], [`graph_copy`], [`registry`],
+//!   [`loader`] and [`sched`], safe Rust over handles and plain data;
+//! - [`handle`] and [`graph`]: typed handles over the C objects, tensors and graphs, the only
+//!   code that reads their fields or calls their interface entries;
+//! - [`abi`]: the `#[repr(C)]` mirrors of the chosen whisper.rn release; [`ggml`]: what the
+//!   layer imports from ggml core, and its log and aborts; [`module`] and `sync`: shared
+//!   libraries and locks.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod abi;
 #[cfg(feature = "count-allocations")]
 mod alloc_count;
-mod ffi;
 pub mod ggml;
+mod sync;
 
-pub mod backend;
+pub mod graph;
+pub mod handle;
+pub mod module;
+
 pub mod buffer;
-pub mod buffer_type;
 pub mod cpu_buffer;
-pub mod device;
-pub mod event;
+pub mod graph_copy;
 pub mod loader;
 pub mod registry;
 pub mod sched;
-mod sync;
-pub mod utils;
+pub mod tensor_io;
+
+mod ffi;

@@ -11,17 +11,15 @@
 //! code, so they are safe from any thread.
 
 use crate::abi::*;
-use crate::ggml::{c_str_lossy, log_debug, log_error, log_info, log_warn};
-use crate::registry::{reg_name_lossy, register_backend, registry, wait_for_backend_calls, RegHandle};
+use crate::ggml::{log_debug, log_error, log_info, log_warn};
+use crate::handle::Reg;
+use crate::module::{Init, Module};
+use crate::registry::{self, Unloaded};
 use crate::sync::{StaticMutex, StaticMutexGuard};
-use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use std::ffi::{c_char, c_int, CStr, OsStr};
+use std::ffi::{c_int, OsStr};
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-/// An open backend library; closing it (drop) unloads the code.
-pub type Module = Library;
 
 /// Backend names probed by `load_all`, in the reference's order.
 const KNOWN_BACKENDS: [&str; 12] =
@@ -51,97 +49,60 @@ impl std::fmt::Display for Rejection {
             Rejection::Unsupported => write!(f, "is not supported on this system (wsp_ggml_backend_score returned 0)"),
             Rejection::NoInit => write!(f, "does not export wsp_ggml_backend_init"),
             Rejection::InitReturnedNull => write!(f, "failed to initialize: wsp_ggml_backend_init returned NULL"),
-            Rejection::ApiVersion(v) => write!(
-                f,
-                "has an incompatible API version (backend: {v}, current: {WSP_GGML_BACKEND_API_VERSION})"
-            ),
+            Rejection::ApiVersion(v) => {
+                write!(f, "has an incompatible API version (backend: {v}, current: {WSP_GGML_BACKEND_API_VERSION})")
+            }
         }
-    }
-}
-
-fn open(path: &Path) -> Result<Library, Rejection> {
-    // SAFETY: opening a library runs its initialisers; loading backends is what the caller asked for.
-    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| Rejection::Open(e.to_string()))
-}
-
-/// The module's `wsp_ggml_backend_score`, if it has one.
-fn score_of(module: &Library) -> Option<c_int> {
-    // SAFETY: the symbol, when present, has the wsp_ggml_backend_score_t signature by contract.
-    unsafe {
-        let score = module.get::<unsafe extern "C" fn() -> c_int>(b"wsp_ggml_backend_score\0").ok()?;
-        Some(score())
     }
 }
 
 /// Opens a module, checks it and registers its reg.
-fn load_module(path: &Path) -> Result<RegHandle, Rejection> {
-    let module = open(path)?;
-    if score_of(&module) == Some(0) {
+fn load_module(path: &Path) -> Result<Reg, Rejection> {
+    let module = Module::open(path).map_err(Rejection::Open)?;
+    if module.score() == Some(0) {
         return Err(Rejection::Unsupported);
     }
-    // SAFETY: by contract wsp_ggml_backend_init has the wsp_ggml_backend_init_t signature.
-    let reg = unsafe {
-        let init = module
-            .get::<unsafe extern "C" fn() -> wsp_ggml_backend_reg_t>(b"wsp_ggml_backend_init\0")
-            .map_err(|_| Rejection::NoInit)?;
-        init()
+    let reg = match module.init() {
+        Init::Missing => return Err(Rejection::NoInit),
+        Init::Null => return Err(Rejection::InitReturnedNull),
+        Init::Reg(reg) => reg,
     };
-    // SAFETY: a non-NULL reg returned by init is a live reg.
-    let api_version = match unsafe { reg.as_ref() } {
-        None => return Err(Rejection::InitReturnedNull),
-        Some(r) => r.api_version,
-    };
-    if api_version != WSP_GGML_BACKEND_API_VERSION {
-        return Err(Rejection::ApiVersion(api_version));
+    if reg.api_version() != WSP_GGML_BACKEND_API_VERSION {
+        return Err(Rejection::ApiVersion(reg.api_version()));
     }
-    let reg = RegHandle(reg);
-    // SAFETY: the reg is live while its module stays open, which registration guarantees.
-    unsafe {
-        let name = reg_name_lossy(reg);
-        if register_backend(reg, Some(module)) {
-            log_info!("wsp_ggml_backend_load: loaded {name} backend from {}\n", path.display());
-        } else {
-            log_info!("wsp_ggml_backend_load: {name} backend from {} is already loaded\n", path.display());
-        }
+    let name = reg.name_lossy("wsp_ggml_backend_load");
+    if registry::register_loaded(reg, module) {
+        log_info!("wsp_ggml_backend_load: loaded {name} backend from {}\n", path.display());
+    } else {
+        log_info!("wsp_ggml_backend_load: {name} backend from {} is already loaded\n", path.display());
     }
     Ok(reg)
 }
 
-fn load_logged(path: &Path) -> wsp_ggml_backend_reg_t {
+fn load_logged(path: &Path) -> Option<Reg> {
     match load_module(path) {
-        Ok(reg) => reg.0,
+        Ok(reg) => Some(reg),
         Err(why) => {
             log_error!("wsp_ggml_backend_load: {} {why}\n", path.display());
-            std::ptr::null_mut()
+            None
         }
     }
 }
 
-/// Loads one backend module; NULL (with a log line saying why) when it is not accepted.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_load";
-    if path.is_null() {
-        log_error!("{FN}: path is NULL\n");
-        return std::ptr::null_mut();
-    }
-    let path = Path::new(OsStr::from_bytes(CStr::from_ptr(path).to_bytes()));
+/// Loads one backend module; None (with a log line saying why) when it is not accepted.
+pub fn load(path: &Path) -> Option<Reg> {
     let _serial = lock_loader();
     load_logged(path)
 }
 
-/// Unregisters a reg and its devices and closes its module when it has one. Unknown regs
-/// (and NULL) are ignored, as in the reference.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
-    const FN: &str = "wsp_ggml_backend_unload";
+/// Unregisters a reg and its devices once, and closes its module when that was its last load.
+/// Unknown regs are ignored, as in the reference.
+pub fn unload(caller: &str, reg: Reg) {
     let _serial = lock_loader();
-    let removed = registry().remove_backend(RegHandle(reg));
-    if let Some(entry) = removed {
-        // Lookups on other threads may have listed the reg before it left the registry and be
-        // calling into it now: wait for them, then close the module (on drop, outside the lock).
-        wait_for_backend_calls();
-        log_debug!("{FN}: unloaded a backend{}\n", if entry.module.is_some() { " and closed its module" } else { "" });
+    match registry::unload(reg) {
+        Unloaded::NotRegistered => {}
+        Unloaded::StillLoaded(loads) => log_debug!("{caller}: the backend stays loaded ({loads} more loads)\n"),
+        Unloaded::Removed => log_debug!("{caller}: unloaded a backend\n"),
     }
 }
 
@@ -166,17 +127,22 @@ struct SearchDir {
 
 /// Lists a search directory. A directory that cannot be listed is logged with the cause and
 /// searched as if empty (the reference lets std::filesystem throw, which aborts the process).
-fn list_search_dir(path: PathBuf) -> SearchDir {
-    const FN: &str = "wsp_ggml_backend_load_all_from_path";
+fn list_search_dir(caller: &str, path: PathBuf) -> SearchDir {
     let files = match std::fs::read_dir(&path) {
         Ok(entries) => entries.flatten().map(|entry| entry.path()).collect(),
         Err(e) => {
             match std::fs::read_link(&path) {
                 Ok(target) if e.kind() == ErrorKind::NotFound => {
-                    log_warn!("{FN}: search path {} is a dangling symlink (to {})\n", path.display(), target.display())
+                    log_warn!(
+                        "{caller}: search path {} is a dangling symlink (to {})\n",
+                        path.display(),
+                        target.display()
+                    )
                 }
-                _ if e.kind() == ErrorKind::NotFound => log_warn!("{FN}: search path {} does not exist\n", path.display()),
-                _ => log_error!("{FN}: cannot read search path {}: {e}\n", path.display()),
+                _ if e.kind() == ErrorKind::NotFound => {
+                    log_warn!("{caller}: search path {} does not exist\n", path.display())
+                }
+                _ => log_error!("{caller}: cannot read search path {}: {e}\n", path.display()),
             }
             Vec::new()
         }
@@ -196,9 +162,9 @@ fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>)
             continue;
         }
         let path = path.clone();
-        match open(&path) {
-            Err(why) => log_error!("wsp_ggml_backend_load_best: {} {why}\n", path.display()),
-            Ok(module) => match score_of(&module) {
+        match Module::open(&path) {
+            Err(why) => log_error!("wsp_ggml_backend_load_best: {} {}\n", path.display(), Rejection::Open(why)),
+            Ok(module) => match module.score() {
                 Some(score) => {
                     log_debug!("wsp_ggml_backend_load_best: {} score: {score}\n", path.display());
                     if score > 0 {
@@ -207,7 +173,9 @@ fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>)
                         log_info!("wsp_ggml_backend_load_best: {} {}\n", path.display(), Rejection::Unsupported);
                     }
                 }
-                None => log_info!("wsp_ggml_backend_load_best: {} does not export wsp_ggml_backend_score\n", path.display()),
+                None => {
+                    log_info!("wsp_ggml_backend_load_best: {} does not export wsp_ggml_backend_score\n", path.display())
+                }
             },
         }
     }
@@ -215,7 +183,7 @@ fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>)
 
 /// Loads the best variant of backend `name` found in the search paths, falling back to the
 /// next best when one fails, and to the plain `libggml-NAME.so` when no variant is usable.
-fn load_best(name: &str, search_dirs: &[SearchDir]) -> wsp_ggml_backend_reg_t {
+fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
     let mut candidates = Vec::new();
     for dir in search_dirs {
         scored_variants(dir, name, &mut candidates);
@@ -223,9 +191,8 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> wsp_ggml_backend_reg_t {
     // Highest score first; equal scores keep discovery order.
     candidates.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
     for (_, path) in &candidates {
-        let reg = load_logged(path);
-        if !reg.is_null() {
-            return reg;
+        if let Some(reg) = load_logged(path) {
+            return Some(reg);
         }
     }
     let base_name = format!("libggml-{name}.so");
@@ -235,34 +202,25 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> wsp_ggml_backend_reg_t {
             return load_logged(&path);
         }
     }
-    std::ptr::null_mut()
+    None
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_load_all() {
-    wsp_ggml_backend_load_all_from_path(std::ptr::null());
-}
-
-/// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
+/// Loads the best module of every known backend from `dir` (or, for None, from the
 /// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_char) {
-    const FN: &str = "wsp_ggml_backend_load_all_from_path";
-    let search_paths = if dir_path.is_null() {
-        default_search_paths()
-    } else {
-        vec![PathBuf::from(OsStr::from_bytes(CStr::from_ptr(dir_path).to_bytes()))]
+pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
+    let search_paths = match dir {
+        Some(dir) => vec![dir.to_path_buf()],
+        None => default_search_paths(),
     };
     {
         let _serial = lock_loader();
-        let search_dirs: Vec<SearchDir> = search_paths.into_iter().map(list_search_dir).collect();
+        let search_dirs: Vec<SearchDir> = search_paths.into_iter().map(|p| list_search_dir(caller, p)).collect();
         for name in KNOWN_BACKENDS {
             load_best(name, &search_dirs);
         }
     }
     if let Some(extra) = std::env::var_os("WSP_GGML_BACKEND_PATH") {
-        let extra = std::ffi::CString::new(extra.as_bytes()).unwrap_or_default();
-        log_debug!("{FN}: WSP_GGML_BACKEND_PATH={}\n", c_str_lossy(extra.as_ptr()));
-        wsp_ggml_backend_load(extra.as_ptr());
+        log_debug!("{caller}: WSP_GGML_BACKEND_PATH={}\n", Path::new(&extra).display());
+        load(Path::new(&extra));
     }
 }

@@ -7,36 +7,38 @@
 //! closed, so that a lookup never runs code that another thread just unmapped.
 
 use crate::abi::*;
-use crate::device::*;
-use crate::ggml::{c_str_lossy, fatal, log_error};
-use crate::loader::Module;
+use crate::ggml::fatal;
+use crate::handle::{Backend, Device, Reg};
+use crate::module::Module;
 use crate::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
 use std::ffi::{c_char, CStr};
 
-/// A registered reg and, when it came from a dynamic library, the open library.
-pub struct Entry {
-    pub reg: RegHandle,
-    pub module: Option<Module>,
+/// A registered reg and, when it came from a dynamic library, the open library and how many
+/// times it was loaded.
+struct Entry {
+    reg: Reg,
+    module: Option<Module>,
+    loads: usize,
 }
 
-/// Registry handles are C pointers owned by their backends; the registry only stores them.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct RegHandle(pub wsp_ggml_backend_reg_t);
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct DevHandle(pub wsp_ggml_backend_dev_t);
-// SAFETY: the pointers are only compared and handed back to C; the objects behind them are
-// owned by their backends, which the ggml API requires to outlive their registration.
-unsafe impl Send for RegHandle {}
-unsafe impl Send for DevHandle {}
-
-/// The registry's plain data: regs in registration order, devices in registration order with
-/// the reg they belong to (None for devices registered on their own).
+/// The registry's plain data: regs in registration order, and devices in registration order
+/// with the reg each names as its own (`device->reg`), by which unload removes them.
 #[derive(Default)]
 pub struct Registry {
     backends: Vec<Entry>,
-    devices: Vec<(DevHandle, Option<RegHandle>)>,
+    devices: Vec<(Device, Option<Reg>)>,
     /// Whether the statically linked backends were registered (on first use).
     started: bool,
+}
+
+/// What unloading a reg did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unloaded {
+    NotRegistered,
+    /// The module was loaded more often than unloaded: it stays, with this many loads left.
+    StillLoaded(usize),
+    /// Removed with its devices.
+    Removed,
 }
 
 impl Registry {
@@ -44,41 +46,58 @@ impl Registry {
         Registry { backends: Vec::new(), devices: Vec::new(), started: false }
     }
 
-    pub fn contains(&self, reg: RegHandle) -> bool {
-        self.backends.iter().any(|e| e.reg == reg)
+    fn entry_mut(&mut self, reg: Reg) -> Option<&mut Entry> {
+        self.backends.iter_mut().find(|e| e.reg == reg)
     }
 
-    /// Adds a reg with its devices (queried by the caller, outside the lock).
-    pub fn add_backend(&mut self, reg: RegHandle, devices: &[DevHandle], module: Option<Module>) {
-        self.backends.push(Entry { reg, module });
-        self.devices.extend(devices.iter().map(|&d| (d, Some(reg))));
+    /// Adds a reg with its devices and their regs (queried by the caller, outside the lock).
+    /// A reg already registered is not added again; a module that brings it again counts as
+    /// one more load (and its second handle is closed). Returns whether the reg was new.
+    pub fn add_backend(&mut self, reg: Reg, devices: &[(Device, Option<Reg>)], module: Option<Module>) -> bool {
+        if let Some(entry) = self.entry_mut(reg) {
+            if module.is_some() {
+                entry.loads += 1;
+            }
+            return false;
+        }
+        self.backends.push(Entry { reg, loads: usize::from(module.is_some()), module });
+        self.devices.extend_from_slice(devices);
+        true
     }
 
-    pub fn add_device(&mut self, device: DevHandle) {
-        self.devices.push((device, None));
+    pub fn add_device(&mut self, device: Device, reg: Option<Reg>) {
+        self.devices.push((device, reg));
     }
 
-    /// Removes a reg and every device it registered; returns its entry (so that a module is
-    /// closed after the lock is released), or None when the reg is unknown.
-    pub fn remove_backend(&mut self, reg: RegHandle) -> Option<Entry> {
-        let index = self.backends.iter().position(|e| e.reg == reg)?;
+    /// Unregisters a reg once: a module loaded n times stays until its n-th unload. Removal
+    /// takes every device whose reg is this one, also those registered on their own, and hands
+    /// back the reg's module (to be closed outside the lock).
+    pub fn unload(&mut self, reg: Reg) -> (Unloaded, Option<Module>) {
+        let Some(index) = self.backends.iter().position(|e| e.reg == reg) else {
+            return (Unloaded::NotRegistered, None);
+        };
+        let entry = &mut self.backends[index];
+        if entry.loads > 1 {
+            entry.loads -= 1;
+            return (Unloaded::StillLoaded(entry.loads), None);
+        }
         self.devices.retain(|&(_, owner)| owner != Some(reg));
-        Some(self.backends.remove(index))
+        (Unloaded::Removed, self.backends.remove(index).module)
     }
 
-    pub fn regs(&self) -> Vec<RegHandle> {
+    pub fn regs(&self) -> Vec<Reg> {
         self.backends.iter().map(|e| e.reg).collect()
     }
 
-    pub fn devices(&self) -> Vec<DevHandle> {
+    pub fn devices(&self) -> Vec<Device> {
         self.devices.iter().map(|&(d, _)| d).collect()
     }
 
-    pub fn reg_at(&self, index: usize) -> Option<RegHandle> {
+    pub fn reg_at(&self, index: usize) -> Option<Reg> {
         self.backends.get(index).map(|e| e.reg)
     }
 
-    pub fn device_at(&self, index: usize) -> Option<DevHandle> {
+    pub fn device_at(&self, index: usize) -> Option<Device> {
         self.devices.get(index).map(|&(d, _)| d)
     }
 
@@ -99,18 +118,16 @@ extern "C" {
 }
 
 /// The process-wide registry; the statically linked backends are registered on first use.
-pub fn registry() -> StaticMutexGuard<Registry> {
+fn registry() -> StaticMutexGuard<Registry> {
     static REGISTRY: StaticMutex<Registry> = StaticMutex::new(Registry::new());
     let mut registry = REGISTRY.lock();
     if !registry.started {
         registry.started = true;
         #[cfg(feature = "cpu")]
-        // SAFETY: the CPU backend's reg is a static object that lives as long as the process.
-        unsafe {
-            let reg = RegHandle(wsp_ggml_backend_cpu_reg());
-            if !reg.0.is_null() {
-                registry.add_backend(reg, &reg_devices(reg), None);
-            }
+        // SAFETY: the CPU backend's reg is NULL or a static object that lives as long as the
+        // process.
+        if let Some(reg) = unsafe { Reg::from_raw(wsp_ggml_backend_cpu_reg()) } {
+            registry.add_backend(reg, &devices_of(reg), None);
         }
     }
     registry
@@ -122,188 +139,150 @@ pub fn registry() -> StaticMutexGuard<Registry> {
 static BACKEND_CALLS: StaticRwLock = StaticRwLock::new();
 
 /// Keeps every registered backend's code mapped while the guard lives.
-pub fn calling_backends() -> StaticRwLockGuard {
+fn calling_backends() -> StaticRwLockGuard {
     BACKEND_CALLS.read()
 }
 
-/// Returns once no lookup that started before it is still calling into a backend.
-pub fn wait_for_backend_calls() {
-    drop(BACKEND_CALLS.write());
+/// A reg's devices and their regs (asked without holding the registry lock).
+fn devices_of(reg: Reg) -> Vec<(Device, Option<Reg>)> {
+    reg.devices("wsp_ggml_backend_register").into_iter().map(|d| (d, d.reg())).collect()
 }
 
-/// Asks a reg for its devices (without holding the registry lock).
-///
-/// # Safety
-/// `reg` is a live reg.
-pub unsafe fn reg_devices(reg: RegHandle) -> Vec<DevHandle> {
-    let count = wsp_ggml_backend_reg_dev_count(reg.0);
-    (0..count).map(|i| DevHandle(wsp_ggml_backend_reg_dev_get(reg.0, i))).collect()
+/// Registers a reg and its devices; registering the same reg again keeps one registration.
+pub fn register(reg: Reg) {
+    let devices = devices_of(reg);
+    registry().add_backend(reg, &devices, None);
 }
 
-/// Registers a reg and its devices; returns false when it was already registered.
-///
-/// # Safety
-/// `reg` is a live reg.
-pub unsafe fn register_backend(reg: RegHandle, module: Option<Module>) -> bool {
-    let devices = reg_devices(reg);
-    let mut registry = registry();
-    if registry.contains(reg) {
-        return false;
+/// Registers the reg of a loaded module; false when it was registered already (the module then
+/// counts one more load).
+pub fn register_loaded(reg: Reg, module: Module) -> bool {
+    let devices = devices_of(reg);
+    registry().add_backend(reg, &devices, Some(module))
+}
+
+/// Registers a device on its own.
+pub fn register_device(device: Device) {
+    let reg = device.reg();
+    registry().add_device(device, reg);
+}
+
+/// Unregisters a reg once (see [`Registry::unload`]). When it leaves the registry, lookups on
+/// other threads that listed it before may be calling into it still: its module is closed
+/// only after they have finished.
+pub fn unload(reg: Reg) -> Unloaded {
+    let (unloaded, module) = registry().unload(reg);
+    if unloaded == Unloaded::Removed {
+        drop(BACKEND_CALLS.write());
     }
-    registry.add_backend(reg, &devices, module);
-    true
+    drop(module);
+    unloaded
 }
 
-/// Registers a reg and its devices. NULL is ignored, as in the reference; registering the
-/// same reg twice keeps one registration.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
-    if !reg.is_null() {
-        register_backend(RegHandle(reg), None);
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
-    const FN: &str = "wsp_ggml_backend_device_register";
-    if device.is_null() {
-        log_error!("{FN}: device is NULL\n");
-        return;
-    }
-    registry().add_device(DevHandle(device));
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
+pub fn reg_count() -> usize {
     registry().reg_count()
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
-    entry_at("wsp_ggml_backend_reg_get", "regs", index, |r| (r.reg_at(index), r.reg_count())).0
-}
-
-/// NULL when no reg has that name (and, with a log line, for a NULL name).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
-    let _calls = calling_backends();
-    let regs = registry().regs();
-    find_named("wsp_ggml_backend_reg_by_name", name, regs, |reg| wsp_ggml_backend_reg_name(reg.0))
-        .map_or(std::ptr::null_mut(), |reg| reg.0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
+pub fn device_count() -> usize {
     registry().device_count()
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
-    entry_at("wsp_ggml_backend_dev_get", "devices", index, |r| (r.device_at(index), r.device_count())).0
+/// The reg at `index`, or an abort naming the caller and how many there are.
+pub fn reg_at(caller: &str, index: usize) -> Reg {
+    let registry = registry();
+    match registry.reg_at(index) {
+        Some(reg) => reg,
+        None => fatal!("{caller}: index {index} out of range ({} regs registered)", registry.reg_count()),
+    }
 }
 
-/// NULL when no device has that name (and, with a log line, for a NULL name).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+/// The device at `index`, or an abort naming the caller and how many there are.
+pub fn device_at(caller: &str, index: usize) -> Device {
+    let registry = registry();
+    match registry.device_at(index) {
+        Some(device) => device,
+        None => fatal!("{caller}: index {index} out of range ({} devices registered)", registry.device_count()),
+    }
+}
+
+/// Whether a name returned by a backend equals `wanted`, ASCII case-insensitively (as the
+/// reference compares).
+fn is_named(name: *const c_char, wanted: &CStr) -> bool {
+    // SAFETY: backends return NULL or NUL-terminated names.
+    !name.is_null() && unsafe { CStr::from_ptr(name) }.to_bytes().eq_ignore_ascii_case(wanted.to_bytes())
+}
+
+/// The first reg named `name`.
+pub fn reg_by_name(caller: &str, name: &CStr) -> Option<Reg> {
     let _calls = calling_backends();
-    device_named(name)
+    let regs = registry().regs();
+    regs.into_iter().find(|reg| is_named(reg.name(caller), name))
 }
 
-/// `wsp_ggml_backend_dev_by_name` for callers that hold `calling_backends()`.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string.
-unsafe fn device_named(name: *const c_char) -> wsp_ggml_backend_dev_t {
+/// The first device named `name`; the caller holds `calling_backends()`.
+fn device_named(caller: &str, name: &CStr) -> Option<Device> {
     let devices = registry().devices();
-    find_named("wsp_ggml_backend_dev_by_name", name, devices, |dev| wsp_ggml_backend_dev_name(dev.0))
-        .map_or(std::ptr::null_mut(), |dev| dev.0)
+    devices.into_iter().find(|device| is_named(device.name(caller), name))
 }
 
-/// The registry entry `lookup` finds at `index`, or an abort saying how many there are.
-fn entry_at<T>(func: &str, what: &str, index: usize, lookup: impl FnOnce(&Registry) -> (Option<T>, usize)) -> T {
-    let (entry, count) = lookup(&registry());
-    match entry {
-        Some(entry) => entry,
-        None => fatal!("{func}: index {index} out of range ({count} {what} registered)"),
-    }
-}
-
-/// The first candidate whose name matches `name` ASCII case-insensitively, as the reference
-/// compares. The names are asked outside the registry lock.
-///
-/// # Safety
-/// `name` is NULL or a NUL-terminated string; `name_of` returns NULL or such strings.
-unsafe fn find_named<T: Copy>(func: &str, name: *const c_char, candidates: Vec<T>, name_of: impl Fn(T) -> *const c_char) -> Option<T> {
-    if name.is_null() {
-        log_error!("{func}: name is NULL\n");
-        return None;
-    }
-    let wanted = CStr::from_ptr(name).to_bytes();
-    candidates.into_iter().find(|&c| {
-        let candidate = name_of(c);
-        !candidate.is_null() && CStr::from_ptr(candidate).to_bytes().eq_ignore_ascii_case(wanted)
-    })
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
-    let _calls = calling_backends();
-    device_of_type(r#type)
-}
-
-/// The first registered device of a type, or NULL.
-///
-/// # Safety
-/// Registered devices are live; the caller holds `calling_backends()`.
-unsafe fn device_of_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+/// The first registered device of a type; the caller holds `calling_backends()`.
+fn device_of_type(caller: &str, device_type: wsp_ggml_backend_dev_type) -> Option<Device> {
     let devices = registry().devices();
-    devices
-        .into_iter()
-        .find(|dev| wsp_ggml_backend_dev_type(dev.0) == r#type)
-        .map_or(std::ptr::null_mut(), |dev| dev.0)
+    devices.into_iter().find(|device| device.device_type(caller) == device_type)
 }
 
-/// Initialises a backend on `device`, or NULL when there is no device.
+pub fn device_by_name(caller: &str, name: &CStr) -> Option<Device> {
+    let _calls = calling_backends();
+    device_named(caller, name)
+}
+
+pub fn device_by_type(caller: &str, device_type: wsp_ggml_backend_dev_type) -> Option<Device> {
+    let _calls = calling_backends();
+    device_of_type(caller, device_type)
+}
+
+/// A backend on `device`, or None when there is no device or it makes none.
 ///
 /// # Safety
-/// `device` is NULL or live; `params` is NULL or a string.
-unsafe fn init_on(device: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t {
-    if device.is_null() {
-        return std::ptr::null_mut();
-    }
-    wsp_ggml_backend_dev_init(device, params)
+/// `params` is NULL or a NUL-terminated string.
+unsafe fn init_on(caller: &str, device: Option<Device>, params: *const c_char) -> Option<Backend> {
+    // SAFETY: the caller's promise.
+    device.and_then(|device| unsafe { device.init_backend(caller, params) })
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> wsp_ggml_backend_t {
-    // the device's module must stay mapped from the lookup through its init
-    let _calls = calling_backends();
-    init_on(device_named(name), params)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(r#type: wsp_ggml_backend_dev_type, params: *const c_char) -> wsp_ggml_backend_t {
-    let _calls = calling_backends();
-    init_on(device_of_type(r#type), params)
-}
-
-/// A GPU device if there is one, else the CPU device, else NULL.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
-    let _calls = calling_backends();
-    let mut device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
-    if device.is_null() {
-        device = device_of_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
-    }
-    init_on(device, std::ptr::null())
-}
-
-/// A reg's name for log lines.
+/// A backend on the device named `name`.
 ///
 /// # Safety
-/// `reg` is live.
-pub unsafe fn reg_name_lossy(reg: RegHandle) -> String {
-    c_str_lossy(wsp_ggml_backend_reg_name(reg.0)).into_owned()
+/// `params` is NULL or a NUL-terminated string.
+pub unsafe fn init_by_name(caller: &str, name: &CStr, params: *const c_char) -> Option<Backend> {
+    // The device's module must stay mapped from the lookup through its init.
+    let _calls = calling_backends();
+    // SAFETY: the caller's promise.
+    unsafe { init_on(caller, device_named(caller, name), params) }
+}
+
+/// A backend on the first device of a type.
+///
+/// # Safety
+/// `params` is NULL or a NUL-terminated string.
+pub unsafe fn init_by_type(
+    caller: &str,
+    device_type: wsp_ggml_backend_dev_type,
+    params: *const c_char,
+) -> Option<Backend> {
+    let _calls = calling_backends();
+    // SAFETY: the caller's promise.
+    unsafe { init_on(caller, device_of_type(caller, device_type), params) }
+}
+
+/// A backend on a GPU device if there is one, else on the CPU device.
+pub fn init_best(caller: &str) -> Option<Backend> {
+    use wsp_ggml_backend_dev_type::*;
+    let _calls = calling_backends();
+    let device = device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_GPU)
+        .or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_CPU));
+    // SAFETY: no parameters.
+    unsafe { init_on(caller, device, std::ptr::null()) }
 }
 
 #[cfg(test)]
@@ -312,30 +291,42 @@ mod tests {
 
     // Handles that are only compared, never dereferenced: addresses without provenance (so
     // that Miri's strict-provenance checks have nothing to say).
-    fn reg(n: usize) -> RegHandle {
-        RegHandle(std::ptr::without_provenance_mut(n))
+    fn reg(n: usize) -> Reg {
+        // SAFETY: never dereferenced.
+        unsafe { Reg::from_raw(std::ptr::without_provenance_mut(n)) }.unwrap()
     }
-    fn dev(n: usize) -> DevHandle {
-        DevHandle(std::ptr::without_provenance_mut(n))
+    fn dev(n: usize) -> Device {
+        // SAFETY: never dereferenced.
+        unsafe { Device::from_raw(std::ptr::without_provenance_mut(n)) }.unwrap()
     }
 
     #[test]
-    fn removing_a_reg_removes_exactly_its_devices_and_keeps_order() {
+    fn unloading_a_reg_removes_every_device_whose_reg_it_is_and_keeps_order() {
         let mut r = Registry::default();
-        r.add_backend(reg(1), &[dev(10), dev(11)], None);
-        r.add_device(dev(20));
-        r.add_backend(reg(2), &[dev(30)], None);
-        assert_eq!(r.devices(), vec![dev(10), dev(11), dev(20), dev(30)]);
-        assert!(r.remove_backend(reg(1)).is_some());
+        r.add_backend(reg(1), &[(dev(10), Some(reg(1))), (dev(11), Some(reg(1)))], None);
+        r.add_device(dev(20), None);
+        r.add_device(dev(21), Some(reg(1)));
+        r.add_backend(reg(2), &[(dev(30), Some(reg(2)))], None);
+        assert_eq!(r.devices(), vec![dev(10), dev(11), dev(20), dev(21), dev(30)]);
+        assert_eq!(r.unload(reg(1)).0, Unloaded::Removed);
         assert_eq!(r.regs(), vec![reg(2)]);
-        assert_eq!(r.devices(), vec![dev(20), dev(30)]);
-        assert!(r.remove_backend(reg(1)).is_none(), "a second removal finds nothing");
+        assert_eq!(r.devices(), vec![dev(20), dev(30)], "dev 21 was registered on its own, but is reg 1's");
+        assert_eq!(r.unload(reg(1)).0, Unloaded::NotRegistered, "a second unload finds nothing");
+    }
+
+    #[test]
+    fn a_reg_registered_twice_is_listed_once() {
+        let mut r = Registry::default();
+        assert!(r.add_backend(reg(1), &[(dev(10), Some(reg(1)))], None));
+        assert!(!r.add_backend(reg(1), &[(dev(10), Some(reg(1)))], None));
+        assert_eq!((r.reg_count(), r.device_count()), (1, 1));
+        assert_eq!(r.unload(reg(1)).0, Unloaded::Removed, "one unload removes a static registration");
     }
 
     #[test]
     fn indices_past_the_end_are_none() {
         let mut r = Registry::default();
-        r.add_backend(reg(1), &[dev(10)], None);
+        r.add_backend(reg(1), &[(dev(10), Some(reg(1)))], None);
         assert_eq!(r.reg_at(0), Some(reg(1)));
         assert_eq!(r.reg_at(1), None);
         assert_eq!(r.device_at(1), None);

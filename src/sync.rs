@@ -18,6 +18,7 @@ pub struct StaticMutex<T> {
 
 // SAFETY: the data is only reached through a guard, which holds the mutex.
 unsafe impl<T: Send> Sync for StaticMutex<T> {}
+// SAFETY: as for Sync; the pthread mutex itself may be used from any thread.
 unsafe impl<T: Send> Send for StaticMutex<T> {}
 
 impl<T> StaticMutex<T> {
@@ -67,6 +68,7 @@ pub struct StaticRwLock {
 
 // SAFETY: pthread rwlocks are made to be shared between threads.
 unsafe impl Sync for StaticRwLock {}
+// SAFETY: as for Sync.
 unsafe impl Send for StaticRwLock {}
 
 impl StaticRwLock {

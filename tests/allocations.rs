@@ -19,8 +19,14 @@ fn defines_symbol(lib: &std::path::Path, nm_args: &[&str], name: &str) -> bool {
 #[test]
 fn counter_is_exported_only_by_the_count_allocations_build() {
     const NAME: &str = "wsp_rs_allocation_count";
-    assert!(!defines_symbol(&rust_shared_lib(), &["-D", "--defined-only"], NAME), "the default shared library exports {NAME}");
-    assert!(!defines_symbol(&rust_static_lib(), &["--defined-only"], NAME), "the default static library defines {NAME}");
+    assert!(
+        !defines_symbol(&rust_shared_lib(), &["-D", "--defined-only"], NAME),
+        "the default shared library exports {NAME}"
+    );
+    assert!(
+        !defines_symbol(&rust_static_lib(), &["--defined-only"], NAME),
+        "the default static library defines {NAME}"
+    );
     let dir = rust_alloc_count_lib_dir();
     assert!(defines_symbol(&dir.join("libwsp_ggml_backend.so"), &["-D", "--defined-only"], NAME));
     assert!(defines_symbol(&dir.join("libwsp_ggml_backend.a"), &["--defined-only"], NAME));
@@ -42,9 +48,13 @@ fn scheduler_hot_path_does_not_allocate() {
             let out = run(&exe, &args, &[]);
             let stdout = String::from_utf8_lossy(&out.stdout);
             println!("{}", stdout.trim_end());
-            let first = stdout.split_whitespace().find_map(|f| f.strip_prefix("first=")).and_then(|v| v.parse::<u64>().ok());
+            let first =
+                stdout.split_whitespace().find_map(|f| f.strip_prefix("first=")).and_then(|v| v.parse::<u64>().ok());
             // The counter works: the first evaluation sets the scheduler's tables up.
-            assert!(first.is_some_and(|n| n > 0), "{mode} parallel={parallel}: no allocation counted at all:\n{stdout}");
+            assert!(
+                first.is_some_and(|n| n > 0),
+                "{mode} parallel={parallel}: no allocation counted at all:\n{stdout}"
+            );
             if !out.status.success() {
                 failures.push(format!(
                     "{mode} parallel={parallel}: {}{}",

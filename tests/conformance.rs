@@ -9,10 +9,10 @@
 
 mod support;
 
+use ::wsp_ggml_backend::abi::*;
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use support::*;
-use ::wsp_ggml_backend::abi::*;
 
 fn spec_symbols() -> BTreeSet<String> {
     std::fs::read_to_string(root().join("ctests/symbols.txt")).unwrap().lines().map(str::to_owned).collect()
@@ -28,8 +28,10 @@ fn defined_ggml_symbols(nm_args: &[&str], lib: &std::path::Path) -> BTreeSet<Str
             let mut parts = l.split_whitespace().rev();
             let name = parts.next()?;
             let kind = parts.next()?;
-            (name.starts_with("wsp_ggml") && kind.chars().all(|c| "TtWwDdBbRr".contains(c)) && kind.chars().next()?.is_uppercase())
-                .then(|| name.to_owned())
+            (name.starts_with("wsp_ggml")
+                && kind.chars().all(|c| "TtWwDdBbRr".contains(c))
+                && kind.chars().next()?.is_uppercase())
+            .then(|| name.to_owned())
         })
         .collect()
 }
@@ -135,7 +137,8 @@ fn abi_layout_matches_between_whisper_rn_headers_our_header_and_rust() {
     let source = vec![root().join("ctests/abi/abi_layout.c")];
     let include = format!("-I{}", root().join("include").display());
     let from_whisper = build_program("abi_layout", &source, &[], Layer::Reference);
-    let from_header = build_program("abi_layout_header", &source, &["-DABI_USE_LIBRARY_HEADER", &include], Layer::RustStatic);
+    let from_header =
+        build_program("abi_layout_header", &source, &["-DABI_USE_LIBRARY_HEADER", &include], Layer::RustStatic);
     let whisper = String::from_utf8(run(&from_whisper, &[], &[]).stdout).unwrap();
     let header = String::from_utf8(run(&from_header, &[], &[]).stdout).unwrap();
     assert!(whisper.lines().count() > 100, "the layout program printed too little:\n{whisper}");
@@ -166,7 +169,11 @@ fn differential(source: &std::path::Path, layers: &[Layer]) -> Result<usize, Str
         let exe = build_program(&name, &sources, &[], layer);
         let actual = run(&exe, &[], &[]);
         if !actual.status.success() {
-            return Err(format!("{name} ({layer:?}) exited with {}: {}", actual.status, String::from_utf8_lossy(&actual.stderr)));
+            return Err(format!(
+                "{name} ({layer:?}) exited with {}: {}",
+                actual.status,
+                String::from_utf8_lossy(&actual.stderr)
+            ));
         }
         if let Some(diff) = first_difference(&expected_out, &String::from_utf8_lossy(&actual.stdout)) {
             return Err(format!("{name} ({layer:?}): {diff}"));
@@ -272,14 +279,13 @@ fn the_scheduler_shows_where_it_cut_the_graph() {
 
 #[test]
 fn a_debug_build_reports_a_buffer_freed_twice() {
-    let exe = build_program(
-        "double_free",
-        &[root().join("ctests/debug_checks/double_free.c")],
-        &[],
-        Layer::RustDebugStatic,
-    );
+    let exe =
+        build_program("double_free", &[root().join("ctests/debug_checks/double_free.c")], &[], Layer::RustDebugStatic);
     let out = run(&exe, &[], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.signal(), Some(libc::SIGABRT), "stderr: {stderr}");
-    assert!(stderr.contains("wsp_ggml_backend_buffer_free: buffer 0x") && stderr.contains("was already freed"), "{stderr}");
+    assert!(
+        stderr.contains("wsp_ggml_backend_buffer_free: buffer 0x") && stderr.contains("was already freed"),
+        "{stderr}"
+    );
 }

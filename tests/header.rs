@@ -8,11 +8,8 @@ use std::path::Path;
 fn checked_in_header_matches_the_rust_sources() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
-    let bindings = cbindgen::Builder::new()
-        .with_crate(root)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen parses the crate");
+    let bindings =
+        cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("cbindgen parses the crate");
     let mut generated = Vec::new();
     bindings.write(&mut generated);
     let header = root.join("include/wsp_ggml_backend.h");

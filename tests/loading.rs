@@ -59,7 +59,10 @@ struct Run {
 
 impl Run {
     fn describe(&self) -> String {
-        format!("{} exited with {}\n--- stdout\n{}--- stderr\n{}", self.scenario, self.output.status, self.stdout, self.stderr)
+        format!(
+            "{} exited with {}\n--- stdout\n{}--- stderr\n{}",
+            self.scenario, self.output.status, self.stdout, self.stderr
+        )
     }
 
     fn passed(&self) -> &Self {
@@ -90,7 +93,11 @@ impl Run {
     }
 
     fn no_errors_logged(&self) -> &Self {
-        assert!(!self.stdout.lines().any(|l| l.starts_with("log error: ")), "error lines were logged\n{}", self.describe());
+        assert!(
+            !self.stdout.lines().any(|l| l.starts_with("log error: ")),
+            "error lines were logged\n{}",
+            self.describe()
+        );
         self
     }
 }
@@ -111,7 +118,9 @@ fn run_scenario_with(scenario: &str, wrapper: &[&str], extra: &[&str], tag: &str
         None => Command::new(&fixture.exe),
     };
     cmd.arg(scenario).arg(&fixture.modules).arg(&work).args(extra);
-    cmd.env("WSP_GGML_NO_BACKTRACE", "1").env_remove("WSP_GGML_BACKEND_PATH");
+    // The program finds its libraries by rpath: cargo's LD_LIBRARY_PATH (which lists
+    // target/release, where the library with the CPU backend is) would take precedence.
+    cmd.env("WSP_GGML_NO_BACKTRACE", "1").env_remove("WSP_GGML_BACKEND_PATH").env_remove("LD_LIBRARY_PATH");
     let output = cmd.output().unwrap_or_else(|e| panic!("run {}: {e}", fixture.exe.display()));
     Run {
         scenario: scenario.to_owned(),
@@ -168,9 +177,23 @@ fn loading_a_module_twice_gives_the_same_reg_registered_once() {
     let run = run_scenario("load_twice");
     run.passed()
         .no_errors_logged()
-        .logged("info", &["wsp_ggml_backend_load: CPU backend from ", &module("libggml-cpu-high.so"), "is already loaded"])
+        .logged(
+            "info",
+            &["wsp_ggml_backend_load: CPU backend from ", &module("libggml-cpu-high.so"), "is already loaded"],
+        )
         .logged("info", &["is already loaded", &run.at("alias/libggml-cpu-alias.so")])
         .printed("loaded 4 times: one reg, one device")
+        .printed("3 of 4 unloads: still registered and mapped")
+        .printed(&format!("unloaded: no devices, {} closed", module("libggml-cpu-high.so")));
+}
+
+#[test]
+fn a_module_loaded_twice_stays_loaded_until_it_is_unloaded_twice() {
+    let run = run_scenario("load_count");
+    run.passed()
+        .no_errors_logged()
+        .printed("1 of 2 unloads: still registered and mapped")
+        .printed("compute: mul_mat + scale on CPU, 6 values correct")
         .printed(&format!("unloaded: no devices, {} closed", module("libggml-cpu-high.so")));
 }
 
@@ -191,23 +214,38 @@ fn of_two_variants_the_higher_score_is_loaded() {
 fn better_scored_variants_that_fail_fall_back_to_a_good_one() {
     let run = run_scenario("fallback");
     run.passed()
-        .logged("error", &[&format!(
-            "wsp_ggml_backend_load: {} failed to initialize: wsp_ggml_backend_init returned NULL",
-            run.at("fallback/libggml-cpu-broken.so")
-        )])
-        .logged("error", &[&format!(
-            "wsp_ggml_backend_load: {} has an incompatible API version (backend: 2, current: 1)",
-            run.at("fallback/libggml-cpu-future.so")
-        )])
-        .logged("error", &[&format!(
-            "wsp_ggml_backend_load: {} does not export wsp_ggml_backend_init",
-            run.at("fallback/libggml-cpu-noinit.so")
-        )])
-        .logged("info", &[&format!(
-            "wsp_ggml_backend_load_best: {} is not supported on this system (wsp_ggml_backend_score returned 0)",
-            run.at("fallback/libggml-cpu-zero.so")
-        )])
-        .logged("info", &[&format!("wsp_ggml_backend_load: loaded CPU backend from {}", run.at("fallback/libggml-cpu-low.so"))])
+        .logged(
+            "error",
+            &[&format!(
+                "wsp_ggml_backend_load: {} failed to initialize: wsp_ggml_backend_init returned NULL",
+                run.at("fallback/libggml-cpu-broken.so")
+            )],
+        )
+        .logged(
+            "error",
+            &[&format!(
+                "wsp_ggml_backend_load: {} has an incompatible API version (backend: 2, current: 1)",
+                run.at("fallback/libggml-cpu-future.so")
+            )],
+        )
+        .logged(
+            "error",
+            &[&format!(
+                "wsp_ggml_backend_load: {} does not export wsp_ggml_backend_init",
+                run.at("fallback/libggml-cpu-noinit.so")
+            )],
+        )
+        .logged(
+            "info",
+            &[&format!(
+                "wsp_ggml_backend_load_best: {} is not supported on this system (wsp_ggml_backend_score returned 0)",
+                run.at("fallback/libggml-cpu-zero.so")
+            )],
+        )
+        .logged(
+            "info",
+            &[&format!("wsp_ggml_backend_load: loaded CPU backend from {}", run.at("fallback/libggml-cpu-low.so"))],
+        )
         .printed("compute: mul_mat + scale on CPU, 6 values correct");
 }
 
@@ -239,9 +277,12 @@ fn a_module_scoring_zero_is_refused_without_being_initialised() {
     let path = module("bad-score0.so");
     run_scenario("score_zero")
         .passed()
-        .logged("error", &[&format!(
-            "wsp_ggml_backend_load: {path} is not supported on this system (wsp_ggml_backend_score returned 0)"
-        )])
+        .logged(
+            "error",
+            &[&format!(
+                "wsp_ggml_backend_load: {path} is not supported on this system (wsp_ggml_backend_score returned 0)"
+            )],
+        )
         .printed("registry usable: registered, loaded and unloaded");
 }
 
@@ -250,7 +291,10 @@ fn a_module_whose_init_returns_null_is_refused() {
     let path = module("bad-initnull.so");
     run_scenario("init_null")
         .passed()
-        .logged("error", &[&format!("wsp_ggml_backend_load: {path} failed to initialize: wsp_ggml_backend_init returned NULL")])
+        .logged(
+            "error",
+            &[&format!("wsp_ggml_backend_load: {path} failed to initialize: wsp_ggml_backend_init returned NULL")],
+        )
         .printed("registry usable: registered, loaded and unloaded");
 }
 
@@ -259,7 +303,10 @@ fn a_module_of_another_api_version_is_refused() {
     let path = module("bad-api2.so");
     run_scenario("api_version")
         .passed()
-        .logged("error", &[&format!("wsp_ggml_backend_load: {path} has an incompatible API version (backend: 2, current: 1)")])
+        .logged(
+            "error",
+            &[&format!("wsp_ggml_backend_load: {path} has an incompatible API version (backend: 2, current: 1)")],
+        )
         .printed("registry usable: registered, loaded and unloaded");
 }
 
@@ -269,7 +316,13 @@ fn a_missing_search_path_is_reported_once_and_skipped() {
     let dir = run.at("does-not-exist");
     run.passed()
         .logged("warn", &[&format!("wsp_ggml_backend_load_all_from_path: search path {dir} does not exist")])
-        .logged("error", &[&format!("wsp_ggml_backend_load: {dir}/libggml-cpu-x.so cannot be loaded: "), "No such file or directory"])
+        .logged(
+            "error",
+            &[
+                &format!("wsp_ggml_backend_load: {dir}/libggml-cpu-x.so cannot be loaded: "),
+                "No such file or directory",
+            ],
+        )
         .printed("registry usable: registered, loaded and unloaded");
     let mentions = run.stdout.lines().filter(|l| l.contains("search path") && l.contains(&dir)).count();
     assert_eq!(mentions, 1, "the missing directory should be reported once, not per backend name\n{}", run.describe());
@@ -280,7 +333,13 @@ fn a_dangling_symlink_as_search_path_is_reported_and_skipped() {
     let run = run_scenario("dangling_symlink");
     let link = run.at("dangling");
     run.passed()
-        .logged("warn", &[&format!("wsp_ggml_backend_load_all_from_path: search path {link} is a dangling symlink"), &run.at("gone")])
+        .logged(
+            "warn",
+            &[
+                &format!("wsp_ggml_backend_load_all_from_path: search path {link} is a dangling symlink"),
+                &run.at("gone"),
+            ],
+        )
         .printed("registry usable: registered, loaded and unloaded");
 }
 
@@ -294,7 +353,10 @@ fn an_unreadable_search_path_is_reported_and_skipped() {
     }
     let dir = run.at("locked");
     run.passed()
-        .logged("error", &[&format!("wsp_ggml_backend_load_all_from_path: cannot read search path {dir}: "), "Permission denied"])
+        .logged(
+            "error",
+            &[&format!("wsp_ggml_backend_load_all_from_path: cannot read search path {dir}: "), "Permission denied"],
+        )
         .printed("registry usable");
     let mentions = run.stdout.lines().filter(|l| l.contains("cannot read search path")).count();
     assert_eq!(mentions, 1, "the unreadable directory should be reported once\n{}", run.describe());

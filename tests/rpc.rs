@@ -42,10 +42,11 @@ fn programs(layer: Layer) -> &'static Programs {
 fn build_programs(layer: Layer) -> Programs {
     let rpc_flags = rpc_flags();
     Programs {
-        server: build_rpc_example("rpc-server", &["examples/rpc/rpc-server.cpp"], layer),
+        server: build_rpc_example("rpc-server", &["examples/rpc/rpc-server.cpp"], &[], layer),
         transcribe: build_rpc_example(
             "transcribe",
             &["examples/transcribe/transcribe.cpp", "third_party/whisper.rn/cpp/whisper.cpp"],
+            &["ctests/common/accel_fixture.c"],
             layer,
         ),
         client: build_program(

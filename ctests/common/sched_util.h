@@ -1,8 +1,10 @@
 // Helpers for the scheduler test programs (ctests/diff/sched_*.c, ctests/sched_behaviour/*.c):
 // printing what a scheduler decided about a graph (backend of every leaf and node, the sources of every
-// node as the scheduler left them, split/copy counts, compute buffer sizes), and building the small
-// contexts and buffers those programs need. All output is deterministic: backends are printed as
-// "<name>@<index in the scheduler>" because several backends may share a name.
+// node as the scheduler left them, split/copy counts, compute buffer sizes) and what it computed; building
+// the small contexts and buffers those programs need (the fixture: CPU, TEST, a parameter on TEST and its
+// CPU twin); and the CPU-only reference computation results are compared with. All output is
+// deterministic: backends are printed as "<name>@<index in the scheduler>" because several backends may
+// share a name.
 #pragma once
 
 #include "diff_util.h"
@@ -146,6 +148,133 @@ static inline void su_status(const char * label, enum wsp_ggml_status st) {
     printf("%s %d (%s)\n", label, (int) st, wsp_ggml_status_to_string(st));
 }
 
+// alloc_graph ("<tag> alloc_graph <0|1>"), then what the scheduler decided (su_print_all)
+static inline bool su_alloc_print(const char * tag, wsp_ggml_backend_sched_t sched, struct wsp_ggml_cgraph * gf) {
+    char l[256];  // room for a tag of up to 127 characters and a suffix
+    snprintf(l, sizeof(l), "%s alloc_graph", tag);
+    const bool ok = wsp_ggml_backend_sched_alloc_graph(sched, gf);
+    DU_B(l, ok);
+    su_print_all(tag, sched, gf);
+    return ok;
+}
+
+// graph_compute, then its status, every output ("<tag> <output name> <values>") and the TEST counters
+static inline void su_compute_print(const char * tag, wsp_ggml_backend_sched_t sched, struct wsp_ggml_cgraph * gf,
+                                    struct wsp_ggml_tensor * const * outs, int n_outs) {
+    char l[256];  // room for a tag of up to 127 characters and a suffix
+    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
+    for (int i = 0; i < n_outs; i++) {
+        snprintf(l, sizeof(l), "%s %s", tag, wsp_ggml_get_name(outs[i]));
+        du_print_tensor(l, outs[i]);
+    }
+    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+}
+
+// A 2-D F32 parameter alone in a buffer of a backend (on TEST it pulls the ops that read it there)
+struct su_param {
+    struct wsp_ggml_context * ctx;
+    wsp_ggml_backend_buffer_t buf;
+    struct wsp_ggml_tensor  * t;
+};
+
+static inline struct su_param su_param_alloc(wsp_ggml_backend_t backend, const char * name, int64_t ne0, int64_t ne1) {
+    struct su_param p;
+    p.ctx = su_ctx(1);
+    p.t   = su_named(wsp_ggml_new_tensor_2d(p.ctx, WSP_GGML_TYPE_F32, ne0, ne1), name);
+    p.buf = wsp_ggml_backend_alloc_ctx_tensors(p.ctx, backend);
+    return p;
+}
+
+// filled with start, start + step, ...
+static inline struct su_param su_param_new(wsp_ggml_backend_t backend, const char * name, int64_t ne0, int64_t ne1,
+                                           float start, float step) {
+    struct su_param p = su_param_alloc(backend, name, ne0, ne1);
+    du_fill(p.t, start, step);
+    return p;
+}
+
+// Its twin on the CPU (same name, shape and values), for the graph of a reference computation
+static inline struct su_param su_param_twin(wsp_ggml_backend_t cpu, const struct su_param * of) {
+    struct su_param p = su_param_alloc(cpu, wsp_ggml_get_name(of->t), of->t->ne[0], of->t->ne[1]);
+    float * v = su_get(of->t);
+    wsp_ggml_backend_tensor_set(p.t, v, 0, wsp_ggml_nbytes(p.t));
+    free(v);
+    return p;
+}
+
+static inline void su_param_free(struct su_param * p) {
+    wsp_ggml_backend_buffer_free(p->buf);
+    wsp_ggml_free(p->ctx);
+}
+
+// What most scheduler programs start from: the CPU backend, a TEST backend with the default configuration,
+// a parameter "p" on TEST (ne0 x ne1, filled with start, start + step, ...) and its CPU twin
+struct su_fixture {
+    wsp_ggml_backend_t cpu, tb;
+    struct su_param    p, p_cpu;
+};
+
+static inline struct su_fixture su_fixture_new(int64_t ne0, int64_t ne1, float start, float step) {
+    struct su_fixture f;
+    f.cpu = su_cpu();
+    test_backend_reset_config();
+    f.tb    = test_backend_init();
+    f.p     = su_param_new(f.tb, "p", ne0, ne1, start, step);
+    f.p_cpu = su_param_twin(f.cpu, &f.p);
+    return f;
+}
+
+static inline void su_fixture_free(struct su_fixture * f) {
+    su_param_free(&f->p_cpu);
+    su_param_free(&f->p);
+    wsp_ggml_backend_free(f->tb);
+    wsp_ggml_backend_free(f->cpu);
+}
+
+// a scheduler over {TEST, CPU} (TEST first: preferred where it can run an op), graph size 256
+static inline wsp_ggml_backend_sched_t su_sched_test_cpu(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, bool parallel,
+                                                         bool op_offload) {
+    wsp_ggml_backend_t backends[2] = { tb, cpu };
+    return wsp_ggml_backend_sched_new(backends, NULL, 2, 256, parallel, op_offload);
+}
+
+// Weights wm [4,4] and wb [4,1] in a host (CPU) buffer marked WEIGHTS: what op offloading copies to TEST
+struct su_host_weights {
+    struct wsp_ggml_context * ctx;
+    wsp_ggml_backend_buffer_t buf;
+    struct wsp_ggml_tensor  * wm, * wb;
+};
+
+static inline struct su_host_weights su_host_weights_new(wsp_ggml_backend_t cpu, float wm_start, float wm_step, float wb_start,
+                                                         float wb_step) {
+    struct su_host_weights w;
+    w.ctx = su_ctx(2);
+    w.wm  = su_named(wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 4, 4), "wm");
+    w.wb  = su_named(wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 4, 1), "wb");
+    w.buf = wsp_ggml_backend_alloc_ctx_tensors(w.ctx, cpu);
+    wsp_ggml_backend_buffer_set_usage(w.buf, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    du_fill(w.wm, wm_start, wm_step);
+    du_fill(w.wb, wb_start, wb_step);
+    return w;
+}
+
+static inline void su_host_weights_free(struct su_host_weights * w) {
+    wsp_ggml_backend_buffer_free(w->buf);
+    wsp_ggml_free(w->ctx);
+}
+
+// The reference computation results are checked against: `gf` (built over the CPU twins of the
+// parameters) allocated by a scheduler over the CPU backend alone, its inputs set by
+// set_inputs(net, round), computed. The returned scheduler holds the results until it is freed.
+static inline wsp_ggml_backend_sched_t su_compute_on_cpu(wsp_ggml_backend_t cpu, struct wsp_ggml_cgraph * gf,
+                                                         void (*set_inputs)(void * net, int round), void * net, int round) {
+    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(&cpu, NULL, 1, 256, false, false);
+    wsp_ggml_backend_sched_alloc_graph(sched, gf);
+    set_inputs(net, round);
+    wsp_ggml_backend_sched_graph_compute(sched, gf);
+    return sched;
+}
+
 struct su_net {
     struct wsp_ggml_context * ctx;
     struct wsp_ggml_cgraph  * gf;
@@ -171,4 +300,22 @@ static inline struct su_net su_make_net(struct wsp_ggml_tensor * p) {
     wsp_ggml_build_forward_expand(n.gf, n.o1);
     wsp_ggml_build_forward_expand(n.gf, n.o2);
     return n;
+}
+
+// the inputs of evaluation `round` (net: a struct su_net)
+static inline void su_net_set_inputs(void * net, int round) {
+    struct su_net * n = (struct su_net *) net;
+    du_fill(n->x, -1.0f + 0.5f * (float) round, 0.125f);
+    du_fill(n->y, 0.5f, 0.25f - 0.0625f * (float) round);
+}
+
+// whether the outputs of `n`, evaluated with the inputs of `round`, equal those of the same graph computed
+// on the CPU alone (p_cpu: the CPU twin of its parameter)
+static inline bool su_net_matches_cpu(const struct su_net * n, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p_cpu, int round) {
+    struct su_net ref = su_make_net(p_cpu);
+    wsp_ggml_backend_sched_t sched = su_compute_on_cpu(cpu, ref.gf, su_net_set_inputs, &ref, round);
+    const bool same = su_same_bits(n->o1, ref.o1) && su_same_bits(n->o2, ref.o2);
+    wsp_ggml_backend_sched_free(sched);
+    wsp_ggml_free(ref.ctx);
+    return same;
 }

@@ -23,6 +23,28 @@ static void print_param(const char * label, const struct wsp_ggml_tensor * t) {
     du_print_tensor(label, t);
 }
 
+// a context for the model's graphs, with room for the forward, gradient and optimizer graphs ggml-opt builds
+static struct wsp_ggml_context * compute_ctx(void) {
+    struct wsp_ggml_init_params cp = {
+        /* .mem_size   = */ wsp_ggml_tensor_overhead() * 4096 + 4 * wsp_ggml_graph_overhead_custom(WSP_GGML_DEFAULT_GRAPH_SIZE, true),
+        /* .mem_buffer = */ NULL,
+        /* .no_alloc   = */ true,
+    };
+    return wsp_ggml_init(cp);
+}
+
+// everything a training run set up, in the reverse order
+static void free_training(wsp_ggml_opt_context_t opt, wsp_ggml_opt_dataset_t ds, struct wsp_ggml_context * ctx_compute,
+                          wsp_ggml_backend_buffer_t buf_static, struct wsp_ggml_context * ctx_static,
+                          wsp_ggml_backend_sched_t sched) {
+    wsp_ggml_opt_free(opt);
+    wsp_ggml_opt_dataset_free(ds);
+    wsp_ggml_free(ctx_compute);
+    wsp_ggml_backend_buffer_free(buf_static);
+    wsp_ggml_free(ctx_static);
+    wsp_ggml_backend_sched_free(sched);
+}
+
 // --- T1 / T2: linear regression through wsp_ggml_opt_epoch ---
 
 struct lin_state {
@@ -66,12 +88,7 @@ static void linear(const char * tag, wsp_ggml_backend_t * backends, int n_backen
     wsp_ggml_backend_tensor_set(b, &b0, 0, sizeof(b0));
 
     // the model: y = x * a + b
-    struct wsp_ggml_init_params cp = {
-        /* .mem_size   = */ wsp_ggml_tensor_overhead() * 4096 + 4 * wsp_ggml_graph_overhead_custom(WSP_GGML_DEFAULT_GRAPH_SIZE, true),
-        /* .mem_buffer = */ NULL,
-        /* .no_alloc   = */ true,
-    };
-    struct wsp_ggml_context * ctx_compute = wsp_ggml_init(cp);
+    struct wsp_ggml_context * ctx_compute = compute_ctx();
     struct wsp_ggml_tensor * y = su_named(wsp_ggml_add(ctx_compute, wsp_ggml_mul(ctx_compute, x, a), b), "y");
 
     // dataset: x_i = -2 + i/8, label 3 x_i - 1 + a small deterministic wobble
@@ -126,12 +143,7 @@ static void linear(const char * tag, wsp_ggml_backend_t * backends, int n_backen
 
     wsp_ggml_opt_result_free(rt);
     wsp_ggml_opt_result_free(rv);
-    wsp_ggml_opt_free(opt);
-    wsp_ggml_opt_dataset_free(ds);
-    wsp_ggml_free(ctx_compute);
-    wsp_ggml_backend_buffer_free(buf_static);
-    wsp_ggml_free(ctx_static);
-    wsp_ggml_backend_sched_free(sched);
+    free_training(opt, ds, ctx_compute, buf_static, ctx_static, sched);
 }
 
 // --- T3: MLP through wsp_ggml_opt_fit ---
@@ -165,12 +177,7 @@ static void mlp(wsp_ggml_backend_t cpu) {
     du_fill(w2, 0.3f, -0.2f);
     du_fill(b2, 0.0f, 0.0f);
 
-    struct wsp_ggml_init_params cp = {
-        /* .mem_size   = */ wsp_ggml_tensor_overhead() * 4096 + 4 * wsp_ggml_graph_overhead_custom(WSP_GGML_DEFAULT_GRAPH_SIZE, true),
-        /* .mem_buffer = */ NULL,
-        /* .no_alloc   = */ true,
-    };
-    struct wsp_ggml_context * ctx_compute = wsp_ggml_init(cp);
+    struct wsp_ggml_context * ctx_compute = compute_ctx();
     struct wsp_ggml_tensor * h = wsp_ggml_relu(ctx_compute, wsp_ggml_add(ctx_compute, wsp_ggml_mul_mat(ctx_compute, w1, x), b1));
     struct wsp_ggml_tensor * y = su_named(wsp_ggml_add(ctx_compute, wsp_ggml_mul_mat(ctx_compute, w2, h), b2), "y");
 
@@ -209,12 +216,7 @@ static void mlp(wsp_ggml_backend_t cpu) {
     printf("T3 eval loss %016llx %.6f unc %.6f ndata %lld\n", (unsigned long long) dbits(loss), loss, unc, (long long) nd);
 
     wsp_ggml_opt_result_free(res);
-    wsp_ggml_opt_free(opt);
-    wsp_ggml_opt_dataset_free(ds);
-    wsp_ggml_free(ctx_compute);
-    wsp_ggml_backend_buffer_free(buf_static);
-    wsp_ggml_free(ctx_static);
-    wsp_ggml_backend_sched_free(sched);
+    free_training(opt, ds, ctx_compute, buf_static, ctx_static, sched);
 }
 
 int main(void) {

@@ -2,7 +2,9 @@
 // wsp_ggml_backend_register(TEST) and wsp_ggml_backend_device_register() of a standalone ACCEL device
 // ("EXTRA", reg NULL, partial get_props): reg_count/get/by_name and dev_count/get/by_name/by_type
 // (case-insensitive names, unknown names), init_by_name, init_by_type, init_best at each stage, and
-// wsp_ggml_backend_dev_get_props zeroing what a device leaves unset.
+// wsp_ggml_backend_dev_get_props zeroing what a device leaves unset. Then two more devices registered on
+// their own, "SIDE" whose reg is TEST and "OTHER" whose reg is the CPU's, and wsp_ggml_backend_unload(TEST):
+// it removes every device whose reg is TEST (its own and SIDE) and no other.
 #include "diff_util.h"
 
 // --- a standalone device that is not part of any reg ---
@@ -35,6 +37,11 @@ static struct wsp_ggml_backend_device extra_dev = {
     .reg     = NULL,
     .context = NULL,
 };
+
+// SIDE and OTHER: EXTRA's interface, named by their context
+static const char * context_name(wsp_ggml_backend_dev_t dev) { return (const char *) dev->context; }
+static char side_name[] = "SIDE", other_name[] = "OTHER";
+static struct wsp_ggml_backend_device side_dev, other_dev;
 
 static void print_backend(const char * label, wsp_ggml_backend_t be) {
     printf("%s %s\n", label, be ? wsp_ggml_backend_name(be) : "(null)");
@@ -114,6 +121,18 @@ int main(void) {
     DU_B("extra dev_supports_buft_cpu", wsp_ggml_backend_dev_supports_buft(d, wsp_ggml_backend_cpu_buffer_type()));
     wsp_ggml_free(ctx);
     DU_B("extra dev_event_new_null", wsp_ggml_backend_event_new(d) == NULL);
+
+    side_dev = other_dev = extra_dev;
+    side_dev.iface.get_name = other_dev.iface.get_name = context_name;
+    side_dev.context  = side_name;
+    side_dev.reg      = test_backend_reg();
+    other_dev.context = other_name;
+    other_dev.reg     = wsp_ggml_backend_reg_by_name("CPU");
+    wsp_ggml_backend_device_register(&side_dev);
+    wsp_ggml_backend_device_register(&other_dev);
+    dump("with_side");
+    wsp_ggml_backend_unload(test_backend_reg());
+    dump("after_unload");
 
     du_counters("final counters");
     printf("done\n");

@@ -81,8 +81,7 @@ static void run_cb(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t c
                    struct cb_state * st, bool print_assign) {
     char l[128];
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     wsp_ggml_backend_sched_set_eval_callback(sched, eval_cb, st);
     struct net n = make_net(p);
     snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
@@ -94,11 +93,8 @@ static void run_cb(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t c
     du_fill(n.c, 1000.0f, 0.0f);
     du_fill(n.out2, 2000.0f, 0.0f);
     du_fill(n.out3, 3000.0f, 0.0f);
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, n.gf));
-    snprintf(l, sizeof(l), "%s c", tag);    du_print_tensor(l, n.c);
-    snprintf(l, sizeof(l), "%s out2", tag); du_print_tensor(l, n.out2);
-    snprintf(l, sizeof(l), "%s out3", tag); du_print_tensor(l, n.out3);
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+    struct wsp_ggml_tensor * outs[3] = { n.c, n.out2, n.out3 };
+    su_compute_print(tag, sched, n.gf, outs, 3);
 
     // a second evaluation without the callback computes everything
     wsp_ggml_backend_sched_set_eval_callback(sched, NULL, NULL);
@@ -221,45 +217,35 @@ static bool compare(wsp_ggml_backend_t b1, wsp_ggml_backend_t b2, struct wsp_ggm
     return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, ud, NULL);
 }
 
-static void compares(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
+// compare_graph_backend(first, second) over the graph allocated on `first`, the callback stopping at node
+// stop_at (-1: never); with print_out the graph's output is cleared before and printed after
+static void compare_case(const char * tag, wsp_ggml_backend_t first, wsp_ggml_backend_t second, int stop_at, bool print_out) {
+    char l[128];
     test_backend_reset_counters();
-    struct cgraph_net n = make_cgraph(cpu);
-    struct cmp_state st = { "G2 all", -1, 0 };
-    DU_B("G2 all result", compare(cpu, tb, n.gf, cmp_cb, &st));
-    DU_I("G2 all calls", st.calls);
-    du_print_tensor("G2 all cpu out", n.out);
-    du_counters("G2 all counters");
-    free_cgraph(&n);
-
-    test_backend_reset_counters();
-    n = make_cgraph(cpu);
-    wsp_ggml_backend_tensor_memset(n.out, 0, 0, wsp_ggml_nbytes(n.out));
-    struct cmp_state st2 = { "G2 stop", 3, 0 };
-    DU_B("G2 stop result", compare(cpu, tb, n.gf, cmp_cb, &st2));
-    DU_I("G2 stop calls", st2.calls);
-    du_print_tensor("G2 stop cpu out", n.out);
-    du_counters("G2 stop counters");
-    free_cgraph(&n);
-
-    // TEST first, CPU second
-    test_backend_reset_counters();
-    n = make_cgraph(tb);
-    struct cmp_state st3 = { "G2 rev", -1, 0 };
-    DU_B("G2 rev result", compare(tb, cpu, n.gf, cmp_cb, &st3));
-    DU_I("G2 rev calls", st3.calls);
-    du_counters("G2 rev counters");
+    struct cgraph_net n = make_cgraph(first);
+    if (print_out) {
+        wsp_ggml_backend_tensor_memset(n.out, 0, 0, wsp_ggml_nbytes(n.out));
+    }
+    struct cmp_state st = { tag, stop_at, 0 };
+    snprintf(l, sizeof(l), "%s result", tag); DU_B(l, compare(first, second, n.gf, cmp_cb, &st));
+    snprintf(l, sizeof(l), "%s calls", tag); DU_I(l, st.calls);
+    if (print_out) {
+        snprintf(l, sizeof(l), "%s cpu out", tag); du_print_tensor(l, n.out);
+    }
+    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
     free_cgraph(&n);
 }
 
-int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
+static void compares(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
+    compare_case("G2 all", cpu, tb, -1, true);
+    compare_case("G2 stop", cpu, tb, 3, true);
+    compare_case("G2 rev", tb, cpu, -1, false);  // TEST first, CPU second
+}
 
-    struct wsp_ggml_context * cp = su_ctx(2);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "p");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.75f, -0.25f);
+int main(void) {
+    struct su_fixture f = su_fixture_new(4, 3, 0.75f, -0.25f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t;
 
     static const char * const want1[] = { "b", "e", "out2", "g", NULL };
     struct cb_state e1 = { "E1", want1, NULL, false };
@@ -284,10 +270,7 @@ int main(void) {
     graph_copies(tb, cpu);
     compares(tb, cpu);
 
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -141,25 +141,20 @@ static void async_two_backends(wsp_ggml_backend_t cpu) {
     test_backend_reset_config();
     test_backend_reset_counters();
     wsp_ggml_backend_t tb = test_backend_init();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
-    struct wsp_ggml_context * cp = su_ctx(2);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "p");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.5f, 0.5f);
+    struct su_param p = su_param_new(tb, "p", 4, 3, 0.5f, 0.5f);
 
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
-    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(ctx, p, x), "a");
+    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(ctx, p.t, x), "a");
     struct wsp_ggml_tensor * b = su_named(wsp_ggml_sqr(ctx, a), "b");
     struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul_mat(ctx, b, x), "c");
     struct wsp_ggml_tensor * d = su_output(wsp_ggml_scale(ctx, c, 0.125f), "d");
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, d);
 
-    DU_B("s4b alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("s4b", sched, gf);
+    su_alloc_print("s4b", sched, gf);
     du_fill(x, -1.0f, 0.25f);
     su_status("s4b compute_async", wsp_ggml_backend_sched_graph_compute_async(sched, gf));
     wsp_ggml_backend_sched_synchronize(sched);
@@ -174,8 +169,7 @@ static void async_two_backends(wsp_ggml_backend_t cpu) {
 
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
+    su_param_free(&p);
     wsp_ggml_backend_free(tb);
     du_counters("s4b counters_end");
 }

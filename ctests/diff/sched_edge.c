@@ -14,21 +14,9 @@
 //  X9: an eval callback in parallel mode (observes every node, cancels in the TEST split), two rounds.
 #include "sched_util.h"
 
-static void finish(const char * tag, wsp_ggml_backend_sched_t sched, struct wsp_ggml_cgraph * gf,
-                   struct wsp_ggml_tensor * const * outs, int n_outs) {
-    char l[128];
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
-    for (int i = 0; i < n_outs; i++) {
-        snprintf(l, sizeof(l), "%s %s", tag, wsp_ggml_get_name(outs[i]));
-        du_print_tensor(l, outs[i]);
-    }
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
-}
-
 static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
     struct wsp_ggml_tensor * k = su_named(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "k");
@@ -37,20 +25,18 @@ static void x1(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     struct wsp_ggml_tensor * e = su_output(wsp_ggml_mul_mat(ctx, d, k), "e");
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, e);
-    DU_B("X1 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X1", sched, gf);
+    su_alloc_print("X1", sched, gf);
     DU_S("X1 k_buffer", su_where(k));
     du_fill(x, 0.5f, -0.125f);
     du_fill(k, -2.0f, 0.375f);
     struct wsp_ggml_tensor * outs[2] = { d, e };
-    finish("X1", sched, gf, outs, 2);
+    su_compute_print("X1", sched, gf, outs, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
 
 static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     // X2: r = reshape(x) [3,4]; t = permute(r) [4,3] (views first); a = p + cont(t)... p is [4,3]
     test_backend_reset_counters();
@@ -64,11 +50,10 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, a);
     wsp_ggml_build_forward_expand(gf, b);
-    DU_B("X2 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X2", sched, gf);
+    su_alloc_print("X2", sched, gf);
     du_fill(x, -1.0f, 0.25f);
     struct wsp_ggml_tensor * outs2[2] = { a, b };
-    finish("X2", sched, gf, outs2, 2);
+    su_compute_print("X2", sched, gf, outs2, 2);
     wsp_ggml_free(ctx);
 
     // X3: xv = 2-D view of x with a row stride of 5 floats (non-contiguous) consumed by TEST
@@ -81,11 +66,10 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
     struct wsp_ggml_tensor * m = su_output(wsp_ggml_mul(ctx, s, xv), "m");
     gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, m);
-    DU_B("X3 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X3", sched, gf);
+    su_alloc_print("X3", sched, gf);
     du_fill(xb, 0.0f, 0.5f);
     struct wsp_ggml_tensor * outs3[2] = { s, m };
-    finish("X3", sched, gf, outs3, 2);
+    su_compute_print("X3", sched, gf, outs3, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -93,8 +77,7 @@ static void x2_x3(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml
 // X4: TEST (a = p + x), CPU (b = mul_mat(a, x), bs, o), TEST again (c = q + x reads x again, d = c * a)
 static void x4(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p, struct wsp_ggml_tensor * q) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
     struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(ctx, p, x), "a");
@@ -106,11 +89,10 @@ static void x4(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, o);
     wsp_ggml_build_forward_expand(gf, d);
-    DU_B("X4 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("X4", sched, gf);
+    su_alloc_print("X4", sched, gf);
     du_fill(x, 1.0f, -0.25f);
     struct wsp_ggml_tensor * outs[2] = { d, o };
-    finish("X4", sched, gf, outs, 2);
+    su_compute_print("X4", sched, gf, outs, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -132,11 +114,10 @@ static void x5(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         struct wsp_ggml_tensor * z = su_output(wsp_ggml_mul_mat(ctx, y, x), "z");
         struct wsp_ggml_cgraph * gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, z);
-        snprintf(l, sizeof(l), "%s cpu alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        snprintf(l, sizeof(l), "%s cpu", tag); su_print_all(l, sched, gf);
+        snprintf(l, sizeof(l), "%s cpu", tag); su_alloc_print(l, sched, gf);
         du_fill(x, -0.5f, 0.25f);
         struct wsp_ggml_tensor * outs[1] = { z };
-        finish(l, sched, gf, outs, 1);
+        su_compute_print(l, sched, gf, outs, 1);
         wsp_ggml_free(ctx);
         wsp_ggml_backend_sched_free(sched);
         printf("%s cpu custom n_alloc %d n_init %d n_reset %d n_free %d\n", tag, cu.n_alloc, cu.n_init, cu.n_reset, cu.n_free);
@@ -153,11 +134,10 @@ static void x5(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         struct wsp_ggml_tensor * o = su_output(wsp_ggml_scale(ctx, m, 2.0f), "o");
         gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, o);
-        snprintf(l, sizeof(l), "%s two alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        snprintf(l, sizeof(l), "%s two", tag); su_print_all(l, sched, gf);
+        snprintf(l, sizeof(l), "%s two", tag); su_alloc_print(l, sched, gf);
         du_fill(x, 0.25f, 0.5f);
         struct wsp_ggml_tensor * outs2[1] = { o };
-        finish(l, sched, gf, outs2, 1);
+        su_compute_print(l, sched, gf, outs2, 1);
         wsp_ggml_free(ctx);
         wsp_ggml_backend_sched_free(sched);
         printf("%s two custom n_alloc %d n_init %d n_reset %d n_free %d\n", tag, cu.n_alloc, cu.n_init, cu.n_reset, cu.n_free);
@@ -196,7 +176,7 @@ static void x6(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     }
     du_fill(x, 0.5f, 0.125f);
     struct wsp_ggml_tensor * outs[1] = { h };
-    finish("X6", sched, gf, outs, 1);
+    su_compute_print("X6", sched, gf, outs, 1);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -209,39 +189,29 @@ static void x7(wsp_ggml_backend_t cpu) {
     test_backend_reset_counters();
     wsp_ggml_backend_t tb = test_backend_init();
 
-    struct wsp_ggml_context * cw = su_ctx(4);
-    struct wsp_ggml_tensor * wm = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 4), "wm");
-    struct wsp_ggml_tensor * wb = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 1), "wb");
-    wsp_ggml_backend_buffer_t bw = wsp_ggml_backend_alloc_ctx_tensors(cw, cpu);
-    wsp_ggml_backend_buffer_set_usage(bw, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    du_fill(wm, 0.25f, -0.03125f);
-    du_fill(wb, 1.0f, -0.5f);
+    struct su_host_weights w = su_host_weights_new(cpu, 0.25f, -0.03125f, 1.0f, -0.5f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
     for (int round = 0; round < 3; round++) {
         char tag[32];
         snprintf(tag, sizeof(tag), "X7 r%d", round);
         wsp_ggml_backend_sched_reset(sched);
         struct wsp_ggml_context * ctx = su_ctx(16);
         struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 2), "x");
-        struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, wm, x), "a");
-        struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, wb), "b");
-        struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, wb), "c");
-        struct wsp_ggml_tensor * o = su_output(wsp_ggml_mul_mat(ctx, wm, c), "o");
+        struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, w.wm, x), "a");
+        struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, w.wb), "b");
+        struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, w.wb), "c");
+        struct wsp_ggml_tensor * o = su_output(wsp_ggml_mul_mat(ctx, w.wm, c), "o");
         struct wsp_ggml_cgraph * gf = su_graph(ctx);
         wsp_ggml_build_forward_expand(gf, o);
-        char l[64];
-        snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-        su_print_all(tag, sched, gf);
+        su_alloc_print(tag, sched, gf);
         du_fill(x, -1.0f + (float) round, 0.375f);
         struct wsp_ggml_tensor * outs[1] = { o };
-        finish(tag, sched, gf, outs, 1);
+        su_compute_print(tag, sched, gf, outs, 1);
         wsp_ggml_free(ctx);
     }
     wsp_ggml_backend_sched_free(sched);
-    wsp_ggml_backend_buffer_free(bw);
-    wsp_ggml_free(cw);
+    su_host_weights_free(&w);
     wsp_ggml_backend_free(tb);
     du_counters("X7 end");
     test_backend_reset_config();
@@ -249,8 +219,7 @@ static void x7(wsp_ggml_backend_t cpu) {
 
 static void x8(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     struct wsp_ggml_context * ca = su_ctx(16);
     struct wsp_ggml_tensor * xa = su_input(wsp_ggml_new_tensor_2d(ca, WSP_GGML_TYPE_F32, 4, 3), "xa");
     struct wsp_ggml_tensor * oa = su_output(wsp_ggml_mul_mat(ca, wsp_ggml_add(ca, p, xa), xa), "oa");
@@ -276,7 +245,7 @@ static void x8(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
     su_print_all("X8 b", sched, gb);
     du_fill(xb, 2.0f, -0.5f);
     struct wsp_ggml_tensor * outs[1] = { ob };
-    finish("X8 b", sched, gb, outs, 1);
+    su_compute_print("X8 b", sched, gb, outs, 1);
     wsp_ggml_free(ca);
     wsp_ggml_free(cb);
     wsp_ggml_backend_sched_free(sched);
@@ -296,8 +265,7 @@ static bool x9_cb(struct wsp_ggml_tensor * t, bool ask, void * user_data) {
 
 static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, true, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, true, true);
     wsp_ggml_backend_sched_set_eval_callback(sched, x9_cb, NULL);
     for (int round = 0; round < 2; round++) {
         char tag[16];
@@ -318,7 +286,7 @@ static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
         du_fill(x, (float) round - 0.5f, 0.25f);
         du_fill(c, 7.0f, 0.0f);
         struct wsp_ggml_tensor * outs[2] = { c, d };
-        finish(tag, sched, gf, outs, 2);
+        su_compute_print(tag, sched, gf, outs, 2);
         wsp_ggml_free(ctx);
     }
     wsp_ggml_backend_sched_free(sched);
@@ -326,32 +294,22 @@ static void x9(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_te
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
-    struct wsp_ggml_context * cp = su_ctx(4);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "p");
-    struct wsp_ggml_tensor * q = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "q");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.75f, -0.125f);
-    du_fill(q, -0.5f, 0.0625f);
+    struct su_fixture f = su_fixture_new(4, 3, 0.75f, -0.125f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t;
+    struct su_param q = su_param_new(tb, "q", 4, 3, -0.5f, 0.0625f);
 
     x1(tb, cpu, p);
     x2_x3(tb, cpu, p);
-    x4(tb, cpu, p, q);
+    x4(tb, cpu, p, q.t);
     x5(tb, cpu, p);
     x6(tb, cpu, p);
     x8(tb, cpu, p);
     x9(tb, cpu, p);
-
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
-    wsp_ggml_backend_free(tb);
-
     x7(cpu);
 
-    wsp_ggml_backend_free(cpu);
+    su_param_free(&q);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -41,15 +41,12 @@ static struct net make_net(struct wsp_ggml_tensor * p) {
 
 static void eval(const char * tag, wsp_ggml_backend_sched_t sched, struct net * n) {
     char l[128];
-    snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, n->gf));
-    su_print_all(tag, sched, n->gf);
+    su_alloc_print(tag, sched, n->gf);
     snprintf(l, sizeof(l), "%s x_buffer", tag); DU_S(l, su_where(n->x));
     du_fill(n->x, -0.75f, 0.125f);
     du_fill(n->y, 1.0f, 0.25f);
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, n->gf));
-    snprintf(l, sizeof(l), "%s o1", tag); du_print_tensor(l, n->o1);
-    snprintf(l, sizeof(l), "%s o2", tag); du_print_tensor(l, n->o2);
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+    struct wsp_ggml_tensor * outs[2] = { n->o1, n->o2 };
+    su_compute_print(tag, sched, n->gf, outs, 2);
 }
 
 static void three(const char * tag, wsp_ggml_backend_t b0, wsp_ggml_backend_t b1, wsp_ggml_backend_t cpu,
@@ -89,36 +86,41 @@ static void twice_cpu(const char * tag, wsp_ggml_backend_t * backends, int n_bac
     wsp_ggml_backend_sched_free(sched);
 }
 
-static void pins(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+static void pin(wsp_ggml_backend_sched_t sched, struct wsp_ggml_tensor * t, wsp_ggml_backend_t backend) {
+    if (backend != NULL) {
+        wsp_ggml_backend_sched_set_tensor_backend(sched, t, backend);
+    }
+}
 
+// a fresh graph (without p) with c, e, x and o1 pinned to the given backends (NULL: left to the scheduler), evaluated
+static struct net eval_pinned(const char * tag, wsp_ggml_backend_sched_t sched, wsp_ggml_backend_t c_on,
+                              wsp_ggml_backend_t e_on, wsp_ggml_backend_t x_on, wsp_ggml_backend_t o1_on) {
     test_backend_reset_counters();
     struct net n = make_net(NULL);
-    eval("P1", sched, &n);
+    pin(sched, n.c, c_on);
+    pin(sched, n.e, e_on);
+    pin(sched, n.x, x_on);
+    pin(sched, n.o1, o1_on);
+    eval(tag, sched, &n);
+    return n;
+}
+
+static void pins(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
+
+    struct net n = eval_pinned("P1", sched, NULL, NULL, NULL, NULL);
     wsp_ggml_free(n.ctx);
 
     wsp_ggml_backend_sched_reset(sched);
-    test_backend_reset_counters();
-    n = make_net(NULL);
-    wsp_ggml_backend_sched_set_tensor_backend(sched, n.c, tb);
-    wsp_ggml_backend_sched_set_tensor_backend(sched, n.e, cpu);
-    eval("P2", sched, &n);
+    n = eval_pinned("P2", sched, tb, cpu, NULL, NULL);
     wsp_ggml_free(n.ctx);
 
     wsp_ggml_backend_sched_reset(sched);
-    test_backend_reset_counters();
-    n = make_net(NULL);
-    wsp_ggml_backend_sched_set_tensor_backend(sched, n.x, tb);
-    eval("P3", sched, &n);
+    n = eval_pinned("P3", sched, NULL, NULL, tb, NULL);
     wsp_ggml_free(n.ctx);
 
     wsp_ggml_backend_sched_reset(sched);
-    test_backend_reset_counters();
-    n = make_net(NULL);
-    wsp_ggml_backend_sched_set_tensor_backend(sched, n.c, tb);
-    wsp_ggml_backend_sched_set_tensor_backend(sched, n.o1, cpu);
-    eval("P4", sched, &n);
+    n = eval_pinned("P4", sched, tb, NULL, NULL, cpu);
     wsp_ggml_backend_sched_reset(sched);
     DU_S("P4 after_reset c", su_bname(sched, wsp_ggml_backend_sched_get_tensor_backend(sched, n.c)));
     DU_S("P4 after_reset o1", su_bname(sched, wsp_ggml_backend_sched_get_tensor_backend(sched, n.o1)));
@@ -132,19 +134,13 @@ static void pins(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb1 = test_backend_init();
+    struct su_fixture f = su_fixture_new(4, 3, 0.25f, 0.5f);
+    wsp_ggml_backend_t cpu = f.cpu, tb1 = f.tb;
     wsp_ggml_backend_t tb2 = test_backend_init();
 
-    struct wsp_ggml_context * cp = su_ctx(2);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 3), "p");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb1);
-    du_fill(p, 0.25f, 0.5f);
-
-    three("M1", tb1, tb2, cpu, p, false);
-    three("M2", tb2, tb1, cpu, p, false);
-    three("M3", tb1, tb2, cpu, p, true);
+    three("M1", tb1, tb2, cpu, f.p.t, false);
+    three("M2", tb2, tb1, cpu, f.p.t, false);
+    three("M3", tb1, tb2, cpu, f.p.t, true);
 
     wsp_ggml_backend_t cc[2] = { cpu, cpu };
     twice_cpu("M4", cc, 2);
@@ -153,11 +149,8 @@ int main(void) {
 
     pins(tb1, cpu);
 
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
     wsp_ggml_backend_free(tb2);
-    wsp_ggml_backend_free(tb1);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

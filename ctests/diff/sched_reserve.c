@@ -49,10 +49,8 @@ static void eval(const char * tag, wsp_ggml_backend_sched_t sched, struct wsp_gg
     }
     su_print_sched(tag, sched);
     du_fill(n.x, -1.0f, 1.0f / 64.0f);
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, n.gf));
-    snprintf(l, sizeof(l), "%s out", tag); du_print_tensor(l, n.out);
-    snprintf(l, sizeof(l), "%s out2", tag); du_print_tensor(l, n.out2);
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+    struct wsp_ggml_tensor * outs[2] = { n.out, n.out2 };
+    su_compute_print(tag, sched, n.gf, outs, 2);
     wsp_ggml_free(n.ctx);
 }
 
@@ -88,18 +86,9 @@ static void sequence(const char * tag, wsp_ggml_backend_t * backends, int n_back
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
-    struct wsp_ggml_context * cp = su_ctx(4);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 8, 1), "p");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.5f, -0.125f);
-    struct wsp_ggml_context * cq = su_ctx(4);
-    struct wsp_ggml_tensor * pc = su_named(wsp_ggml_new_tensor_2d(cq, WSP_GGML_TYPE_F32, 8, 1), "p");
-    wsp_ggml_backend_buffer_t pcb = wsp_ggml_backend_alloc_ctx_tensors(cq, cpu);
-    du_fill(pc, 0.5f, -0.125f);
+    struct su_fixture f = su_fixture_new(8, 1, 0.5f, -0.125f);
+    wsp_ggml_backend_t cpu = f.cpu, tb = f.tb;
+    struct wsp_ggml_tensor * p = f.p.t, * pc = f.p_cpu.t;
 
     wsp_ggml_backend_t two[2] = { tb, cpu };
     sequence("R1", two, 2, p);
@@ -125,12 +114,7 @@ int main(void) {
         du_counters("R3 after_free");
     }
 
-    wsp_ggml_backend_buffer_free(pcb);
-    wsp_ggml_free(cq);
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("done\n");
     return 0;
 }

@@ -77,12 +77,10 @@ static void run(const char * tag, wsp_ggml_backend_t cpu, const enum wsp_ggml_op
     du_fill(p, 0.5f, 0.25f);
     du_fill(q, -1.0f, 0.125f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, op_offload);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, op_offload);
     struct net n = make_net(p, q, p_mul, with_q, reversed);
 
-    snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, n.gf));
-    su_print_all(tag, sched, n.gf);
+    su_alloc_print(tag, sched, n.gf);
     du_fill(n.x, -0.5f, 0.125f);
     du_fill(n.y, 2.0f, -0.5f);
     snprintf(l, sizeof(l), "%s after_alloc", tag); du_counters(l);

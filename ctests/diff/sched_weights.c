@@ -53,10 +53,8 @@ static void free_wset(struct wset * w) {
 // h1 = x + wt_b; h2 = h1 * wc_b; h3 = h2 * 3; h4 = mul_mat(wc_m, h3); h5 = h4 - wt_c; h6 = sqr(h5) (output);
 // h7 = h6 + wc_c; out = h7 * 0.5 (output)
 static void weights_graph(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, const struct wset * w) {
-    char l[128];
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct wsp_ggml_context * ctx = su_ctx(32);
     struct wsp_ggml_tensor * x  = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
@@ -71,13 +69,10 @@ static void weights_graph(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_back
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, out);
 
-    snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all(tag, sched, gf);
+    su_alloc_print(tag, sched, gf);
     du_fill(x, -0.25f, 0.125f);
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
-    snprintf(l, sizeof(l), "%s h6", tag); du_print_tensor(l, h6);
-    snprintf(l, sizeof(l), "%s out", tag); du_print_tensor(l, out);
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+    struct wsp_ggml_tensor * outs[2] = { h6, out };
+    su_compute_print(tag, sched, gf, outs, 2);
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
 }
@@ -86,8 +81,7 @@ static void weights_graph(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_back
 // new TEST split; c = b - wt_c; out = c * 2
 static void weight_new_split(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, const struct wset * w) {
     test_backend_reset_counters();
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
 
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 3), "x");
@@ -100,12 +94,9 @@ static void weight_new_split(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, cons
 
     test_backend_set_accept_host_srcs(true);   // TEST may be asked about b although wc_b is in host memory
     wsp_ggml_backend_sched_set_tensor_backend(sched, b, tb);
-    DU_B("W3 alloc_graph", wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all("W3", sched, gf);
+    su_alloc_print("W3", sched, gf);
     du_fill(x, 1.0f, -0.25f);
-    su_status("W3 compute", wsp_ggml_backend_sched_graph_compute(sched, gf));
-    du_print_tensor("W3 out", out);
-    du_counters("W3 counters");
+    su_compute_print("W3", sched, gf, &out, 1);
     test_backend_reset_config();
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
@@ -128,32 +119,22 @@ static void offload(const char * tag, wsp_ggml_backend_t cpu, bool op_offload, e
     test_backend_set_accept_host_srcs(host_srcs);
     wsp_ggml_backend_t tb = test_backend_init();
 
-    struct wsp_ggml_context * cw = su_ctx(4);
-    struct wsp_ggml_tensor * wm = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 4), "wm");
-    struct wsp_ggml_tensor * wb = su_named(wsp_ggml_new_tensor_2d(cw, WSP_GGML_TYPE_F32, 4, 1), "wb");
-    wsp_ggml_backend_buffer_t bw = wsp_ggml_backend_alloc_ctx_tensors(cw, cpu);
-    wsp_ggml_backend_buffer_set_usage(bw, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    du_fill(wm, 0.75f, -0.0625f);
-    du_fill(wb, -1.0f, 0.5f);
+    struct su_host_weights w = su_host_weights_new(cpu, 0.75f, -0.0625f, -1.0f, 0.5f);
 
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, false, op_offload);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, op_offload);
     struct wsp_ggml_context * ctx = su_ctx(16);
     struct wsp_ggml_tensor * x = su_input(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 4, 5), "x");
-    struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, wm, x), "a");
-    struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, wb), "b");
-    struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, wb), "c");
-    struct wsp_ggml_tensor * d = su_named(wsp_ggml_add(ctx, c, wb), "d");
+    struct wsp_ggml_tensor * a = su_named(wsp_ggml_mul_mat(ctx, w.wm, x), "a");
+    struct wsp_ggml_tensor * b = su_named(wsp_ggml_add(ctx, a, w.wb), "b");
+    struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul(ctx, b, w.wb), "c");
+    struct wsp_ggml_tensor * d = su_named(wsp_ggml_add(ctx, c, w.wb), "d");
     struct wsp_ggml_tensor * out = su_output(wsp_ggml_scale(ctx, d, 2.0f), "out");
     struct wsp_ggml_cgraph * gf = su_graph(ctx);
     wsp_ggml_build_forward_expand(gf, out);
 
-    snprintf(l, sizeof(l), "%s alloc_graph", tag); DU_B(l, wsp_ggml_backend_sched_alloc_graph(sched, gf));
-    su_print_all(tag, sched, gf);
+    su_alloc_print(tag, sched, gf);
     du_fill(x, -0.5f, 0.125f);
-    snprintf(l, sizeof(l), "%s compute", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
-    snprintf(l, sizeof(l), "%s out", tag); du_print_tensor(l, out);
-    snprintf(l, sizeof(l), "%s counters", tag); du_counters(l);
+    su_compute_print(tag, sched, gf, &out, 1);
     // a second evaluation with other inputs (the weights are copied again)
     du_fill(x, 1.5f, -0.25f);
     snprintf(l, sizeof(l), "%s compute2", tag); su_status(l, wsp_ggml_backend_sched_graph_compute(sched, gf));
@@ -162,8 +143,7 @@ static void offload(const char * tag, wsp_ggml_backend_t cpu, bool op_offload, e
 
     wsp_ggml_free(ctx);
     wsp_ggml_backend_sched_free(sched);
-    wsp_ggml_backend_buffer_free(bw);
-    wsp_ggml_free(cw);
+    su_host_weights_free(&w);
     wsp_ggml_backend_free(tb);
     test_backend_reset_config();
 }

@@ -345,6 +345,15 @@ static void unload_and_check(wsp_ggml_backend_dev_t dev, const char * path) {
     printf("unloaded: no devices, %s closed\n", path);
 }
 
+// One unload of a module loaded more times than unloaded so far: its reg and device stay registered, the
+// module stays mapped, and its device still computes.
+static void unload_one_of_several(wsp_ggml_backend_dev_t dev, const char * path, const char * when) {
+    wsp_ggml_backend_unload(wsp_ggml_backend_dev_backend_reg(dev));
+    CHECK(expect_cpu(when) == dev, "%s: another CPU device is registered", when);
+    CHECK(is_loaded(path), "%s: %s is no longer mapped", when, path);
+    compute_on(dev);
+}
+
 // After a rejected module or path: the registry still registers, loads and unloads.
 static void expect_registry_usable(bool with_module) {
     wsp_ggml_backend_register(&g_static[0].reg);
@@ -425,17 +434,24 @@ static void scenario_load_path(void) {
     expect_empty("after load(NULL)");
 }
 
-// Loading one module twice (by its path, through a symlink, through load_all) gives the same reg
-// and one registration; one unload removes it and closes the module.
-static void scenario_load_twice(void) {
-    expect_empty("at start");
-    const char *           path   = module("libggml-cpu-high.so");
+// Loads the module at `path` twice: both loads give the same reg, registered once.
+static wsp_ggml_backend_reg_t load_two_times(const char * path) {
     wsp_ggml_backend_reg_t first  = wsp_ggml_backend_load(path);
     wsp_ggml_backend_reg_t second = wsp_ggml_backend_load(path);
     CHECK(first != NULL && second == first, "second load gave %p, first %p", (void *) second, (void *) first);
     EXPECT_LOG("is already loaded", path, NULL);
     CHECK(wsp_ggml_backend_reg_count() == 1 && wsp_ggml_backend_dev_count() == 1, "%zu regs, %zu devices after loading twice",
           wsp_ggml_backend_reg_count(), wsp_ggml_backend_dev_count());
+    return first;
+}
+
+// Loading one module four times (twice by its path, through a symlink, through load_all) gives the
+// same reg and one registration, which stays until the fourth unload; that one removes it and closes
+// the module.
+static void scenario_load_twice(void) {
+    expect_empty("at start");
+    const char *           path  = module("libggml-cpu-high.so");
+    wsp_ggml_backend_reg_t first = load_two_times(path);
 
     const char * dir   = path_in(g_work, "alias");
     make_dir(dir);
@@ -445,9 +461,29 @@ static void scenario_load_twice(void) {
     wsp_ggml_backend_dev_t dev = expect_cpu("loaded three more times");
     printf("loaded 4 times: one reg, one device\n");
 
+    unload_one_of_several(dev, path, "after 1 of 4 unloads");
+    unload_one_of_several(dev, path, "after 2 of 4 unloads");
+    unload_one_of_several(dev, path, "after 3 of 4 unloads");
+    printf("3 of 4 unloads: still registered and mapped\n");
     unload_and_check(dev, path);
     wsp_ggml_backend_unload(first);  // already gone: ignored
     expect_empty("after a second unload");
+    CHECK(g_log_count[WSP_GGML_LOG_LEVEL_ERROR] == 0, "%ld error lines", g_log_count[WSP_GGML_LOG_LEVEL_ERROR]);
+}
+
+// A module loaded by two independent parts of a program stays loaded until both have unloaded it: after
+// the first unload its reg and device are still registered, it still computes and is still mapped; the
+// second unload removes them and closes it. (The reference registers it twice, and its first unload
+// removes both registrations.)
+static void scenario_load_count(void) {
+    expect_empty("at start");
+    const char * path = module("libggml-cpu-high.so");
+    load_two_times(path);
+    wsp_ggml_backend_dev_t dev = expect_cpu("loaded twice");
+
+    unload_one_of_several(dev, path, "after 1 of 2 unloads");
+    printf("1 of 2 unloads: still registered and mapped\n");
+    unload_and_check(dev, path);
     CHECK(g_log_count[WSP_GGML_LOG_LEVEL_ERROR] == 0, "%ld error lines", g_log_count[WSP_GGML_LOG_LEVEL_ERROR]);
 }
 
@@ -731,14 +767,17 @@ static void scenario_threads(long ops_per_thread) {
     g_log_quiet = false;
     g_slow_base = false;
 
-    // what is left: BASE, the static regs still registered, and at most one CPU reg
+    // what is left: BASE, the static regs still registered, and at most one CPU reg, loaded as many
+    // more times than unloaded as the threads left it: unloaded until it is gone
     wsp_ggml_backend_reg_t cpu = wsp_ggml_backend_reg_by_name("CPU");
     size_t                 n   = wsp_ggml_backend_reg_count();
     CHECK(n == registered + (cpu != NULL) && wsp_ggml_backend_dev_count() == n, "%zu regs and %zu devices left, expected %zu",
           n, wsp_ggml_backend_dev_count(), registered + (cpu != NULL));
-    if (cpu) {
+    for (long loads = totals[OP_LOAD] + totals[OP_LOAD_ALL]; cpu != NULL && loads > 0; loads--) {
         wsp_ggml_backend_unload(cpu);
+        cpu = wsp_ggml_backend_reg_by_name("CPU");
     }
+    CHECK(cpu == NULL, "the CPU reg is still registered after as many unloads as loads");
     CHECK(!is_loaded(g_cpu_path) && !is_loaded(low_path), "a CPU module is still mapped after the last unload");
     for (int i = 0; i < 1 + N_THREADS; i++) {
         wsp_ggml_backend_unload(&g_static[i].reg);
@@ -769,6 +808,7 @@ static const struct scenario SCENARIOS[] = {
     { "env_path", scenario_env_path },
     { "load_path", scenario_load_path },
     { "load_twice", scenario_load_twice },
+    { "load_count", scenario_load_count },
     { "best_variant", scenario_best_variant },
     { "fallback", scenario_fallback },
     { "junk", scenario_junk },

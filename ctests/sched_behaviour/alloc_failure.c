@@ -39,17 +39,19 @@ static struct net make_net(struct wsp_ggml_tensor * p, int n_cols) {
     return n;
 }
 
-static float * cpu_reference(wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * pc, int n_cols) {
-    wsp_ggml_backend_t backends[1] = { cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 1, 256, false, false);
-    struct net n = make_net(pc, n_cols);
-    wsp_ggml_backend_sched_alloc_graph(sched, n.gf);
-    du_fill(n.x, -1.0f, 0.03125f);
-    wsp_ggml_backend_sched_graph_compute(sched, n.gf);
-    float * v = su_get(n.out);
-    wsp_ggml_free(n.ctx);
+static void set_inputs(void * net, int round) {
+    (void) round;
+    du_fill(((struct net *) net)->x, -1.0f, 0.03125f);
+}
+
+// whether out equals that of the same graph computed on the CPU alone (pc: the CPU twin of p)
+static bool matches_cpu(const struct net * n, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * pc, int n_cols) {
+    struct net ref = make_net(pc, n_cols);
+    wsp_ggml_backend_sched_t sched = su_compute_on_cpu(cpu, ref.gf, set_inputs, &ref, 0);
+    const bool same = su_same_bits(n->out, ref.out);
     wsp_ggml_backend_sched_free(sched);
-    return v;
+    wsp_ggml_free(ref.ctx);
+    return same;
 }
 
 // alloc (unless already allocated), compute and compare with the CPU-only result
@@ -59,16 +61,10 @@ static bool eval_ok(wsp_ggml_backend_sched_t sched, wsp_ggml_backend_t cpu, stru
     struct net n = make_net(p, n_cols);
     bool ok = wsp_ggml_backend_sched_alloc_graph(sched, n.gf);
     if (ok) {
-        du_fill(n.x, -1.0f, 0.03125f);
+        set_inputs(&n, 0);
         ok = wsp_ggml_backend_sched_graph_compute(sched, n.gf) == WSP_GGML_STATUS_SUCCESS;
     }
-    if (ok) {
-        float * got = su_get(n.out);
-        float * ref = cpu_reference(cpu, pc, n_cols);
-        ok = memcmp(got, ref, wsp_ggml_nbytes(n.out)) == 0;
-        free(got);
-        free(ref);
-    }
+    ok = ok && matches_cpu(&n, cpu, pc, n_cols);
     wsp_ggml_free(n.ctx);
     return ok;
 }
@@ -76,8 +72,7 @@ static bool eval_ok(wsp_ggml_backend_sched_t sched, wsp_ggml_backend_t cpu, stru
 static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu, struct wsp_ggml_tensor * p,
                      struct wsp_ggml_tensor * pc, bool parallel) {
     char what[128];
-    wsp_ggml_backend_t backends[2] = { tb, cpu };
-    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 256, parallel, true);
+    wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, parallel, true);
 
     // 1
     test_backend_set_fail_alloc(true);
@@ -129,19 +124,8 @@ static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t
 }
 
 int main(void) {
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
     // the TEST-resident tensor is allocated before allocations start failing
-    struct wsp_ggml_context * cp = su_ctx(2);
-    struct wsp_ggml_tensor * p = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 8, 1), "p");
-    wsp_ggml_backend_buffer_t pb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    du_fill(p, 0.5f, -0.125f);
-    struct wsp_ggml_context * cq = su_ctx(2);
-    struct wsp_ggml_tensor * pc = su_named(wsp_ggml_new_tensor_2d(cq, WSP_GGML_TYPE_F32, 8, 1), "p");
-    wsp_ggml_backend_buffer_t pcb = wsp_ggml_backend_alloc_ctx_tensors(cq, cpu);
-    du_fill(pc, 0.5f, -0.125f);
+    struct su_fixture f = su_fixture_new(8, 1, 0.5f, -0.125f);
 
     // the switch itself
     test_backend_set_fail_alloc(true);
@@ -152,15 +136,10 @@ int main(void) {
     expect(some != NULL, "switch: TEST alloc_buffer works again");
     wsp_ggml_backend_buffer_free(some);
 
-    scenario("seq", tb, cpu, p, pc, false);
-    scenario("par", tb, cpu, p, pc, true);
+    scenario("seq", f.tb, f.cpu, f.p.t, f.p_cpu.t, false);
+    scenario("par", f.tb, f.cpu, f.p.t, f.p_cpu.t, true);
 
-    wsp_ggml_backend_buffer_free(pb);
-    wsp_ggml_free(cp);
-    wsp_ggml_backend_buffer_free(pcb);
-    wsp_ggml_free(cq);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("%s (%d failed)\n", g_failures ? "FAIL" : "PASS", g_failures);
     return g_failures ? 1 : 0;
 }

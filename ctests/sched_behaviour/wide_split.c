@@ -118,22 +118,10 @@ static float * run(int kind, wsp_ggml_backend_t * backends, int n_backends, bool
 
 int main(int argc, char ** argv) {
     const int only = argc > 1 ? atoi(argv[1]) : 0;
-    wsp_ggml_backend_t cpu = su_cpu();
-    test_backend_reset_config();
-    wsp_ggml_backend_t tb = test_backend_init();
-
     // the TEST-resident tensor of case 3, and its CPU twin for the reference computation
-    struct wsp_ggml_context * cp = su_ctx(4);
-    struct wsp_ggml_tensor * pt = su_named(wsp_ggml_new_tensor_2d(cp, WSP_GGML_TYPE_F32, 4, 2), "p");
-    wsp_ggml_backend_buffer_t ptb = wsp_ggml_backend_alloc_ctx_tensors(cp, tb);
-    struct wsp_ggml_context * cq = su_ctx(4);
-    struct wsp_ggml_tensor * pc = su_named(wsp_ggml_new_tensor_2d(cq, WSP_GGML_TYPE_F32, 4, 2), "p");
-    wsp_ggml_backend_buffer_t pcb = wsp_ggml_backend_alloc_ctx_tensors(cq, cpu);
-    du_fill(pt, 0.75f, -0.25f);
-    du_fill(pc, 0.75f, -0.25f);
-
-    wsp_ggml_backend_t two[2] = { tb, cpu };
-    wsp_ggml_backend_t one[1] = { cpu };
+    struct su_fixture f = su_fixture_new(4, 2, 0.75f, -0.25f);
+    wsp_ggml_backend_t two[2] = { f.tb, f.cpu };
+    wsp_ggml_backend_t one[1] = { f.cpu };
     int failures = 0;
     for (int kind = 1; kind <= 3; kind++) {
         if (only && only != kind) {
@@ -143,10 +131,10 @@ int main(int argc, char ** argv) {
         for (int round = 0; round < 2; round++) {
             int splits = -1, ref_splits = -1;
             test_backend_reset_counters();
-            float * got = run(kind, two, 2, parallel, true, pt, round, &splits);
+            float * got = run(kind, two, 2, parallel, true, f.p.t, round, &splits);
             struct test_backend_counters c;
             test_backend_counters(&c);
-            float * ref = run(kind, one, 1, false, false, pc, round, &ref_splits);
+            float * ref = run(kind, one, 1, false, false, f.p_cpu.t, round, &ref_splits);
             const bool ok = got != NULL && ref != NULL && memcmp(got, ref, 8 * sizeof(float)) == 0;
             printf("case %d round %d n_splits %d test_computes %d test_nodes %d %s\n", kind, round, splits,
                    c.graph_computes, c.nodes_computed, ok ? "ok" : "WRONG");
@@ -158,12 +146,7 @@ int main(int argc, char ** argv) {
         }
     }
 
-    wsp_ggml_backend_buffer_free(ptb);
-    wsp_ggml_free(cp);
-    wsp_ggml_backend_buffer_free(pcb);
-    wsp_ggml_free(cq);
-    wsp_ggml_backend_free(tb);
-    wsp_ggml_backend_free(cpu);
+    su_fixture_free(&f);
     printf("%s (%d wrong)\n", failures ? "FAIL" : "PASS", failures);
     return failures ? 1 : 0;
 }

@@ -1,11 +1,10 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] [--rpc HOST:PORT] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--accel-fixture OPS] [--splits] [--rpc HOST:PORT]
+//              model.bin audio.wav
 //
-// The transcript goes to stdout; load/encode/decode timings go to stderr. --rpc offloads to the
-// ggml RPC server at HOST:PORT (examples/rpc): its device becomes whisper's accelerator, with
-// the local CPU beside it (builds linked without ggml-rpc refuse the option). The audio must be
+// The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
 //   timings: run_ms=R sample_ms=T n_sample=N encode_ms=T n_encode=N decode_ms=T n_decode=N
@@ -15,7 +14,23 @@
 // count-allocations variant (benches/: transcribe-alloc-count), the line also gives the heap
 // allocations its Rust code made between the first and the last sampled token:
 //   rs_allocs_between_tokens=A sampled_tokens=N
+//
+// --accel-fixture OPS registers the ACCEL test device (ctests/common/accel_fixture.h), a GPU
+// in host memory supporting the ops OPS (few, default, almost-all or a list such as
+// MUL_MAT,ADD), before whisper starts, and lets whisper use a GPU: whisper.cpp finds it in the
+// registry and schedules its graphs over {ACCEL, CPU}. stderr then gets one line
+//   accel: ops=OPS computes=N nodes=M
+// (the splits ACCEL computed and their nodes). --splits (with WSP_GGML_SCHED_DEBUG=1 in the
+// environment) counts the splits of every graph the scheduler plans from its debug listing:
+//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,...
+// per_graph in planning order, with xN for N graphs in a row planned the same way.
+//
+// --rpc offloads to the ggml RPC server at HOST:PORT (examples/rpc): its device becomes
+// whisper's GPU, with the local CPU beside it (builds linked without ggml-rpc refuse the
+// option; it excludes --accel-fixture, which is a GPU too).
 
+#include "accel_fixture.h"
+#include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
 #include "../rpc/rpc_device.h"
 
@@ -121,8 +136,65 @@ void capture_timings(enum wsp_ggml_log_level, const char * text, void * user_dat
     }
 }
 
+// The splits of each graph the scheduler planned, read from its WSP_GGML_SCHED_DEBUG listing
+// (one "## SPLIT #i: BACKEND # n inputs" line per split, i from 0 for every graph). Both backend
+// layers print the marker and the name in one piece of text.
+struct split_count {
+    int splits = 0;
+    int accel = 0;  // of them on ACCEL
+};
+
+struct split_log {
+    bool quiet = false;
+    std::vector<split_count> graphs;
+};
+
+void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) {
+    auto * log = static_cast<split_log *>(user_data);
+    static const char marker[] = "## SPLIT #";
+    for (const char * at = std::strstr(text, marker); at != nullptr; at = std::strstr(at + 1, marker)) {
+        int index = -1;
+        char backend[32] = "";
+        if (std::sscanf(at + sizeof(marker) - 1, "%d: %31s", &index, backend) != 2) {
+            continue;
+        }
+        if (index == 0 || log->graphs.empty()) {
+            log->graphs.emplace_back();
+        }
+        log->graphs.back().splits++;
+        log->graphs.back().accel += std::strcmp(backend, "ACCEL") == 0;
+    }
+    if (!log->quiet) {
+        std::fputs(text, stderr);
+    }
+}
+
+void print_splits(const split_log & log) {
+    int total = 0, accel = 0;
+    std::string per_graph;
+    for (size_t i = 0; i < log.graphs.size();) {
+        size_t same = i + 1;
+        while (same < log.graphs.size() && log.graphs[same].splits == log.graphs[i].splits &&
+               log.graphs[same].accel == log.graphs[i].accel) {
+            same++;
+        }
+        per_graph += (i ? "," : "") + std::to_string(log.graphs[i].splits) + "/" + std::to_string(log.graphs[i].accel);
+        if (same - i > 1) {
+            per_graph += "x" + std::to_string(same - i);
+        }
+        for (size_t k = i; k < same; k++) {
+            total += log.graphs[k].splits;
+            accel += log.graphs[k].accel;
+        }
+        i = same;
+    }
+    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s\n", log.graphs.size(), total, accel,
+                 per_graph.c_str());
+}
+
 int usage(const char * argv0) {
-    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] [--rpc HOST:PORT] model.bin audio.wav\n", argv0);
+    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] "
+                 "model.bin audio.wav\n", argv0);
     return 2;
 }
 
@@ -136,6 +208,8 @@ int main(int argc, char ** argv) {
     int n_threads = 1;
     bool quiet = false;
     bool timings_line = false;
+    const char * accel_ops = nullptr;
+    bool splits = false;
     const char * rpc_endpoint = nullptr;
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
@@ -145,6 +219,10 @@ int main(int argc, char ** argv) {
             quiet = true;
         } else if (std::strcmp(argv[i], "--timings") == 0) {
             timings_line = true;
+        } else if (std::strcmp(argv[i], "--accel-fixture") == 0 && i + 1 < argc) {
+            accel_ops = argv[++i];
+        } else if (std::strcmp(argv[i], "--splits") == 0) {
+            splits = true;
         } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
             rpc_endpoint = argv[++i];
         } else if (argv[i][0] == '-') {
@@ -153,10 +231,26 @@ int main(int argc, char ** argv) {
             positional.push_back(argv[i]);
         }
     }
-    if (positional.size() != 2 || n_threads < 1) {
+    if (positional.size() != 2 || n_threads < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr)) {
         return usage(argv[0]);
     }
-    if (quiet) {
+    if (splits && std::getenv("WSP_GGML_SCHED_DEBUG") == nullptr) {
+        std::fprintf(stderr, "--splits reads the scheduler's debug listing: set WSP_GGML_SCHED_DEBUG=1\n");
+        return 2;
+    }
+    if (accel_ops != nullptr) {
+        char error_text[256];
+        if (!accel_fixture_set_ops(accel_ops, error_text, sizeof(error_text))) {
+            std::fprintf(stderr, "--accel-fixture: %s\n", error_text);
+            return 2;
+        }
+        wsp_ggml_backend_register(accel_fixture_reg());
+    }
+    split_log split_counts;
+    split_counts.quiet = quiet;
+    if (splits) {
+        whisper_log_set(count_splits, &split_counts);
+    } else if (quiet) {
         whisper_log_set(quiet_log, nullptr);
     }
 
@@ -169,15 +263,15 @@ int main(int argc, char ** argv) {
 
     const auto t_load = std::chrono::steady_clock::now();
     whisper_context_params cparams = whisper_context_default_params();
-    cparams.use_gpu = false;
+    cparams.use_gpu = accel_ops != nullptr;
     if (rpc_endpoint != nullptr) {
         // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
         // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
         std::signal(SIGPIPE, SIG_IGN);
-        char error[256];
-        wsp_ggml_backend_dev_t device = rpc_connect_device(rpc_endpoint, error, sizeof(error));
+        char error_text[256];
+        wsp_ggml_backend_dev_t device = rpc_connect_device(rpc_endpoint, error_text, sizeof(error_text));
         if (device == nullptr) {
-            std::fprintf(stderr, "--rpc: %s\n", error);
+            std::fprintf(stderr, "--rpc: %s\n", error_text);
             return 1;
         }
         // The RPC device is a GPU to whisper.cpp, and the only one registered: it takes the
@@ -241,6 +335,15 @@ int main(int argc, char ** argv) {
                          (unsigned long long) (watch.last - watch.first), watch.tokens);
         }
         std::fprintf(stderr, "\n");
+    }
+    if (splits) {
+        print_splits(split_counts);
+    }
+    if (accel_ops != nullptr) {
+        struct accel_fixture_counters counters;
+        accel_fixture_counters(&counters);
+        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
+                     counters.nodes_computed);
     }
     whisper_free(ctx);
     return 0;

@@ -4,6 +4,7 @@
 //! graph is in use.
 
 use crate::abi::wsp_ggml_tensor;
+use crate::graph::Tensor;
 use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 
 const CHUNK_TENSORS: usize = 256;
@@ -13,8 +14,6 @@ pub struct TensorArena {
     chunks: Vec<*mut wsp_ggml_tensor>,
     used: usize,
 }
-
-
 
 fn chunk_layout() -> Layout {
     // 64-byte alignment: ggml hashes tensor addresses with the low 4 bits dropped.
@@ -27,8 +26,8 @@ impl TensorArena {
         self.used = 0;
     }
 
-    /// A slot holding `tensor`.
-    pub fn alloc(&mut self, tensor: wsp_ggml_tensor) -> *mut wsp_ggml_tensor {
+    /// A slot holding `tensor`, valid until the next reset.
+    pub fn alloc(&mut self, tensor: wsp_ggml_tensor) -> Tensor {
         let chunk = self.used / CHUNK_TENSORS;
         if chunk == self.chunks.len() {
             // SAFETY: the layout has a non-zero size.
@@ -43,7 +42,7 @@ impl TensorArena {
             let slot = self.chunks[chunk].add(self.used % CHUNK_TENSORS);
             slot.write(tensor);
             self.used += 1;
-            slot
+            Tensor::from_raw(slot).expect("a slot inside a chunk is never NULL")
         }
     }
 }
@@ -71,13 +70,16 @@ mod tests {
     #[test]
     fn slots_are_distinct_hold_their_tensor_and_are_reused_after_reset() {
         let mut arena = TensorArena::default();
-        let first: Vec<*mut wsp_ggml_tensor> = (0..CHUNK_TENSORS + 3).map(|i| arena.alloc(tensor_with_flags(i as i32))).collect();
+        let first: Vec<*mut wsp_ggml_tensor> =
+            (0..CHUNK_TENSORS + 3).map(|i| arena.alloc(tensor_with_flags(i as i32)).as_ptr()).collect();
         let unique: std::collections::HashSet<_> = first.iter().collect();
         assert_eq!(unique.len(), first.len());
+        // SAFETY: slots stay live until the arena is dropped.
         assert_eq!(unsafe { (*first[CHUNK_TENSORS + 2]).flags }, CHUNK_TENSORS as i32 + 2);
         arena.reset();
-        let again = arena.alloc(tensor_with_flags(-1));
+        let again = arena.alloc(tensor_with_flags(-1)).as_ptr();
         assert_eq!(again, first[0], "the first slot is handed out again");
+        // SAFETY: as above.
         assert_eq!(unsafe { (*again).flags }, -1, "holding the new tensor");
         assert_eq!(arena.chunks.len(), 2);
     }

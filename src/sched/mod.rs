@@ -3,8 +3,8 @@
 //! runs the splits (optionally pipelined with events).
 //!
 //! The decisions are made in safe Rust by [`plan`] over dense per-tensor arrays; this module
-//! reads the C tensors into those arrays, materialises the plan (copy tensors, rewired
-//! sources, the graph handed to ggml-alloc) and drives the backends.
+//! reads the tensors into those arrays, materialises the plan (copy tensors, rewired sources,
+//! the graph handed to ggml-alloc) and drives the backends.
 //!
 //! Thread safety: as in the reference, a scheduler must not be used from two threads at once.
 //!
@@ -15,49 +15,139 @@
 //!   evaluating the same allocated graph again uses fresh inputs (upstream ggml #14855);
 //! - `WSP_GGML_SCHED_DOT=file` writes the splits as a Graphviz graph.
 
+mod alloc_graph;
 mod arena;
 mod dot;
 pub mod plan;
 mod tensor_map;
 
 use crate::abi::*;
-use crate::backend::synchronize;
-use crate::buffer::{buffer_is_host, storage_buffer};
-use crate::event::event_synchronize;
-use crate::ffi::arg;
 use crate::ggml::*;
+use crate::graph::{c_str_lossy, Graph, Tensor};
+use crate::handle::{Backend, BufferType, Event};
+use alloc_graph::AllocGraph;
 use arena::TensorArena;
 use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, SchedConfig, TensorTable, Tid, NO_TENSOR};
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CStr};
 
 /// Most backends a scheduler takes (as in the reference).
-pub const WSP_GGML_SCHED_MAX_BACKENDS: usize = 16;
+pub(crate) const MAX_BACKENDS: usize = 16;
 /// Pipeline copies in parallel mode (as in the reference).
-pub const WSP_GGML_SCHED_MAX_COPIES: usize = 4;
+pub(crate) const MAX_COPIES: usize = 4;
 
-pub fn is_view_op(op: wsp_ggml_op) -> bool {
-    matches!(op, WSP_GGML_OP_VIEW | WSP_GGML_OP_RESHAPE | WSP_GGML_OP_PERMUTE | WSP_GGML_OP_TRANSPOSE)
+/// The eval callback: asked (`ask` true) whether it wants to see a node, then shown it.
+pub type EvalCallback = unsafe extern "C" fn(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut c_void) -> bool;
+
+/// Why `sched_new` refuses its arguments (the reference asserts).
+#[derive(Debug, PartialEq, Eq)]
+pub enum SchedError {
+    BackendsNull,
+    BackendCount(c_int),
+    BackendNull(usize),
+    LastNotCpu,
+    BuftUnsupported(usize),
 }
 
-/// Nodes `[i0, i1)` of a graph, without leafs or gradients (ggml's graph view).
-pub fn graph_view(graph: &mut wsp_ggml_cgraph, i0: c_int, i1: c_int) -> wsp_ggml_cgraph {
-    wsp_ggml_cgraph {
-        size: 0,
-        n_nodes: i1 - i0,
-        n_leafs: 0,
-        nodes: graph.nodes.wrapping_add(i0 as usize),
-        grads: std::ptr::null_mut(),
-        grad_accs: std::ptr::null_mut(),
-        leafs: std::ptr::null_mut(),
-        use_counts: graph.use_counts,
-        visited_hash_set: graph.visited_hash_set,
-        order: graph.order,
+impl std::fmt::Display for SchedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchedError::BackendsNull => write!(f, "backends is NULL"),
+            SchedError::BackendCount(n) => write!(f, "n_backends is {n}; it must be between 1 and {MAX_BACKENDS}"),
+            SchedError::BackendNull(i) => write!(f, "backends[{i}] is NULL"),
+            SchedError::LastNotCpu => write!(f, "the last backend must be a CPU backend"),
+            SchedError::BuftUnsupported(i) => write!(f, "backend {i} does not support its buffer type"),
+        }
+    }
+}
+
+/// The number of backends a scheduler may take, checked.
+pub fn backend_count(n_backends: c_int) -> Result<usize, SchedError> {
+    match usize::try_from(n_backends) {
+        Ok(n) if (1..=MAX_BACKENDS).contains(&n) => Ok(n),
+        _ => Err(SchedError::BackendCount(n_backends)),
+    }
+}
+
+/// Backends and their buffer types, checked to make a scheduler.
+pub struct SchedBackends {
+    backends: Vec<Backend>,
+    bufts: Vec<BufferType>,
+}
+
+impl SchedBackends {
+    /// Checks the backends (highest priority first; the last must be a CPU backend) and picks
+    /// each one's buffer type: the one given, or the backend's default.
+    pub fn validate(
+        caller: &str,
+        backends: &[Option<Backend>],
+        bufts: &[Option<BufferType>],
+    ) -> Result<Self, SchedError> {
+        let backends = backends
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b.ok_or(SchedError::BackendNull(i)))
+            .collect::<Result<Vec<Backend>, _>>()?;
+        let last = backends.last().ok_or(SchedError::BackendCount(0))?;
+        let cpu = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU;
+        if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
+            return Err(SchedError::LastNotCpu);
+        }
+        let mut chosen = Vec::with_capacity(backends.len());
+        for (i, &backend) in backends.iter().enumerate() {
+            let device = backend.device_or_abort(caller);
+            let buft = match bufts.get(i).copied().flatten() {
+                Some(buft) => buft,
+                None => device.buffer_type_or_abort(caller),
+            };
+            if !device.supports_buft(caller, buft) {
+                return Err(SchedError::BuftUnsupported(i));
+            }
+            chosen.push(buft);
+        }
+        Ok(SchedBackends { backends, bufts: chosen })
+    }
+}
+
+/// A scheduler as C holds it: behind the opaque `wsp_ggml_backend_sched_t`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(transparent)]
+pub struct Sched(std::ptr::NonNull<Scheduler>);
+
+impl Sched {
+    /// Hands a scheduler over to C; [`Sched::destroy`] takes it back.
+    pub fn new(scheduler: Box<Scheduler>) -> Sched {
+        Sched(std::ptr::NonNull::from(Box::leak(scheduler)))
+    }
+
+    /// # Safety
+    /// `ptr` is NULL or a scheduler made by [`Sched::new`] and not destroyed yet.
+    pub unsafe fn from_raw(ptr: *mut Scheduler) -> Option<Sched> {
+        std::ptr::NonNull::new(ptr).map(Sched)
+    }
+
+    pub fn as_ptr(self) -> *mut Scheduler {
+        self.0.as_ptr()
+    }
+
+    /// The scheduler, for the duration of one call from C.
+    pub fn get<'a>(self) -> &'a mut Scheduler {
+        // SAFETY: live (from_raw), and a scheduler is not used from two threads at once (the
+        // ggml API's rule), so this is the only reference while the call lasts.
+        unsafe { &mut *self.0.as_ptr() }
+    }
+
+    /// Releases the scheduler.
+    ///
+    /// # Safety
+    /// It is not used afterwards.
+    pub unsafe fn destroy(self) {
+        // SAFETY: made by Box::leak in new, released once (the caller's promise).
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
     }
 }
 
 /// The scheduler (opaque to C).
-#[allow(non_camel_case_types)]
-pub struct wsp_ggml_backend_sched {
+pub struct Scheduler {
     /// Assignments were cleared since the last split.
     is_reset: bool,
     /// The last reservation failed: ggml-alloc keeps the layout it planned but has no buffer
@@ -66,18 +156,18 @@ pub struct wsp_ggml_backend_sched {
     /// A graph is allocated and ready to compute.
     is_alloc: bool,
 
-    backends: Vec<wsp_ggml_backend_t>,
+    backends: Vec<Backend>,
     /// Backend names, for the names of copies.
     backend_names: Vec<Vec<u8>>,
-    bufts: Vec<wsp_ggml_backend_buffer_type_t>,
+    bufts: Vec<BufferType>,
     buft_ids: Vec<BuftId>,
     galloc: wsp_ggml_gallocr_t,
 
-    /// Per-tensor decisions, and the C side of each tensor id.
+    /// Per-tensor decisions, and the tensor of each id.
     table: TensorTable,
-    tensors: Vec<*mut wsp_ggml_tensor>,
+    tensors: Vec<Tensor>,
     /// `[tid][backend][copy]` copies made for other backends.
-    copies: Vec<*mut wsp_ggml_tensor>,
+    copies: Vec<Option<Tensor>>,
     /// Counts splits, to refresh each tensor's info once per split.
     epoch: u32,
     node_tids: Vec<Tid>,
@@ -87,36 +177,34 @@ pub struct wsp_ggml_backend_sched {
     op_support: Vec<u8>,
     buft_support: Vec<(usize, BuftId, bool)>,
 
-    /// The graph handed to ggml-alloc: split inputs, their copies, then each split's nodes.
-    graph: wsp_ggml_cgraph,
-    graph_nodes: Vec<*mut wsp_ggml_tensor>,
-    graph_leafs: Vec<*mut wsp_ggml_tensor>,
-    node_backend_ids: Vec<c_int>,
-    leaf_backend_ids: Vec<c_int>,
-    prev_node_backend_ids: Vec<c_int>,
-    prev_leaf_backend_ids: Vec<c_int>,
-    /// Each split's nodes, as a graph view of the user's graph.
+    /// The graph handed to ggml-alloc, and each split's nodes as a view of the user's graph.
+    alloc_graph: AllocGraph,
     split_graphs: Vec<wsp_ggml_cgraph>,
     arena: TensorArena,
 
     n_copies: usize,
     cur_copy: usize,
     next_copy: usize,
-    events: Vec<[wsp_ggml_backend_event_t; WSP_GGML_SCHED_MAX_COPIES]>,
+    /// `[backend][copy]`, in pipeline-parallel mode on devices with events.
+    events: Vec<[Option<Event>; MAX_COPIES]>,
 
-    callback_eval: wsp_ggml_backend_sched_eval_callback,
+    callback_eval: Option<EvalCallback>,
     callback_eval_user_data: *mut c_void,
 
     op_offload: bool,
     debug: i32,
     dot_path: Option<std::path::PathBuf>,
+    /// The export the C caller called, for messages from the hot path (which does not pass it
+    /// along).
+    caller: &'static str,
 }
 
 /// Answers the planner's questions from the real backends, remembering answers for the
 /// current split (the passes ask the same questions many times).
 struct BackendOracle<'a> {
-    backends: &'a [wsp_ggml_backend_t],
-    tensors: &'a [*mut wsp_ggml_tensor],
+    caller: &'a str,
+    backends: &'a [Backend],
+    tensors: &'a [Tensor],
     op_support: &'a mut Vec<u8>,
     buft_support: &'a mut Vec<(usize, BuftId, bool)>,
 }
@@ -131,8 +219,8 @@ impl Oracle for BackendOracle<'_> {
             1 => false,
             2 => true,
             _ => {
-                // SAFETY: backends and graph tensors are live during the split.
-                let yes = unsafe { crate::backend::wsp_ggml_backend_supports_op(self.backends[backend], self.tensors[node as usize]) };
+                let device = self.backends[backend].device_or_abort(self.caller);
+                let yes = device.supports_op(self.caller, self.tensors[node as usize]);
                 self.op_support[index] = 1 + yes as u8;
                 yes
             }
@@ -140,87 +228,150 @@ impl Oracle for BackendOracle<'_> {
     }
 
     fn offload_op(&mut self, backend: usize, node: Tid) -> bool {
-        // SAFETY: as above.
-        unsafe { crate::backend::wsp_ggml_backend_offload_op(self.backends[backend], self.tensors[node as usize]) }
+        self.backends[backend].device_or_abort(self.caller).offload_op(self.tensors[node as usize])
     }
 
     fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
         if let Some(&(_, _, yes)) = self.buft_support.iter().find(|&&(b, t, _)| b == backend && t == buft) {
             return yes;
         }
-        // SAFETY: the id is the address of a live buffer type.
-        let yes = unsafe {
-            crate::backend::wsp_ggml_backend_supports_buft(self.backends[backend], buft as wsp_ggml_backend_buffer_type_t)
-        };
+        // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
+        let handle = unsafe { BufferType::from_raw(buft as *mut wsp_ggml_backend_buffer_type) };
+        let yes =
+            handle.is_some_and(|b| self.backends[backend].device_or_abort(self.caller).supports_buft(self.caller, b));
         self.buft_support.push((backend, buft, yes));
         yes
     }
 }
 
-/// A tensor with `s`'s type, shape and strides and nothing else: no data, no sources, no
-/// name (ggml's dup_tensor with the layout kept).
-fn same_layout_as(s: &wsp_ggml_tensor) -> wsp_ggml_tensor {
-    wsp_ggml_tensor {
-        r#type: s.r#type,
-        buffer: std::ptr::null_mut(),
-        ne: s.ne,
-        nb: s.nb,
-        op: WSP_GGML_OP_NONE,
-        op_params: [0; WSP_GGML_MAX_OP_PARAMS / 4],
-        flags: 0,
-        src: [std::ptr::null_mut(); WSP_GGML_MAX_SRC],
-        view_src: std::ptr::null_mut(),
-        view_offs: 0,
-        data: std::ptr::null_mut(),
-        name: [0; WSP_GGML_MAX_NAME],
-        extra: std::ptr::null_mut(),
-        padding: [0; 8],
+impl Scheduler {
+    /// A scheduler over checked backends, with room for graphs of `graph_size` nodes (more
+    /// are taken too: the tables grow).
+    pub fn new(
+        caller: &str,
+        spec: SchedBackends,
+        graph_size: usize,
+        parallel: bool,
+        op_offload: bool,
+    ) -> Box<Scheduler> {
+        let SchedBackends { backends, mut bufts } = spec;
+        let n_copies = if parallel { MAX_COPIES } else { 1 };
+        let events = if n_copies > 1 {
+            backends.iter().map(|b| std::array::from_fn(|_| b.device().and_then(|d| d.event_new()))).collect()
+        } else {
+            Vec::new()
+        };
+        // SAFETY: an array of live buffer types, as many as backends; ggml-alloc copies it.
+        let galloc = unsafe {
+            wsp_ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut wsp_ggml_backend_buffer_type_t, bufts.len() as c_int)
+        };
+        let backend_names = backends
+            .iter()
+            // SAFETY: a backend's name is a string that lives as long as the backend.
+            .map(|b| unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes().to_vec())
+            .collect();
+        let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
+        let n = backends.len();
+        let mut sched = Box::new(Scheduler {
+            is_reset: false,
+            needs_reserve: false,
+            is_alloc: false,
+            backend_names,
+            buft_ids: bufts.iter().map(|b| b.id()).collect(),
+            bufts,
+            backends,
+            galloc,
+            table: TensorTable::new(n, graph_size),
+            tensors: Vec::with_capacity(graph_size),
+            copies: Vec::new(),
+            epoch: 0,
+            node_tids: Vec::with_capacity(graph_size),
+            leaf_tids: Vec::with_capacity(graph_size),
+            plan: Plan::default(),
+            op_support: Vec::new(),
+            buft_support: Vec::new(),
+            alloc_graph: AllocGraph::default(),
+            split_graphs: Vec::new(),
+            arena: TensorArena::default(),
+            n_copies,
+            cur_copy: 0,
+            next_copy: 0,
+            events,
+            callback_eval: None,
+            callback_eval_user_data: std::ptr::null_mut(),
+            op_offload,
+            debug,
+            dot_path,
+            caller: "wsp_ggml_backend_sched_new",
+        });
+        sched.reset();
+        sched
     }
-}
 
-/// Writes `parts` into a tensor name, truncated to what fits (as snprintf would).
-fn write_name(name: &mut [c_char; WSP_GGML_MAX_NAME], parts: &[&[u8]]) {
-    // SAFETY: c_char and u8 have the same layout.
-    let name: &mut [u8; WSP_GGML_MAX_NAME] = unsafe { &mut *(name as *mut [c_char; WSP_GGML_MAX_NAME] as *mut _) };
-    let mut len = 0;
-    for part in parts {
-        let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
-        name[len..len + n].copy_from_slice(&part[..n]);
-        len += n;
-    }
-    name[len] = 0;
-}
-
-/// The bytes of a tensor's name.
-fn name_bytes(tensor: &wsp_ggml_tensor) -> &[u8] {
-    let len = tensor.name.iter().position(|&c| c == 0).unwrap_or(WSP_GGML_MAX_NAME);
-    // SAFETY: c_char and u8 have the same layout.
-    unsafe { std::slice::from_raw_parts(tensor.name.as_ptr() as *const u8, len) }
-}
-
-impl wsp_ggml_backend_sched {
-    fn n_backends(&self) -> usize {
+    pub fn n_backends(&self) -> usize {
         self.backends.len()
     }
 
-    fn backend_index(&self, backend: wsp_ggml_backend_t) -> Option<usize> {
+    pub fn backend(&self, index: usize) -> Option<Backend> {
+        self.backends.get(index).copied()
+    }
+
+    pub fn backend_index(&self, backend: Backend) -> Option<usize> {
         self.backends.iter().position(|&b| b == backend)
     }
 
-    /// The id of a tensor, recording its address when new.
+    pub fn n_splits(&self) -> usize {
+        self.plan.splits.len()
+    }
+
+    pub fn n_copies(&self) -> usize {
+        self.n_copies
+    }
+
+    /// The size of the compute buffer of the backend at `index`.
+    pub fn buffer_size(&self, index: usize) -> usize {
+        // SAFETY: the scheduler's allocator, with one of its buffer ids.
+        unsafe { wsp_ggml_gallocr_get_buffer_size(self.galloc, index as c_int) }
+    }
+
+    pub fn set_eval_callback(&mut self, callback: Option<EvalCallback>, user_data: *mut c_void) {
+        self.callback_eval = callback;
+        self.callback_eval_user_data = user_data;
+    }
+
+    /// Pins `node` to the backend at `index` for the next split (kept until reset).
+    pub fn set_tensor_backend(&mut self, node: Tensor, index: usize) {
+        let tid = self.tid_of(node);
+        self.table.backend[tid as usize] = index as i32;
+        self.is_reset = false;
+    }
+
+    /// The backend assigned to `node`, if any.
+    pub fn tensor_backend(&self, node: Tensor) -> Option<Backend> {
+        let tid = self.table.lookup(node.addr())?;
+        usize::try_from(self.table.backend[tid as usize]).ok().map(|b| self.backends[b])
+    }
+
+    /// The id of a tensor, recording it when new.
     #[inline(always)]
-    fn tid_of(&mut self, tensor: *mut wsp_ggml_tensor) -> Tid {
-        let (tid, added) = self.table.id(tensor as usize);
+    fn tid_of(&mut self, tensor: Tensor) -> Tid {
+        let (tid, added) = self.table.id(tensor.addr());
         if added {
             self.tensors.push(tensor);
             let n = self.n_backends() * self.n_copies;
-            self.copies.extend(std::iter::repeat_n(std::ptr::null_mut(), n));
+            self.copies.extend(std::iter::repeat_n(None, n));
         }
         tid
     }
 
     fn copy_slot(&self, tid: Tid, backend: usize, copy: usize) -> usize {
         (tid as usize * self.n_backends() + backend) * self.n_copies + copy
+    }
+
+    /// The copy of `tid` made for `backend` in the current pipeline slot.
+    fn current_copy(&self, tid: Tid, backend: usize) -> Tensor {
+        self.copies[self.copy_slot(tid, backend, self.cur_copy)].expect("the plan made this copy")
     }
 
     fn clear_tensors(&mut self) {
@@ -230,10 +381,7 @@ impl wsp_ggml_backend_sched {
     }
 
     /// Reads what the planner needs to know about `tensor` (once per split).
-    ///
-    /// # Safety
-    /// `tensor` and everything it points to are live.
-    unsafe fn refresh(&mut self, tensor: *mut wsp_ggml_tensor) -> Tid {
+    fn refresh(&mut self, tensor: Tensor) -> Tid {
         let tid = self.tid_of(tensor);
         self.refresh_tid(tid);
         tid
@@ -241,7 +389,7 @@ impl wsp_ggml_backend_sched {
 
     /// [`Self::refresh`] for a tensor that already has an id.
     #[inline(always)]
-    unsafe fn refresh_tid(&mut self, tid: Tid) {
+    fn refresh_tid(&mut self, tid: Tid) {
         // Most calls find the tensor fresh already: decide that without a call.
         if !self.table.mark_refreshed(tid, self.epoch) {
             self.read_info(tid);
@@ -250,15 +398,19 @@ impl wsp_ggml_backend_sched {
 
     /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor.
     #[inline(never)]
-    unsafe fn read_info(&mut self, tid: Tid) {
-        let t = &*self.tensors[tid as usize];
-        let view_src = if t.view_src.is_null() { NO_TENSOR } else { self.refresh(t.view_src) };
-        let storage = storage_buffer(t);
-        let own = t.buffer.as_ref();
-        let weights = own.is_some_and(|b| b.usage == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    fn read_info(&mut self, tid: Tid) {
+        let t = self.tensors[tid as usize];
+        let view_src = t.view_src();
+        let view_src_tid = view_src.map_or(NO_TENSOR, |v| self.refresh(v));
+        let own = t.buffer();
+        let storage = match view_src {
+            Some(v) => v.buffer(),
+            None => own,
+        };
+        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let mut srcs = [NO_TENSOR; WSP_GGML_MAX_SRC];
-        for (slot, &src) in srcs.iter_mut().zip(&t.src) {
-            if !src.is_null() {
+        for (slot, &src) in srcs.iter_mut().zip(t.srcs()) {
+            if let Some(src) = src {
                 let src_tid = self.tid_of(src);
                 // In graph order sources come first and are fresh already; one outside the
                 // graph (rare) is read here.
@@ -267,59 +419,46 @@ impl wsp_ggml_backend_sched {
             }
         }
         let info = &mut self.table.info[tid as usize];
-        info.view_src = view_src;
-        info.storage_buft = storage.as_ref().map(|b| b.buft as BuftId);
-        info.preallocated = !t.buffer.is_null() || t.view_src.as_ref().is_some_and(|v| !v.buffer.is_null());
-        info.weights = weights;
+        info.view_src = view_src_tid;
+        info.storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
+        info.preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
+        info.weights = weights.is_some();
         // Only asked about weights (the op-offload rule), so only computed for them.
-        info.host = weights && buffer_is_host(&*t.buffer, "wsp_ggml_backend_sched_alloc_graph");
-        info.input = t.flags & WSP_GGML_TENSOR_FLAG_INPUT != 0;
-        info.is_view_op = is_view_op(t.op);
-        info.is_rope = t.op == WSP_GGML_OP_ROPE;
+        info.host = weights.is_some_and(|b| b.is_host(self.caller));
+        info.input = t.is_input();
+        info.is_view_op = t.is_view_op();
+        info.is_rope = t.op() == WSP_GGML_OP_ROPE;
         info.srcs = srcs;
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
-    unsafe fn make_copy(&mut self, src: *mut wsp_ggml_tensor, backend: usize, copy: usize) -> *mut wsp_ggml_tensor {
-        let s = &*src;
-        let dst = self.arena.alloc(same_layout_as(s));
-        write_name(&mut (*dst).name, &[&self.backend_names[backend], b"#", name_bytes(s), b"#", &[b'0' + copy as u8]]);
+    fn make_copy(&mut self, src: Tensor, backend: usize, copy: usize) -> Tensor {
+        let dst = self.arena.alloc(src.layout_only());
+        dst.set_name(&[&self.backend_names[backend], b"#", src.name_bytes(), b"#", &[b'0' + copy as u8]]);
         dst
     }
 
-    /// A view of `input` that keeps it alive until its copy is made (ggml's view_tensor with
-    /// `input` as its source).
-    unsafe fn make_input_dependency(&mut self, input: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor {
-        let s = &*input;
-        let (view_src, view_offs) = if s.view_src.is_null() { (input, 0) } else { (s.view_src, s.view_offs) };
-        let mut view = same_layout_as(s);
-        view.view_src = view_src;
-        view.view_offs = view_offs;
-        view.data = if (*view_src).data.is_null() { std::ptr::null_mut() } else { ((*view_src).data as *mut u8).add(view_offs) as *mut c_void };
-        view.src[0] = input;
-        let dst = self.arena.alloc(view);
-        write_name(&mut (*dst).name, &[name_bytes(s), b" (view)"]);
+    /// A view of `input` that keeps it alive until its copy is made.
+    fn make_input_dependency(&mut self, input: Tensor) -> Tensor {
+        let dst = self.arena.alloc(input.dependent_view());
+        dst.set_name(&[input.name_bytes(), b" (view)"]);
         dst
     }
 
     /// Assigns backends, cuts the graph into splits and builds the graph for ggml-alloc.
-    ///
-    /// # Safety
-    /// `graph` and its tensors are live.
-    unsafe fn split_graph(&mut self, graph: *mut wsp_ggml_cgraph) {
+    fn split_graph(&mut self, caller: &'static str, graph: Graph) {
+        self.caller = caller;
         self.is_reset = false;
         self.arena.reset();
         self.epoch = self.epoch.wrapping_add(1).max(1);
 
-        let g = &mut *graph;
-        let (nodes, leafs) = (crate::utils::graph_nodes(g), graph_leafs(g));
         self.node_tids.clear();
         self.leaf_tids.clear();
-        for &leaf in leafs {
+        for &leaf in graph.leafs() {
             let tid = self.refresh(leaf);
             self.leaf_tids.push(tid);
         }
-        for &node in nodes {
+        for &node in graph.nodes() {
             let tid = self.refresh(node);
             self.node_tids.push(tid);
         }
@@ -329,53 +468,58 @@ impl wsp_ggml_backend_sched {
         self.op_support.resize(self.table.len() * self.n_backends(), 0);
         let config = SchedConfig { bufts: &self.buft_ids, n_copies: self.n_copies, op_offload: self.op_offload };
         let mut oracle = BackendOracle {
+            caller,
             backends: &self.backends,
             tensors: &self.tensors,
             op_support: &mut self.op_support,
             buft_support: &mut self.buft_support,
         };
-        let planned = plan_graph(&mut self.table, &config, &mut oracle, &self.node_tids, &self.leaf_tids, &mut self.plan);
+        let planned =
+            plan_graph(&mut self.table, &config, &mut oracle, &self.node_tids, &self.leaf_tids, &mut self.plan);
         if let Err(error) = planned {
-            self.abort_on_plan_error(error);
+            self.abort_on_plan_error(caller, error);
         }
 
-        self.materialize_copies(nodes);
+        self.materialize_copies(graph.nodes());
         if self.debug > 0 {
-            self.print_assignments(g);
+            self.print_assignments(caller, graph);
         }
         if let Some(path) = self.dot_path.clone() {
-            dot::write_splits(self, g, &path);
+            dot::write_splits(self, caller, graph, &path);
         }
-        self.build_alloc_graph(g);
+        self.build_alloc_graph(graph);
     }
 
     #[cold]
-    unsafe fn abort_on_plan_error(&self, error: PlanError) -> ! {
+    fn abort_on_plan_error(&self, caller: &str, error: PlanError) -> ! {
         match error {
             PlanError::Preallocated(tid) => {
                 let t = self.tensors[tid as usize];
-                let buffer = storage_buffer(&*t);
-                let buffer_name = if buffer.is_null() { "(none)".into() } else { c_str_lossy(crate::buffer::wsp_ggml_backend_buffer_name(buffer)) };
+                let buffer_name = match t.storage_buffer() {
+                    // SAFETY: a buffer type's name is a string that lives as long as it does.
+                    Some(buffer) => unsafe { c_str_lossy(buffer.buft_or_abort(caller).name(caller)) },
+                    None => "(none)".into(),
+                };
                 fatal!(
                     "wsp_ggml_backend_sched: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({})",
-                    tensor_name(t),
+                    t.name(),
                     buffer_name,
-                    c_str_lossy(wsp_ggml_op_name((*t).op))
+                    t.op_name()
                 )
             }
             PlanError::Unassigned(tid) => {
                 let t = self.tensors[tid as usize];
                 fatal!(
                     "wsp_ggml_backend_sched: no backend can run tensor {} (op {}); the last backend should be a CPU backend that supports every op",
-                    tensor_name(t),
-                    c_str_lossy(wsp_ggml_op_name((*t).op))
+                    t.name(),
+                    t.op_name()
                 )
             }
         }
     }
 
     /// Creates the copies the plan asked for and points the nodes at them.
-    unsafe fn materialize_copies(&mut self, nodes: &[*mut wsp_ggml_tensor]) {
+    fn materialize_copies(&mut self, nodes: &[Tensor]) {
         let parallel = self.n_copies > 1;
         for r in 0..self.plan.copy_requests.len() {
             let request = self.plan.copy_requests[r];
@@ -388,133 +532,80 @@ impl wsp_ggml_backend_sched {
                     self.make_copy(src, request.backend, c)
                 };
                 if parallel {
-                    // Inputs, and kept as outputs so that ggml-alloc never reuses their memory.
-                    (*copy).flags |= WSP_GGML_TENSOR_FLAG_INPUT | WSP_GGML_TENSOR_FLAG_OUTPUT;
+                    copy.keep_allocated();
                 }
                 let slot = self.copy_slot(request.tid, request.backend, c);
-                self.copies[slot] = copy;
+                self.copies[slot] = Some(copy);
             }
         }
         for rewrite in &self.plan.rewrites {
-            let slot = self.copy_slot(rewrite.src, rewrite.backend as usize, self.cur_copy);
-            (*nodes[rewrite.node as usize]).src[rewrite.slot as usize] = self.copies[slot];
+            let copy = self.current_copy(rewrite.src, rewrite.backend as usize);
+            nodes[rewrite.node as usize].set_src(rewrite.slot as usize, copy);
         }
     }
 
     /// Builds the graph for ggml-alloc: before each split its inputs (a dependency on the
     /// source, then the copy), then its nodes; in parallel mode every copy is also a leaf so
     /// that it is allocated first; then the graph's own leafs.
-    unsafe fn build_alloc_graph(&mut self, g: &mut wsp_ggml_cgraph) {
-        // The previous graph's assignments, to detect changes (ggml-alloc must then reserve).
-        std::mem::swap(&mut self.node_backend_ids, &mut self.prev_node_backend_ids);
-        std::mem::swap(&mut self.leaf_backend_ids, &mut self.prev_leaf_backend_ids);
-
-        self.graph_nodes.clear();
-        self.graph_leafs.clear();
+    fn build_alloc_graph(&mut self, graph: Graph) {
         self.split_graphs.clear();
-        let mut node_ids = std::mem::take(&mut self.node_backend_ids);
-        let mut leaf_ids = std::mem::take(&mut self.leaf_backend_ids);
-        let mut n_ids = 0;
-
+        // Taken out while it is written, so that the scheduler's own methods stay usable.
+        let mut alloc_graph = std::mem::take(&mut self.alloc_graph);
+        let mut builder = alloc_graph.start();
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
-            self.split_graphs.push(graph_view(g, split.i_start as c_int, split.i_end as c_int));
+            self.split_graphs.push(graph.view(split.i_start, split.i_end));
             for k in split.inputs.clone() {
                 let input_tid = self.plan.split_inputs[k];
                 let input = self.tensors[input_tid as usize];
                 let dependency = self.make_input_dependency(input);
-                put_id(&mut node_ids, &mut n_ids, self.table.backend[input_tid as usize]);
-                self.graph_nodes.push(dependency);
-                let copy = self.copies[self.copy_slot(input_tid, split.backend, self.cur_copy)];
-                put_id(&mut node_ids, &mut n_ids, split.backend as i32);
-                self.graph_nodes.push(copy);
+                builder.push_node(dependency, self.table.backend[input_tid as usize]);
+                builder.push_node(self.current_copy(input_tid, split.backend), split.backend as c_int);
             }
-            // The split's own nodes, in bulk.
-            let (start, end) = (n_ids, n_ids + split.i_end - split.i_start);
-            if node_ids.len() < end {
-                node_ids.resize(end, 0);
-            }
-            for (id, &tid) in node_ids[start..end].iter_mut().zip(&self.node_tids[split.i_start..split.i_end]) {
-                *id = self.table.backend[tid as usize];
-            }
-            n_ids = end;
-            self.graph_nodes.extend_from_slice(&crate::utils::graph_nodes(g)[split.i_start..split.i_end]);
+            let nodes = split.i_start..split.i_end;
+            let backends = self.node_tids[nodes.clone()].iter().map(|&tid| self.table.backend[tid as usize]);
+            builder.push_nodes(&graph.nodes()[nodes], backends);
         }
 
-        let mut n_leaf_ids = 0;
         if self.n_copies > 1 {
             for &input_tid in &self.plan.graph_inputs {
                 let backend = self.table.backend[input_tid as usize];
-                for c in 0..self.n_copies {
-                    let copy = self.copies[self.copy_slot(input_tid, backend as usize, c)];
-                    put_id(&mut leaf_ids, &mut n_leaf_ids, backend);
-                    self.graph_leafs.push(copy);
+                for slot in self.copy_slots(input_tid, backend as usize) {
+                    builder.push_leaf(self.copies[slot].expect("the plan made this copy"), backend);
                 }
             }
             for split in &self.plan.splits {
                 for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
-                    for c in 0..self.n_copies {
-                        let copy = self.copies[self.copy_slot(input_tid, split.backend, c)];
-                        put_id(&mut leaf_ids, &mut n_leaf_ids, split.backend as i32);
-                        self.graph_leafs.push(copy);
+                    for slot in self.copy_slots(input_tid, split.backend) {
+                        builder.push_leaf(self.copies[slot].expect("the plan made this copy"), split.backend as c_int);
                     }
                 }
             }
         }
-        for (i, &leaf) in graph_leafs(g).iter().enumerate() {
-            put_id(&mut leaf_ids, &mut n_leaf_ids, self.table.backend[self.leaf_tids[i] as usize]);
-            self.graph_leafs.push(leaf);
+        for (&leaf, &tid) in graph.leafs().iter().zip(&self.leaf_tids) {
+            builder.push_leaf(leaf, self.table.backend[tid as usize]);
         }
+        builder.finish();
+        self.alloc_graph = alloc_graph;
+    }
 
-        // Keep the id arrays at least as long as the previous ones, as the reference's
-        // fixed-size arrays are, so that change detection compares the same entries.
-        self.node_backend_ids = node_ids;
-        self.leaf_backend_ids = leaf_ids;
-        let (n_nodes, n_leafs) = (self.graph_nodes.len(), self.graph_leafs.len());
-        for ids in [&mut self.prev_node_backend_ids, &mut self.node_backend_ids] {
-            if ids.len() < n_nodes {
-                ids.resize(n_nodes, 0);
-            }
-        }
-        for ids in [&mut self.prev_leaf_backend_ids, &mut self.leaf_backend_ids] {
-            if ids.len() < n_leafs {
-                ids.resize(n_leafs, 0);
-            }
-        }
-        self.graph = wsp_ggml_cgraph {
-            size: self.graph_nodes.capacity().max(self.graph_leafs.capacity()) as c_int,
-            n_nodes: n_nodes as c_int,
-            n_leafs: n_leafs as c_int,
-            nodes: self.graph_nodes.as_mut_ptr(),
-            grads: std::ptr::null_mut(),
-            grad_accs: std::ptr::null_mut(),
-            leafs: self.graph_leafs.as_mut_ptr(),
-            use_counts: std::ptr::null_mut(),
-            visited_hash_set: wsp_ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
-            order: 0,
-        };
+    /// The slots of every pipeline copy of `tid` for `backend`.
+    fn copy_slots(&self, tid: Tid, backend: usize) -> std::ops::Range<usize> {
+        let first = self.copy_slot(tid, backend, 0);
+        first..first + self.n_copies
     }
 
     /// Allocates the split graph, re-reserving when assignments moved to another buffer type
     /// or the current buffers are too small.
-    unsafe fn alloc_splits(&mut self) -> bool {
-        let moved = |ids: &[c_int], prev: &[c_int]| {
-            ids.iter().zip(prev).any(|(&id, &prev)| {
-                id != prev && self.buft_of(id) != self.buft_of(prev)
-            })
-        };
-        let n_nodes = self.graph.n_nodes as usize;
-        let n_leafs = self.graph.n_leafs as usize;
-        let changed = moved(&self.node_backend_ids[..n_nodes], &self.prev_node_backend_ids[..n_nodes])
-            || moved(&self.leaf_backend_ids[..n_leafs], &self.prev_leaf_backend_ids[..n_leafs]);
-
-        if self.needs_reserve || changed || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph) {
+    fn alloc_splits(&mut self) -> bool {
+        let changed = self.alloc_graph.moved_buffer_type(|id| self.buft_of(id));
+        if self.needs_reserve || changed || !self.galloc_alloc() {
             // Re-allocation may move split inputs: wait for the backends first (without the
             // scheduler's synchronize, which would change the copy slot).
             for &backend in &self.backends {
-                synchronize(&*backend, backend);
+                backend.synchronize();
             }
-            if !self.reserve() || !wsp_ggml_gallocr_alloc_graph(self.galloc, &mut self.graph) {
+            if !self.reserve() || !self.galloc_alloc() {
                 log_error!("wsp_ggml_backend_sched_alloc_graph: failed to allocate graph\n");
                 return false;
             }
@@ -522,84 +613,80 @@ impl wsp_ggml_backend_sched {
         true
     }
 
+    fn galloc_alloc(&mut self) -> bool {
+        // SAFETY: the scheduler's allocator and its graph over live tensors.
+        unsafe { wsp_ggml_gallocr_alloc_graph(self.galloc, self.alloc_graph.graph()) }
+    }
+
     /// Sizes ggml-alloc's buffers for the current split graph.
-    unsafe fn reserve(&mut self) -> bool {
-        let ok = wsp_ggml_gallocr_reserve_n(self.galloc, &mut self.graph, self.node_backend_ids.as_ptr(), self.leaf_backend_ids.as_ptr());
+    fn reserve(&mut self) -> bool {
+        let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
+        // SAFETY: as for galloc_alloc, with an id for every node and leaf.
+        let ok = unsafe { wsp_ggml_gallocr_reserve_n(self.galloc, graph, node_ids, leaf_ids) };
         self.needs_reserve = !ok;
         ok
     }
 
     /// The buffer type of a backend id (-1, an unassigned leaf, has none).
-    fn buft_of(&self, id: c_int) -> Option<wsp_ggml_backend_buffer_type_t> {
+    fn buft_of(&self, id: c_int) -> Option<BufferType> {
         usize::try_from(id).ok().and_then(|i| self.bufts.get(i).copied())
     }
 
-    fn event(&self, backend: usize) -> wsp_ggml_backend_event_t {
-        self.events.get(backend).map_or(std::ptr::null_mut(), |e| e[self.cur_copy])
+    fn event(&self, backend: usize) -> Option<Event> {
+        self.events.get(backend).and_then(|e| e[self.cur_copy])
+    }
+
+    /// Waits until the split's backend no longer uses its inputs' memory: on the host when the
+    /// copy is made by the host, on the backend's own queue otherwise.
+    fn wait_for_split_backend(&self, caller: &str, backend: Backend, event: Option<Event>, on_host: bool) {
+        match event {
+            None => backend.synchronize(),
+            Some(event) if on_host => event.synchronize(caller),
+            Some(event) => backend.event_wait(caller, event),
+        }
     }
 
     /// Copies each split's inputs in and runs it.
-    unsafe fn compute_splits(&mut self) -> wsp_ggml_status {
-        const FN: &str = "wsp_ggml_backend_sched_graph_compute";
+    fn compute_splits(&mut self, caller: &str) -> wsp_ggml_status {
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
             let split_backend = self.backends[split.backend];
             let event = self.event(split.backend);
 
-            for k in split.inputs.clone() {
-                let input_tid = self.plan.split_inputs[k];
+            for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
                 let input = self.tensors[input_tid as usize];
-                let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
-                let input_copy = self.copies[self.copy_slot(input_tid, split.backend, self.cur_copy)];
-                if (*input).flags & WSP_GGML_TENSOR_FLAG_INPUT != 0 {
+                let input_copy = self.current_copy(input_tid, split.backend);
+                if input.is_input() {
                     // User inputs are copied at once, before the user can overwrite them.
-                    if event.is_null() {
-                        synchronize(&*split_backend, split_backend);
-                    } else {
-                        event_synchronize(FN, event);
-                    }
-                    crate::backend::tensor_copy(FN, input, input_copy);
+                    self.wait_for_split_backend(caller, split_backend, event, true);
+                    crate::tensor_io::copy(caller, input, input_copy);
                 } else {
-                    // Wait until the split backend no longer uses the copy's memory.
-                    if event.is_null() {
-                        synchronize(&*split_backend, split_backend);
-                    } else {
-                        crate::event::wsp_ggml_backend_event_wait(split_backend, event);
-                    }
-                    let copied_async = match (*split_backend).iface.cpy_tensor_async {
-                        Some(cpy_async) => cpy_async(input_backend, split_backend, input, input_copy),
-                        None => false,
-                    };
-                    if !copied_async {
-                        synchronize(&*input_backend, input_backend);
-                        if event.is_null() {
-                            synchronize(&*split_backend, split_backend);
-                        } else {
-                            event_synchronize(FN, event);
-                        }
-                        crate::backend::tensor_copy(FN, input, input_copy);
+                    self.wait_for_split_backend(caller, split_backend, event, false);
+                    let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
+                    // SAFETY: a copy has its original's layout; both are allocated.
+                    if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
+                        input_backend.synchronize();
+                        self.wait_for_split_backend(caller, split_backend, event, true);
+                        crate::tensor_io::copy(caller, input, input_copy);
                     }
                 }
             }
 
-            let split_graph = &mut self.split_graphs[s] as *mut wsp_ggml_cgraph;
-            match self.callback_eval {
-                None => {
-                    let status = crate::backend::wsp_ggml_backend_graph_compute_async(split_backend, split_graph);
-                    if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-                        return status;
-                    }
-                }
+            let split_graph = &mut self.split_graphs[s];
+            let status = match self.callback_eval {
+                // SAFETY: a view of the user's graph, allocated by this scheduler.
+                None => unsafe { split_backend.graph_compute(caller, split_graph) },
                 Some(callback) => {
-                    let status = self.compute_observed(callback, split_backend, &mut *split_graph);
-                    if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-                        return status;
-                    }
+                    let split_graph = *split_graph;
+                    self.compute_observed(caller, callback, split_backend, split_graph)
                 }
+            };
+            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+                return status;
             }
 
-            if !split.inputs.is_empty() && !event.is_null() {
-                crate::event::wsp_ggml_backend_event_record(event, split_backend);
+            if let Some(event) = event.filter(|_| !split.inputs.is_empty()) {
+                split_backend.event_record(caller, event);
             }
         }
         wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
@@ -607,31 +694,35 @@ impl wsp_ggml_backend_sched {
 
     /// Runs a split in runs of nodes the callback does not want to see, stopping after a node
     /// it wants when it returns false (the remaining splits still run, as in the reference).
-    unsafe fn compute_observed(
+    fn compute_observed(
         &self,
-        callback: unsafe extern "C" fn(*mut wsp_ggml_tensor, bool, *mut c_void) -> bool,
-        backend: wsp_ggml_backend_t,
-        split_graph: &mut wsp_ggml_cgraph,
+        caller: &str,
+        callback: EvalCallback,
+        backend: Backend,
+        mut split_graph: wsp_ggml_cgraph,
     ) -> wsp_ggml_status {
         let user_data = self.callback_eval_user_data;
-        let n = split_graph.n_nodes;
+        // SAFETY: a view of the user's live graph.
+        let split = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
+        let nodes = split.nodes();
+        // SAFETY: the callback and its data are the caller's, called with live graph nodes.
+        let wants = |t: Tensor, ask: bool| unsafe { callback(t.as_ptr(), ask, user_data) };
         let mut j0 = 0;
-        while j0 < n {
-            let mut t = *split_graph.nodes.add(j0 as usize);
-            let mut need = callback(t, true, user_data);
+        while j0 < nodes.len() {
             let mut j1 = j0;
-            while !need && j1 < n - 1 {
+            let mut need = wants(nodes[j1], true);
+            while !need && j1 + 1 < nodes.len() {
                 j1 += 1;
-                t = *split_graph.nodes.add(j1 as usize);
-                need = callback(t, true, user_data);
+                need = wants(nodes[j1], true);
             }
-            let mut view = graph_view(split_graph, j0, j1 + 1);
-            let status = crate::backend::wsp_ggml_backend_graph_compute_async(backend, &mut view);
+            let mut view = split.view(j0, j1 + 1);
+            // SAFETY: a view of the user's graph, allocated by this scheduler.
+            let status = unsafe { backend.graph_compute(caller, &mut view) };
             if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
                 return status;
             }
-            synchronize(&*backend, backend);
-            if need && !callback(t, false, user_data) {
+            backend.synchronize();
+            if need && !wants(nodes[j1], false) {
                 break;
             }
             j0 = j1 + 1;
@@ -639,7 +730,8 @@ impl wsp_ggml_backend_sched {
         wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
     }
 
-    fn reset(&mut self) {
+    /// Forgets all assignments and the allocated graph.
+    pub fn reset(&mut self) {
         if !self.is_reset {
             self.clear_tensors();
             self.is_reset = true;
@@ -647,9 +739,10 @@ impl wsp_ggml_backend_sched {
         self.is_alloc = false;
     }
 
-    unsafe fn synchronize_all(&mut self) {
+    /// Waits for every backend.
+    pub fn synchronize(&mut self) {
         for &backend in &self.backends {
-            synchronize(&*backend, backend);
+            backend.synchronize();
         }
         if !self.is_alloc {
             // Without an allocated graph, start again from copy 0 (keeps repeated graphs stable).
@@ -657,10 +750,25 @@ impl wsp_ggml_backend_sched {
         }
     }
 
-    unsafe fn alloc_graph(&mut self, graph: *mut wsp_ggml_cgraph) -> bool {
+    /// Sizes the compute buffers for `graph` (the largest graph to come). False, with a log
+    /// line, when a buffer cannot be allocated; the scheduler stays usable.
+    pub fn reserve_for(&mut self, caller: &'static str, graph: Graph) -> bool {
+        self.split_graph(caller, graph);
+        self.synchronize();
+        let ok = self.reserve();
+        if !ok {
+            log_error!("{caller}: failed to allocate the compute buffers\n");
+        }
+        self.reset();
+        ok
+    }
+
+    /// Assigns, splits and allocates `graph` without computing it. False, with a log line,
+    /// when the compute buffers cannot be allocated; the scheduler stays usable.
+    pub fn alloc(&mut self, caller: &'static str, graph: Graph) -> bool {
         self.cur_copy = self.next_copy;
         self.next_copy = (self.next_copy + 1) % self.n_copies;
-        self.split_graph(graph);
+        self.split_graph(caller, graph);
         if !self.alloc_splits() {
             return false;
         }
@@ -668,40 +776,53 @@ impl wsp_ggml_backend_sched {
         true
     }
 
+    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
+    /// then runs the splits.
+    pub fn compute_async(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
+        if !self.is_reset && !self.is_alloc {
+            self.reset();
+        }
+        if !self.is_alloc && !self.alloc(caller, graph()) {
+            return wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED;
+        }
+        self.compute_splits(caller)
+    }
+
     /// The debug listing of WSP_GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
-    unsafe fn print_assignments(&self, g: &mut wsp_ggml_cgraph) {
+    fn print_assignments(&self, caller: &str, graph: Graph) {
         let mut next_split = 0;
-        for (i, &node) in crate::utils::graph_nodes(g).iter().enumerate() {
+        for (i, &node) in graph.nodes().iter().enumerate() {
             if let Some(split) = self.plan.splits.get(next_split).filter(|s| s.i_start == i) {
                 let mut line = format!(
                     "\n## SPLIT #{next_split}: {} # {} inputs",
-                    c_str_lossy(crate::backend::wsp_ggml_backend_name(self.backends[split.backend])),
+                    self.backend_name(caller, split.backend),
                     split.inputs.len()
                 );
                 for (k, &input) in self.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
                     let t = self.tensors[input as usize];
-                    line += &format!("{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, tensor_name(t), fmt_size(wsp_ggml_nbytes(t)));
+                    line +=
+                        &format!("{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), fmt_size(t.nbytes()));
                 }
                 log_debug!("{line}\n");
                 next_split += 1;
             }
-            if is_view_op((*node).op) || self.debug < 2 {
+            if node.is_view_op() || self.debug < 2 {
                 continue;
             }
             let mut line = format!(
                 "node #{i:3} ({:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]:",
-                c_str_lossy(wsp_ggml_op_name((*node).op)),
-                tensor_name(node),
-                fmt_size(wsp_ggml_nbytes(node)),
-                self.backend_name_of(node),
+                node.op_name(),
+                node.name(),
+                fmt_size(node.nbytes()),
+                self.assigned_backend_name(caller, node),
                 ""
             );
-            for &src in (*node).src.iter().filter(|s| !s.is_null()) {
+            for &src in node.srcs().iter().flatten() {
                 line += &format!(
                     " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]",
-                    tensor_name(src),
-                    fmt_size(wsp_ggml_nbytes(src)),
-                    self.backend_name_of(src),
+                    src.name(),
+                    fmt_size(src.nbytes()),
+                    self.assigned_backend_name(caller, src),
                     ""
                 );
             }
@@ -709,9 +830,14 @@ impl wsp_ggml_backend_sched {
         }
     }
 
-    unsafe fn backend_name_of(&self, tensor: *mut wsp_ggml_tensor) -> String {
-        match self.table.lookup(tensor as usize).map(|tid| self.table.backend[tid as usize]) {
-            Some(b) if b >= 0 => c_str_lossy(crate::backend::wsp_ggml_backend_name(self.backends[b as usize])).into_owned(),
+    fn backend_name(&self, caller: &str, backend: usize) -> String {
+        // SAFETY: a backend's name is a string that lives as long as the backend.
+        unsafe { c_str_lossy(self.backends[backend].name(caller)) }.into_owned()
+    }
+
+    fn assigned_backend_name(&self, caller: &str, tensor: Tensor) -> String {
+        match self.table.lookup(tensor.addr()).map(|tid| self.table.backend[tid as usize]) {
+            Some(b) if b >= 0 => self.backend_name(caller, b as usize),
             _ => "NULL".into(),
         }
     }
@@ -725,305 +851,12 @@ fn fmt_size(size: usize) -> String {
     }
 }
 
-/// Writes a backend id at `*at` (growing the array as the reference's fixed arrays would
-/// have room) and advances.
-#[inline]
-fn put_id(ids: &mut Vec<c_int>, at: &mut usize, backend: c_int) {
-    if *at == ids.len() {
-        ids.push(0);
-    }
-    ids[*at] = backend;
-    *at += 1;
-}
-
-/// Graph leafs as a slice.
-///
-/// # Safety
-/// `graph` is live.
-unsafe fn graph_leafs<'a>(graph: &wsp_ggml_cgraph) -> &'a [*mut wsp_ggml_tensor] {
-    if graph.n_leafs <= 0 || graph.leafs.is_null() {
-        &[]
-    } else {
-        std::slice::from_raw_parts(graph.leafs, graph.n_leafs as usize)
-    }
-}
-
-impl Drop for wsp_ggml_backend_sched {
+impl Drop for Scheduler {
     fn drop(&mut self) {
-        // SAFETY: the events and the allocator were created by this scheduler and are freed once.
-        unsafe {
-            for events in &self.events {
-                for &event in events {
-                    crate::event::wsp_ggml_backend_event_free(event);
-                }
-            }
-            wsp_ggml_gallocr_free(self.galloc);
+        for event in self.events.iter().flatten().flatten() {
+            event.free("wsp_ggml_backend_sched_free");
         }
+        // SAFETY: the allocator was created by this scheduler and is freed once.
+        unsafe { wsp_ggml_gallocr_free(self.galloc) };
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// exports
-// ---------------------------------------------------------------------------------------------
-
-/// Borrows the scheduler behind a handle (NULL aborts with the function's name).
-macro_rules! sched {
-    ($sched:ident) => {
-        match $sched.as_mut() {
-            Some(s) => s,
-            None => null_handle(FN, "sched"),
-        }
-    };
-}
-
-/// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
-/// backend). Returns NULL with a log line for invalid arguments (the reference asserts).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
-    backends: *mut wsp_ggml_backend_t,
-    bufts: *mut wsp_ggml_backend_buffer_type_t,
-    n_backends: c_int,
-    graph_size: usize,
-    parallel: bool,
-    op_offload: bool,
-) -> wsp_ggml_backend_sched_t {
-    const FN: &str = "wsp_ggml_backend_sched_new";
-    let refuse = |why: String| {
-        log_error!("{FN}: {why}\n");
-        std::ptr::null_mut()
-    };
-    if backends.is_null() {
-        return refuse("backends is NULL".into());
-    }
-    if n_backends <= 0 || n_backends as usize > WSP_GGML_SCHED_MAX_BACKENDS {
-        return refuse(format!("n_backends is {n_backends}; it must be between 1 and {WSP_GGML_SCHED_MAX_BACKENDS}"));
-    }
-    let backends = std::slice::from_raw_parts(backends, n_backends as usize).to_vec();
-    if let Some(i) = backends.iter().position(|b| b.is_null()) {
-        return refuse(format!("backends[{i}] is NULL"));
-    }
-    let last_device = (*backends[backends.len() - 1]).device;
-    if last_device.is_null()
-        || crate::device::wsp_ggml_backend_dev_type(last_device) != wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU
-    {
-        return refuse("the last backend must be a CPU backend".into());
-    }
-    let mut buffer_types = Vec::with_capacity(backends.len());
-    for (i, &backend) in backends.iter().enumerate() {
-        let buft = if bufts.is_null() || (*bufts.add(i)).is_null() {
-            crate::backend::wsp_ggml_backend_get_default_buffer_type(backend)
-        } else {
-            *bufts.add(i)
-        };
-        if !crate::backend::wsp_ggml_backend_supports_buft(backend, buft) {
-            return refuse(format!("backend {i} does not support its buffer type"));
-        }
-        buffer_types.push(buft);
-    }
-    let n_copies = if parallel { WSP_GGML_SCHED_MAX_COPIES } else { 1 };
-    let events = if n_copies > 1 {
-        backends
-            .iter()
-            .map(|&b| std::array::from_fn(|_| crate::event::wsp_ggml_backend_event_new((*b).device)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let galloc = wsp_ggml_gallocr_new_n(buffer_types.as_mut_ptr(), n_backends);
-    let backend_names = backends
-        .iter()
-        .map(|&b| CStr::from_ptr(crate::backend::wsp_ggml_backend_name(b)).to_bytes().to_vec())
-        .collect();
-    let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
-    let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
-    let n = backends.len();
-    let sched = Box::new(wsp_ggml_backend_sched {
-        is_reset: false,
-        needs_reserve: false,
-        is_alloc: false,
-        backend_names,
-        buft_ids: buffer_types.iter().map(|&b| b as BuftId).collect(),
-        bufts: buffer_types,
-        backends,
-        galloc,
-        table: TensorTable::new(n, graph_size),
-        tensors: Vec::with_capacity(graph_size),
-        copies: Vec::new(),
-        epoch: 0,
-        node_tids: Vec::with_capacity(graph_size),
-        leaf_tids: Vec::with_capacity(graph_size),
-        plan: Plan::default(),
-        op_support: Vec::new(),
-        buft_support: Vec::new(),
-        graph: std::mem::zeroed(),
-        graph_nodes: Vec::new(),
-        graph_leafs: Vec::new(),
-        node_backend_ids: Vec::new(),
-        leaf_backend_ids: Vec::new(),
-        prev_node_backend_ids: Vec::new(),
-        prev_leaf_backend_ids: Vec::new(),
-        split_graphs: Vec::new(),
-        arena: TensorArena::default(),
-        n_copies,
-        cur_copy: 0,
-        next_copy: 0,
-        events,
-        callback_eval: None,
-        callback_eval_user_data: std::ptr::null_mut(),
-        op_offload,
-        debug,
-        dot_path,
-    });
-    let sched = Box::into_raw(sched);
-    (*sched).reset();
-    sched
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
-    if !sched.is_null() {
-        drop(Box::from_raw(sched));
-    }
-}
-
-/// Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
-/// a log line, when a buffer cannot be allocated; the scheduler stays usable.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(sched: wsp_ggml_backend_sched_t, measure_graph: *mut wsp_ggml_cgraph) -> bool {
-    const FN: &str = "wsp_ggml_backend_sched_reserve";
-    let s = sched!(sched);
-    arg!(measure_graph);
-    s.split_graph(measure_graph);
-    s.synchronize_all();
-    if !s.reserve() {
-        log_error!("{FN}: failed to allocate the compute buffers\n");
-        s.reset();
-        return false;
-    }
-    s.reset();
-    true
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_backends";
-    sched!(sched).n_backends() as c_int
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(sched: wsp_ggml_backend_sched_t, i: c_int) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_sched_get_backend";
-    let s = sched!(sched);
-    match usize::try_from(i).ok().and_then(|i| s.backends.get(i)) {
-        Some(&backend) => backend,
-        None => fatal!("{FN}: index {i} out of range ({} backends)", s.n_backends()),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_splits";
-    sched!(sched).plan.splits.len() as c_int
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_copies";
-    sched!(sched).n_copies as c_int
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(sched: wsp_ggml_backend_sched_t, backend: wsp_ggml_backend_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_sched_get_buffer_size";
-    let s = sched!(sched);
-    match s.backend_index(backend) {
-        Some(i) => wsp_ggml_gallocr_get_buffer_size(s.galloc, i as c_int),
-        None => fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend))),
-    }
-}
-
-/// Pins `node` to `backend` for the next split (kept until the scheduler is reset).
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor, backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_sched_set_tensor_backend";
-    let s = sched!(sched);
-    arg!(node);
-    let Some(index) = s.backend_index(backend) else {
-        fatal!("{FN}: backend {} is not in the scheduler", c_str_lossy(crate::backend::wsp_ggml_backend_name(backend)))
-    };
-    let tid = s.tid_of(node);
-    s.table.backend[tid as usize] = index as i32;
-    s.is_reset = false;
-}
-
-/// The backend assigned to `node`, or NULL when it has none.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(sched: wsp_ggml_backend_sched_t, node: *mut wsp_ggml_tensor) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_sched_get_tensor_backend";
-    let s = sched!(sched);
-    match s.table.lookup(node as usize).map(|tid| s.table.backend[tid as usize]) {
-        Some(b) if b >= 0 => s.backends[b as usize],
-        _ => std::ptr::null_mut(),
-    }
-}
-
-/// Assigns, splits and allocates `graph` without computing it. False, with a log line, when
-/// the compute buffers cannot be allocated; the scheduler stays usable.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> bool {
-    const FN: &str = "wsp_ggml_backend_sched_alloc_graph";
-    let s = sched!(sched);
-    arg!(graph);
-    s.alloc_graph(graph)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_sched_graph_compute";
-    let status = wsp_ggml_backend_sched_graph_compute_async(sched, graph);
-    sched!(sched).synchronize_all();
-    status
-}
-
-/// Allocates `graph` if no graph is allocated, then runs the splits.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(sched: wsp_ggml_backend_sched_t, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_sched_graph_compute_async";
-    let s = sched!(sched);
-    if !s.is_reset && !s.is_alloc {
-        s.reset();
-    }
-    if !s.is_alloc {
-        arg!(graph);
-        if !s.alloc_graph(graph) {
-            return wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED;
-        }
-    }
-    s.compute_splits()
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
-    const FN: &str = "wsp_ggml_backend_sched_synchronize";
-    sched!(sched).synchronize_all();
-}
-
-/// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
-/// must not be used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
-    const FN: &str = "wsp_ggml_backend_sched_reset";
-    sched!(sched).reset();
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
-    sched: wsp_ggml_backend_sched_t,
-    callback: wsp_ggml_backend_sched_eval_callback,
-    user_data: *mut c_void,
-) {
-    const FN: &str = "wsp_ggml_backend_sched_set_eval_callback";
-    let s = sched!(sched);
-    s.callback_eval = callback;
-    s.callback_eval_user_data = user_data;
 }

@@ -10,8 +10,8 @@
 //! Questions about ops and buffer types go to the [`Oracle`], which the FFI layer implements
 //! over the real backends and the unit tests implement over tables.
 
-pub use super::tensor_map::Tid;
 use super::tensor_map::TensorMap;
+pub use super::tensor_map::Tid;
 use crate::abi::WSP_GGML_MAX_SRC;
 use std::ops::Range;
 
@@ -355,7 +355,8 @@ impl<O: Oracle> Planner<'_, O> {
                 }
             } else {
                 for b in 0..current as usize {
-                    if self.config.bufts[b] != self.config.bufts[current as usize] || !self.oracle.supports_op(b, node) {
+                    if self.config.bufts[b] != self.config.bufts[current as usize] || !self.oracle.supports_op(b, node)
+                    {
                         continue;
                     }
                     if srcs.clone().all(|src| self.buffer_supported(src, b)) {
@@ -440,7 +441,12 @@ impl<O: Oracle> Planner<'_, O> {
                         plan.split_inputs.push(src);
                         split.inputs.end = plan.split_inputs.len();
                     }
-                    plan.rewrites.push(SrcRewrite { node: i as u32, slot: slot as u8, src, backend: split.backend as u16 });
+                    plan.rewrites.push(SrcRewrite {
+                        node: i as u32,
+                        slot: slot as u8,
+                        src,
+                        backend: split.backend as u16,
+                    });
                 }
             }
         }
@@ -474,7 +480,8 @@ impl<O: Oracle> Planner<'_, O> {
             for src in self.info(node).srcs.into_iter().filter(|&s| s != NO_TENSOR) {
                 if self.table.backend[src as usize] == -1 {
                     let view_src = self.info(src).view_src;
-                    self.table.backend[src as usize] = if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { 0 };
+                    self.table.backend[src as usize] =
+                        if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { 0 };
                 }
             }
         }
@@ -641,7 +648,8 @@ mod tests {
         let (nodes, leafs) = chain(&mut table);
         let unused_leaf = table.id(0x5000).0;
         let weight = table.id(0x6000).0;
-        table.info[weight as usize] = TensorInfo { storage_buft: Some(200), preallocated: true, weights: true, ..Default::default() };
+        table.info[weight as usize] =
+            TensorInfo { storage_buft: Some(200), preallocated: true, weights: true, ..Default::default() };
         table.info[nodes[2] as usize].srcs[1] = weight;
         let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
         let mut p = Plan::default();
@@ -652,7 +660,10 @@ mod tests {
         for tid in nodes.iter().chain(&leafs).chain([&weight]) {
             assert_eq!(table.backend[*tid as usize], 0);
         }
-        assert_eq!(table.backend[unused_leaf as usize], -1, "a leaf nothing reads stays unassigned, as in the reference");
+        assert_eq!(
+            table.backend[unused_leaf as usize], -1,
+            "a leaf nothing reads stays unassigned, as in the reference"
+        );
     }
 
     #[test]

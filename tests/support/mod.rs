@@ -262,7 +262,8 @@ pub fn core_shared_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
         let pick = |language| core_sources(language).into_iter().filter(|s| !is_cpu_source(s)).collect::<Vec<_>>();
-        let archives = [archive("ggml-base-c", &pick("c"), false, &[]), archive("ggml-base-cxx", &pick("cxx"), true, &[])];
+        let archives =
+            [archive("ggml-base-c", &pick("c"), false, &[]), archive("ggml-base-cxx", &pick("cxx"), true, &[])];
         let dir = loading_out_dir().join("lib");
         std::fs::create_dir_all(&dir).unwrap();
         let lib = dir.join("libggml-core.so");
@@ -326,7 +327,11 @@ pub fn loading_modules_dir() -> &'static Path {
             "-lpthread".into(),
         ];
         for (variant, score) in [("high", 30), ("low", 10)] {
-            let score_object = module_object("score.c", &objects.join(format!("score-{variant}.o")), &[format!("WSP_TEST_SCORE={score}")]);
+            let score_object = module_object(
+                "score.c",
+                &objects.join(format!("score-{variant}.o")),
+                &[format!("WSP_TEST_SCORE={score}")],
+            );
             let mut inputs = vec![score_object];
             inputs.extend(cpu_module_archives().iter().cloned());
             link_shared(&dir.join(format!("libggml-cpu-{variant}.so")), &inputs, &cpu_libs);
@@ -496,11 +501,26 @@ pub fn rpc_flags() -> Vec<String> {
     flags
 }
 
-/// A C++ program from `sources` (paths under the repository root) with ggml's RPC backend,
-/// linked with `layer`, as examples/CMakeLists.txt builds transcribe and rpc-server.
-pub fn build_rpc_example(name: &str, sources: &[&str], layer: Layer) -> PathBuf {
-    let sources: Vec<String> = sources.iter().map(|s| root().join(s).display().to_string()).collect();
-    let objects = archive(&format!("example-{name}"), &sources, true, &["WSP_GGML_USE_CPU"]);
-    let flags: Vec<String> = whole_archive(&objects).into_iter().chain(rpc_flags()).collect();
+/// A program of examples/ from C++ and C sources (paths under the repository root) with ggml's
+/// RPC backend, linked with `layer`, as examples/CMakeLists.txt builds transcribe and
+/// rpc-server (ctests/common on the include path, for the ACCEL fixture transcribe carries).
+pub fn build_rpc_example(name: &str, cxx_sources: &[&str], c_sources: &[&str], layer: Layer) -> PathBuf {
+    let include = format!("-I{}", root().join("ctests/common").display());
+    let mut flags = Vec::new();
+    for (language, sources, cxx) in [("cxx", cxx_sources, true), ("c", c_sources, false)] {
+        if sources.is_empty() {
+            continue;
+        }
+        let sources: Vec<String> = sources.iter().map(|s| root().join(s).display().to_string()).collect();
+        let objects = archive_with_flags(
+            &format!("example-{name}-{language}"),
+            &sources,
+            cxx,
+            &["WSP_GGML_USE_CPU"],
+            &[&include],
+        );
+        flags.extend(whole_archive(&objects));
+    }
+    flags.extend(rpc_flags());
     build_program(name, &[], &flags.iter().map(String::as_str).collect::<Vec<_>>(), layer)
 }

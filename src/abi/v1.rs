@@ -1,10 +1,10 @@
-//! The C ABI: `#[repr(C)]` mirrors of the structs, interface tables, enums and typedefs
-//! of whisper.rn's `ggml-backend.h` / `ggml-backend-impl.h`, and of the parts of `ggml.h` /
-//! `ggml-impl.h` that the backend layer reads. Layouts are asserted at compile time at the
-//! bottom of this file and compared with the C compiler's view by the ABI parity test.
+//! whisper.rn 0.4's C ABI (ggml backend API version 1): `#[repr(C)]` mirrors of the structs,
+//! interface tables, enums and typedefs of its `ggml-backend.h` / `ggml-backend-impl.h`, and of
+//! the parts of `ggml.h` / `ggml-impl.h` that the backend layer reads. Layouts are asserted at
+//! compile time at the bottom of this file and compared with the C compiler's view by the ABI
+//! parity test.
 //!
 //! Names follow C so that cbindgen emits exactly the C declarations.
-#![allow(non_camel_case_types)]
 
 use std::ffi::{c_char, c_int, c_void};
 
@@ -131,7 +131,14 @@ pub type wsp_ggml_backend_t = *mut wsp_ggml_backend;
 pub type wsp_ggml_backend_graph_plan_t = *mut c_void;
 pub type wsp_ggml_backend_reg_t = *mut wsp_ggml_backend_reg;
 pub type wsp_ggml_backend_dev_t = *mut wsp_ggml_backend_device;
-pub type wsp_ggml_backend_sched_t = *mut crate::sched::wsp_ggml_backend_sched;
+pub type wsp_ggml_backend_sched_t = *mut wsp_ggml_backend_sched;
+
+/// Opaque `struct wsp_ggml_backend_sched`: C only ever holds a pointer to the library's
+/// scheduler.
+#[repr(C)]
+pub struct wsp_ggml_backend_sched {
+    _opaque: [u8; 0],
+}
 
 /// `enum wsp_ggml_backend_buffer_usage`
 #[repr(C)]
@@ -185,7 +192,11 @@ pub type wsp_ggml_backend_set_n_threads_t = Option<unsafe extern "C" fn(backend:
 pub type wsp_ggml_backend_dev_get_extra_bufts_t =
     Option<unsafe extern "C" fn(device: wsp_ggml_backend_dev_t) -> *mut wsp_ggml_backend_buffer_type_t>;
 pub type wsp_ggml_backend_set_abort_callback_t = Option<
-    unsafe extern "C" fn(backend: wsp_ggml_backend_t, abort_callback: wsp_ggml_abort_callback, abort_callback_data: *mut c_void),
+    unsafe extern "C" fn(
+        backend: wsp_ggml_backend_t,
+        abort_callback: wsp_ggml_abort_callback,
+        abort_callback_data: *mut c_void,
+    ),
 >;
 pub type wsp_ggml_backend_get_features_t =
     Option<unsafe extern "C" fn(reg: wsp_ggml_backend_reg_t) -> *mut wsp_ggml_backend_feature>;
@@ -203,7 +214,12 @@ pub struct wsp_ggml_backend_graph_copy {
 }
 
 pub type wsp_ggml_backend_eval_callback = Option<
-    unsafe extern "C" fn(node_index: c_int, t1: *mut wsp_ggml_tensor, t2: *mut wsp_ggml_tensor, user_data: *mut c_void) -> bool,
+    unsafe extern "C" fn(
+        node_index: c_int,
+        t1: *mut wsp_ggml_tensor,
+        t2: *mut wsp_ggml_tensor,
+        user_data: *mut c_void,
+    ) -> bool,
 >;
 
 // ---------------------------------------------------------------------------------------------
@@ -217,7 +233,8 @@ pub const WSP_GGML_BACKEND_API_VERSION: c_int = 1;
 #[derive(Clone, Copy)]
 pub struct wsp_ggml_backend_buffer_type_i {
     pub get_name: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char>,
-    pub alloc_buffer: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t>,
+    pub alloc_buffer:
+        Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t>,
     pub get_alignment: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> usize>,
     pub get_max_size: Option<unsafe extern "C" fn(buft: wsp_ggml_backend_buffer_type_t) -> usize>,
     pub get_alloc_size:
@@ -239,9 +256,17 @@ pub struct wsp_ggml_backend_buffer_type {
 pub struct wsp_ggml_backend_buffer_i {
     pub free_buffer: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
     pub get_base: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void>,
-    pub init_tensor: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status>,
+    pub init_tensor: Option<
+        unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status,
+    >,
     pub memset_tensor: Option<
-        unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, value: u8, offset: usize, size: usize),
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            tensor: *mut wsp_ggml_tensor,
+            value: u8,
+            offset: usize,
+            size: usize,
+        ),
     >,
     pub set_tensor: Option<
         unsafe extern "C" fn(
@@ -262,10 +287,29 @@ pub struct wsp_ggml_backend_buffer_i {
         ),
     >,
     pub cpy_tensor: Option<
-        unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) -> bool,
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            src: *const wsp_ggml_tensor,
+            dst: *mut wsp_ggml_tensor,
+        ) -> bool,
     >,
     pub clear: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, value: u8)>,
     pub reset: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
+}
+
+impl wsp_ggml_backend_buffer_i {
+    /// A table without entries, to start interface tables from (`..NONE`).
+    pub(crate) const NONE: Self = wsp_ggml_backend_buffer_i {
+        free_buffer: None,
+        get_base: None,
+        init_tensor: None,
+        memset_tensor: None,
+        set_tensor: None,
+        get_tensor: None,
+        cpy_tensor: None,
+        clear: None,
+        reset: None,
+    };
 }
 
 /// `struct wsp_ggml_backend_buffer`
@@ -285,10 +329,22 @@ pub struct wsp_ggml_backend_i {
     pub get_name: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t) -> *const c_char>,
     pub free: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t)>,
     pub set_tensor_async: Option<
-        unsafe extern "C" fn(backend: wsp_ggml_backend_t, tensor: *mut wsp_ggml_tensor, data: *const c_void, offset: usize, size: usize),
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            tensor: *mut wsp_ggml_tensor,
+            data: *const c_void,
+            offset: usize,
+            size: usize,
+        ),
     >,
     pub get_tensor_async: Option<
-        unsafe extern "C" fn(backend: wsp_ggml_backend_t, tensor: *const wsp_ggml_tensor, data: *mut c_void, offset: usize, size: usize),
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            tensor: *const wsp_ggml_tensor,
+            data: *mut c_void,
+            offset: usize,
+            size: usize,
+        ),
     >,
     pub cpy_tensor_async: Option<
         unsafe extern "C" fn(
@@ -299,15 +355,25 @@ pub struct wsp_ggml_backend_i {
         ) -> bool,
     >,
     pub synchronize: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t)>,
-    pub graph_plan_create:
-        Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *const wsp_ggml_cgraph) -> wsp_ggml_backend_graph_plan_t>,
+    pub graph_plan_create: Option<
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            cgraph: *const wsp_ggml_cgraph,
+        ) -> wsp_ggml_backend_graph_plan_t,
+    >,
     pub graph_plan_free: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t)>,
     pub graph_plan_update: Option<
-        unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t, cgraph: *const wsp_ggml_cgraph),
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            plan: wsp_ggml_backend_graph_plan_t,
+            cgraph: *const wsp_ggml_cgraph,
+        ),
     >,
-    pub graph_plan_compute:
-        Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status>,
-    pub graph_compute: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status>,
+    pub graph_plan_compute: Option<
+        unsafe extern "C" fn(backend: wsp_ggml_backend_t, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status,
+    >,
+    pub graph_compute:
+        Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status>,
     pub event_record: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
     pub event_wait: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
 }
@@ -337,9 +403,11 @@ pub struct wsp_ggml_backend_device_i {
     pub get_memory: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, free: *mut usize, total: *mut usize)>,
     pub get_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type>,
     pub get_props: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, props: *mut wsp_ggml_backend_dev_props)>,
-    pub init_backend: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t>,
+    pub init_backend:
+        Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t>,
     pub get_buffer_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t>,
-    pub get_host_buffer_type: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t>,
+    pub get_host_buffer_type:
+        Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t>,
     pub buffer_from_host_ptr: Option<
         unsafe extern "C" fn(
             dev: wsp_ggml_backend_dev_t,
@@ -349,7 +417,8 @@ pub struct wsp_ggml_backend_device_i {
         ) -> wsp_ggml_backend_buffer_t,
     >,
     pub supports_op: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool>,
-    pub supports_buft: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool>,
+    pub supports_buft:
+        Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool>,
     pub offload_op: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool>,
     pub event_new: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_event_t>,
     pub event_free: Option<unsafe extern "C" fn(dev: wsp_ggml_backend_dev_t, event: wsp_ggml_backend_event_t)>,

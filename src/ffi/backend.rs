@@ -1,0 +1,301 @@
+//! Exports: backends, their tensor data access and graph computation, and tensor copies.
+
+use super::{arg, ToC};
+use crate::abi::*;
+use crate::tensor_io;
+use std::ffi::{c_char, c_void};
+
+/// NULL for a NULL backend, as in the reference.
+///
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> wsp_ggml_guid_t {
+    arg!(backend, optional).map_or(std::ptr::null_mut(), |b| b.guid())
+}
+
+/// "NULL" for a NULL backend, as in the reference.
+///
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *const c_char {
+    const FN: &str = "wsp_ggml_backend_name";
+    arg!(backend, optional).map_or(c"NULL".as_ptr(), |b| b.name(FN))
+}
+
+/// NULL is ignored.
+///
+/// # Safety
+/// `backend` is NULL or a live backend, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
+    const FN: &str = "wsp_ggml_backend_free";
+    if let Some(backend) = arg!(backend, optional) {
+        backend.free(FN);
+    }
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(
+    backend: wsp_ggml_backend_t,
+) -> wsp_ggml_backend_buffer_type_t {
+    const FN: &str = "wsp_ggml_backend_get_default_buffer_type";
+    arg!(backend).device_or_abort(FN).buffer_type(FN).to_c()
+}
+
+/// NULL (with a log line) for a NULL backend.
+///
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(
+    backend: wsp_ggml_backend_t,
+    size: usize,
+) -> wsp_ggml_backend_buffer_t {
+    const FN: &str = "wsp_ggml_backend_alloc_buffer";
+    let buft = arg!(backend, or std::ptr::null_mut()).device_or_abort(FN).buffer_type(FN);
+    buft.and_then(|buft| crate::buffer::alloc_buffer(FN, buft, size)).to_c()
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backend_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_get_alignment";
+    arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).alignment(FN)
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend_t) -> usize {
+    const FN: &str = "wsp_ggml_backend_get_max_size";
+    arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).max_size()
+}
+
+/// # Safety
+/// `tensor` is NULL or a live tensor; `data` holds `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_set";
+    let tensor = arg!(tensor);
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::set(FN, tensor, data, offset, size) }
+}
+
+/// # Safety
+/// `tensor` is NULL or a live tensor; `data` has room for `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_get";
+    let tensor = arg!(tensor);
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::get(FN, tensor, data, offset, size) }
+}
+
+/// # Safety
+/// `tensor` is NULL or a live tensor.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(
+    tensor: *mut wsp_ggml_tensor,
+    value: u8,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_memset";
+    tensor_io::memset(FN, arg!(tensor), value, offset, size)
+}
+
+/// # Safety
+/// `backend` and `tensor` are NULL or live; `data` holds `size` bytes that stay readable
+/// until the backend is synchronized.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_set_async";
+    let (backend, tensor) = (arg!(backend), arg!(tensor));
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::set_async(FN, backend, tensor, data, offset, size) }
+}
+
+/// # Safety
+/// `backend` and `tensor` are NULL or live; `data` has room for `size` bytes until the
+/// backend is synchronized.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_get_async";
+    let (backend, tensor) = (arg!(backend), arg!(tensor));
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::get_async(FN, backend, tensor, data, offset, size) }
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
+    const FN: &str = "wsp_ggml_backend_synchronize";
+    arg!(backend).synchronize()
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend; `cgraph` is a live graph.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(
+    backend: wsp_ggml_backend_t,
+    cgraph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_backend_graph_plan_t {
+    const FN: &str = "wsp_ggml_backend_graph_plan_create";
+    let backend = arg!(backend);
+    // SAFETY: the caller's promise for `cgraph`.
+    unsafe { backend.graph_plan_create(FN, cgraph) }
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend; `plan` was made by it and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(
+    backend: wsp_ggml_backend_t,
+    plan: wsp_ggml_backend_graph_plan_t,
+) {
+    const FN: &str = "wsp_ggml_backend_graph_plan_free";
+    let backend = arg!(backend);
+    // SAFETY: the caller's promise for `plan`.
+    unsafe { backend.graph_plan_free(FN, plan) }
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend; `plan` was made by it.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_compute(
+    backend: wsp_ggml_backend_t,
+    plan: wsp_ggml_backend_graph_plan_t,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_graph_plan_compute";
+    let backend = arg!(backend);
+    // SAFETY: the caller's promise for `plan`.
+    unsafe { backend.graph_plan_compute(FN, plan) }
+}
+
+/// Computes the graph and waits for the backend. WSP_GGML_STATUS_FAILED (with a log line) for
+/// a NULL backend or graph.
+///
+/// # Safety
+/// `backend` is NULL or a live backend; `cgraph` is NULL or a live, allocated graph.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_compute(
+    backend: wsp_ggml_backend_t,
+    cgraph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_graph_compute";
+    let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    // SAFETY: the caller's promise for the graph.
+    let status = unsafe { backend.graph_compute(FN, cgraph.as_ptr()) };
+    backend.synchronize();
+    status
+}
+
+/// Starts computing the graph. WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or
+/// graph.
+///
+/// # Safety
+/// As for `wsp_ggml_backend_graph_compute`.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(
+    backend: wsp_ggml_backend_t,
+    cgraph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_graph_compute_async";
+    let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    // SAFETY: the caller's promise for the graph.
+    unsafe { backend.graph_compute(FN, cgraph.as_ptr()) }
+}
+
+/// # Safety
+/// `backend` and `op` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+    const FN: &str = "wsp_ggml_backend_supports_op";
+    arg!(backend).device_or_abort(FN).supports_op(FN, arg!(op))
+}
+
+/// # Safety
+/// `backend` and `buft` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_supports_buft(
+    backend: wsp_ggml_backend_t,
+    buft: wsp_ggml_backend_buffer_type_t,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_supports_buft";
+    arg!(backend).device_or_abort(FN).supports_buft(FN, arg!(buft))
+}
+
+/// # Safety
+/// `backend` and `op` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+    const FN: &str = "wsp_ggml_backend_offload_op";
+    arg!(backend).device_or_abort(FN).offload_op(arg!(op))
+}
+
+/// # Safety
+/// `backend` is NULL or a live backend.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_dev_t {
+    const FN: &str = "wsp_ggml_backend_get_device";
+    arg!(backend).device().to_c()
+}
+
+/// Copies `src` into `dst` (same layout), whatever backends they belong to.
+///
+/// # Safety
+/// `src` and `dst` are NULL or live, allocated tensors.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy";
+    let (src, dst) = (arg!(src), arg!(dst));
+    tensor_io::check_copy(FN, src, dst);
+    tensor_io::copy(FN, src, dst)
+}
+
+/// Copies `src` into `dst` on the backends' queues when the destination can, otherwise after
+/// waiting for both.
+///
+/// # Safety
+/// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
+    backend_src: wsp_ggml_backend_t,
+    backend_dst: wsp_ggml_backend_t,
+    src: *mut wsp_ggml_tensor,
+    dst: *mut wsp_ggml_tensor,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy_async";
+    let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
+    tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))
+}

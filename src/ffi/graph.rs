@@ -1,0 +1,91 @@
+//! Exports: placing tensors, graph copy and compare.
+
+use super::arg;
+use crate::abi::*;
+use crate::graph_copy::{self, Refused};
+use std::ffi::c_void;
+
+/// The status of a placement, or WSP_GGML_STATUS_FAILED with a log line for a refused one.
+fn status(caller: &str, placed: Result<wsp_ggml_status, Refused>) -> wsp_ggml_status {
+    placed.unwrap_or_else(|Refused(why)| {
+        crate::ggml::log_error!("{caller}: {why}\n");
+        wsp_ggml_status::WSP_GGML_STATUS_FAILED
+    })
+}
+
+/// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
+/// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
+///
+/// # Safety
+/// `tensor` is NULL or a live tensor.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_view_init";
+    status(FN, graph_copy::view_init(arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED)))
+}
+
+/// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
+/// with a log line on a bad request (the reference asserts).
+///
+/// # Safety
+/// `buffer` and `tensor` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(
+    buffer: wsp_ggml_backend_buffer_t,
+    tensor: *mut wsp_ggml_tensor,
+    addr: *mut c_void,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_tensor_alloc";
+    let buffer = arg!(buffer, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    let tensor = arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+    status(FN, graph_copy::tensor_alloc(FN, buffer, tensor, addr))
+}
+
+/// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
+/// `backend`. All fields are NULL (with a log line) when it cannot be done.
+///
+/// # Safety
+/// `backend` and `graph` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_copy(
+    backend: wsp_ggml_backend_t,
+    graph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_backend_graph_copy {
+    const FN: &str = "wsp_ggml_backend_graph_copy";
+    let backend = arg!(backend);
+    graph_copy::graph_copy(backend, arg!(graph))
+}
+
+/// # Safety
+/// `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
+    // SAFETY: the caller's promise.
+    unsafe { graph_copy::graph_copy_free(copy) }
+}
+
+/// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
+/// handing each pair of non-view results to `callback` until it returns false. False when
+/// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
+/// a 0.4.3 caller's sixth argument is ignored.)
+///
+/// # Safety
+/// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+/// `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
+    backend1: wsp_ggml_backend_t,
+    backend2: wsp_ggml_backend_t,
+    graph: *mut wsp_ggml_cgraph,
+    callback: wsp_ggml_backend_eval_callback,
+    user_data: *mut c_void,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
+    let backend1 = arg!(backend1);
+    let callback = arg!(callback, or false);
+    let (backend2, graph) = (arg!(backend2), arg!(graph));
+    graph_copy::compare_graph_backend(FN, backend1, backend2, graph, |i, t1, t2| {
+        // SAFETY: the caller's callback, with its data and live tensors.
+        unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) }
+    })
+}

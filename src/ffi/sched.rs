@@ -1,0 +1,251 @@
+//! Exports: the scheduler.
+
+use super::{arg, ToC};
+use crate::abi::*;
+use crate::ggml::fatal;
+use crate::graph::c_str_lossy;
+use crate::handle::{Backend, BufferType};
+use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
+use std::ffi::{c_int, c_void};
+
+/// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
+/// backend). Returns NULL with a log line for invalid arguments (the reference asserts).
+///
+/// # Safety
+/// `backends` is NULL or holds `n_backends` backends, each NULL or live; `bufts` is NULL or
+/// holds `n_backends` buffer types, each NULL (the backend's default) or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
+    backends: *mut wsp_ggml_backend_t,
+    bufts: *mut wsp_ggml_backend_buffer_type_t,
+    n_backends: c_int,
+    graph_size: usize,
+    parallel: bool,
+    op_offload: bool,
+) -> wsp_ggml_backend_sched_t {
+    const FN: &str = "wsp_ggml_backend_sched_new";
+    let checked = (|| {
+        let backends = (!backends.is_null()).then_some(backends).ok_or(SchedError::BackendsNull)?;
+        let n = backend_count(n_backends)?;
+        // SAFETY: the caller's promise for both arrays, checked for NULL, of n elements.
+        let (backends, bufts) = unsafe { (handles::<Backend, _>(backends, n), handles::<BufferType, _>(bufts, n)) };
+        SchedBackends::validate(FN, &backends, &bufts)
+    })();
+    match checked {
+        Ok(spec) => Some(Sched::new(Scheduler::new(FN, spec, graph_size, parallel, op_offload))).to_c(),
+        Err(why) => {
+            crate::ggml::log_error!("{FN}: {why}\n");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// The handles in a C array of `n` pointers; all None for a NULL array.
+///
+/// # Safety
+/// `array` is NULL or holds `n` pointers, each NULL or live.
+unsafe fn handles<H, P: super::FromC<Rust = H> + Copy>(array: *const P, n: usize) -> Vec<Option<H>> {
+    if array.is_null() {
+        return (0..n).map(|_| None).collect();
+    }
+    // SAFETY: the caller's promise.
+    let raw = unsafe { std::slice::from_raw_parts(array, n) };
+    // SAFETY: each is NULL or live (the caller's promise).
+    raw.iter().map(|&p| unsafe { p.into_rust() }).collect()
+}
+
+/// NULL is ignored.
+///
+/// # Safety
+/// `sched` is NULL or a live scheduler, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
+    if let Some(sched) = arg!(sched, optional) {
+        // SAFETY: the caller gives the scheduler up.
+        unsafe { sched.destroy() }
+    }
+}
+
+/// Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
+/// a log line, when a buffer cannot be allocated; the scheduler stays usable.
+///
+/// # Safety
+/// `sched` and `measure_graph` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
+    sched: wsp_ggml_backend_sched_t,
+    measure_graph: *mut wsp_ggml_cgraph,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_sched_reserve";
+    let sched = arg!(sched).get();
+    sched.reserve_for(FN, arg!(measure_graph))
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_backends";
+    arg!(sched).get().n_backends() as c_int
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
+    sched: wsp_ggml_backend_sched_t,
+    i: c_int,
+) -> wsp_ggml_backend_t {
+    const FN: &str = "wsp_ggml_backend_sched_get_backend";
+    let sched = arg!(sched).get();
+    match usize::try_from(i).ok().and_then(|i| sched.backend(i)) {
+        Some(backend) => backend.as_ptr(),
+        None => fatal!("{FN}: index {i} out of range ({} backends)", sched.n_backends()),
+    }
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_splits";
+    arg!(sched).get().n_splits() as c_int
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
+    const FN: &str = "wsp_ggml_backend_sched_get_n_copies";
+    arg!(sched).get().n_copies() as c_int
+}
+
+/// The index of `backend` in the scheduler, or an abort naming the caller.
+fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> usize {
+    match backend.and_then(|b| sched.backend_index(b)) {
+        Some(index) => index,
+        None => {
+            // SAFETY: a backend's name is a string that lives as long as the backend.
+            let name = backend.map_or("NULL".into(), |b| unsafe { c_str_lossy(b.name(caller)) }.into_owned());
+            fatal!("{caller}: backend {name} is not in the scheduler")
+        }
+    }
+}
+
+/// # Safety
+/// `sched` and `backend` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
+    sched: wsp_ggml_backend_sched_t,
+    backend: wsp_ggml_backend_t,
+) -> usize {
+    const FN: &str = "wsp_ggml_backend_sched_get_buffer_size";
+    let sched = arg!(sched).get();
+    sched.buffer_size(index_of(FN, sched, arg!(backend, optional)))
+}
+
+/// Pins `node` to `backend` for the next split (kept until the scheduler is reset).
+///
+/// # Safety
+/// `sched`, `node` and `backend` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
+    sched: wsp_ggml_backend_sched_t,
+    node: *mut wsp_ggml_tensor,
+    backend: wsp_ggml_backend_t,
+) {
+    const FN: &str = "wsp_ggml_backend_sched_set_tensor_backend";
+    let (sched, node) = (arg!(sched).get(), arg!(node));
+    let index = index_of(FN, sched, arg!(backend, optional));
+    sched.set_tensor_backend(node, index)
+}
+
+/// The backend assigned to `node`, or NULL when it has none.
+///
+/// # Safety
+/// `sched` is NULL or a live scheduler; `node` is only compared.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
+    sched: wsp_ggml_backend_sched_t,
+    node: *mut wsp_ggml_tensor,
+) -> wsp_ggml_backend_t {
+    const FN: &str = "wsp_ggml_backend_sched_get_tensor_backend";
+    let sched = arg!(sched).get();
+    arg!(node, optional).and_then(|node| sched.tensor_backend(node)).to_c()
+}
+
+/// Assigns, splits and allocates `graph` without computing it. False, with a log line, when
+/// the compute buffers cannot be allocated; the scheduler stays usable.
+///
+/// # Safety
+/// `sched` and `graph` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
+    sched: wsp_ggml_backend_sched_t,
+    graph: *mut wsp_ggml_cgraph,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_sched_alloc_graph";
+    let sched = arg!(sched).get();
+    sched.alloc(FN, arg!(graph))
+}
+
+/// Allocates `graph` if no graph is allocated, runs the splits and waits for the backends.
+///
+/// # Safety
+/// `sched` and `graph` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
+    sched: wsp_ggml_backend_sched_t,
+    graph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_sched_graph_compute";
+    let sched = arg!(sched).get();
+    let status = sched.compute_async(FN, || arg!(graph));
+    sched.synchronize();
+    status
+}
+
+/// Allocates `graph` if no graph is allocated, then starts the splits.
+///
+/// # Safety
+/// `sched` and `graph` are NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
+    sched: wsp_ggml_backend_sched_t,
+    graph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_status {
+    const FN: &str = "wsp_ggml_backend_sched_graph_compute_async";
+    arg!(sched).get().compute_async(FN, || arg!(graph))
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
+    const FN: &str = "wsp_ggml_backend_sched_synchronize";
+    arg!(sched).get().synchronize()
+}
+
+/// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
+/// must not be used afterwards.
+///
+/// # Safety
+/// `sched` is NULL or a live scheduler.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
+    const FN: &str = "wsp_ggml_backend_sched_reset";
+    arg!(sched).get().reset()
+}
+
+/// # Safety
+/// `sched` is NULL or a live scheduler; `callback` is NULL or a function that takes
+/// `user_data`.
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
+    sched: wsp_ggml_backend_sched_t,
+    callback: wsp_ggml_backend_sched_eval_callback,
+    user_data: *mut c_void,
+) {
+    const FN: &str = "wsp_ggml_backend_sched_set_eval_callback";
+    arg!(sched).get().set_eval_callback(callback, user_data)
+}

@@ -1,0 +1,338 @@
+//! Tensors and graphs as the backend layer sees them: the one module that reads and writes the
+//! fields of `wsp_ggml_tensor` and `wsp_ggml_cgraph`.
+//!
+//! A [`Tensor`] is a handle like those of `crate::handle`: made (unsafely) from a pointer that C
+//! vouches for, then used through safe accessors. Tensors belong to ggml contexts that outlive
+//! every call the backend layer makes with them, and a backend, buffer or scheduler is not used
+//! from two threads at once (the ggml API's rules), so an accessor never races with a writer.
+
+use crate::abi::*;
+use crate::ggml::wsp_ggml_nbytes;
+use std::borrow::Cow;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr::NonNull;
+
+/// A live `wsp_ggml_tensor`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+#[repr(transparent)]
+pub struct Tensor(NonNull<wsp_ggml_tensor>);
+
+impl Tensor {
+    /// # Safety
+    /// `ptr` is NULL or points to a tensor that stays live while the handle is used.
+    #[inline(always)]
+    pub unsafe fn from_raw(ptr: *const wsp_ggml_tensor) -> Option<Tensor> {
+        NonNull::new(ptr.cast_mut()).map(Tensor)
+    }
+
+    #[inline(always)]
+    pub fn as_ptr(self) -> *mut wsp_ggml_tensor {
+        self.0.as_ptr()
+    }
+
+    /// The address, as the scheduler's tensor map keys tensors.
+    #[inline(always)]
+    pub fn addr(self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
+    #[inline(always)]
+    fn raw(&self) -> &wsp_ggml_tensor {
+        // SAFETY: a handle is only made from a live tensor (see from_raw).
+        unsafe { self.0.as_ref() }
+    }
+
+    #[inline(always)]
+    fn raw_mut(&mut self) -> &mut wsp_ggml_tensor {
+        // SAFETY: live (from_raw), and not used from another thread meanwhile (module docs).
+        unsafe { self.0.as_mut() }
+    }
+
+    /// The buffer field (see `Tensor::buffer` in `crate::handle`).
+    #[inline(always)]
+    pub fn buffer_ptr(self) -> wsp_ggml_backend_buffer_t {
+        self.raw().buffer
+    }
+
+    #[inline(always)]
+    pub fn data(self) -> *mut c_void {
+        self.raw().data
+    }
+
+    /// Places the tensor at `data` inside the buffer `buffer`.
+    pub fn set_buffer_ptr_and_data(mut self, buffer: wsp_ggml_backend_buffer_t, data: *mut c_void) {
+        let t = self.raw_mut();
+        t.buffer = buffer;
+        t.data = data;
+    }
+
+    #[inline(always)]
+    pub fn view_src(self) -> Option<Tensor> {
+        // SAFETY: a tensor's view source is NULL or a live tensor of the same context.
+        unsafe { Tensor::from_raw(self.raw().view_src) }
+    }
+
+    pub fn view_offs(self) -> usize {
+        self.raw().view_offs
+    }
+
+    #[inline(always)]
+    pub fn op(self) -> wsp_ggml_op {
+        self.raw().op
+    }
+
+    pub fn op_name(self) -> Cow<'static, str> {
+        // SAFETY: ggml returns a static string for any op value.
+        unsafe { c_str_lossy(crate::ggml::wsp_ggml_op_name(self.op())) }
+    }
+
+    #[inline(always)]
+    pub fn is_view_op(self) -> bool {
+        is_view_op(self.op())
+    }
+
+    #[inline(always)]
+    pub fn is_input(self) -> bool {
+        self.raw().flags & WSP_GGML_TENSOR_FLAG_INPUT != 0
+    }
+
+    /// Marks the tensor as a graph input and output, so that ggml-alloc never reuses its memory.
+    pub fn keep_allocated(mut self) {
+        self.raw_mut().flags |= WSP_GGML_TENSOR_FLAG_INPUT | WSP_GGML_TENSOR_FLAG_OUTPUT;
+    }
+
+    /// The sources, with a slot for each (None where the slot is empty).
+    #[inline(always)]
+    pub fn srcs<'a>(self) -> &'a [Option<Tensor>; WSP_GGML_MAX_SRC] {
+        let src = &self.raw().src;
+        // SAFETY: Option<Tensor> has the layout of a nullable pointer, every source is NULL or a
+        // live tensor, and the array lives as long as the tensor.
+        unsafe {
+            &*(src as *const [*mut wsp_ggml_tensor; WSP_GGML_MAX_SRC] as *const [Option<Tensor>; WSP_GGML_MAX_SRC])
+        }
+    }
+
+    pub fn set_src(mut self, slot: usize, src: Tensor) {
+        self.raw_mut().src[slot] = src.as_ptr();
+    }
+
+    pub fn nbytes(self) -> usize {
+        // SAFETY: the tensor is live.
+        unsafe { wsp_ggml_nbytes(self.as_ptr()) }
+    }
+
+    /// Same type, shape and strides.
+    pub fn same_layout(self, other: Tensor) -> bool {
+        let (a, b) = (self.raw(), other.raw());
+        a.r#type == b.r#type && a.ne == b.ne && a.nb == b.nb
+    }
+
+    /// The name's bytes, without the NUL.
+    pub fn name_bytes(&self) -> &[u8] {
+        let name = &self.raw().name;
+        let len = name.iter().position(|&c| c == 0).unwrap_or(WSP_GGML_MAX_NAME);
+        // SAFETY: c_char and u8 have the same layout; `len` is inside the array.
+        unsafe { std::slice::from_raw_parts(name.as_ptr() as *const u8, len) }
+    }
+
+    /// The name for messages.
+    pub fn name(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.name_bytes())
+    }
+
+    pub fn name_ptr(self) -> *const c_char {
+        self.raw().name.as_ptr()
+    }
+
+    /// Writes `parts` into the name, truncated to what fits (as snprintf would).
+    pub fn set_name(mut self, parts: &[&[u8]]) {
+        let name = &mut self.raw_mut().name;
+        let mut len = 0;
+        for part in parts {
+            let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
+            for (dst, &src) in name[len..len + n].iter_mut().zip(&part[..n]) {
+                *dst = src as c_char;
+            }
+            len += n;
+        }
+        name[len] = 0;
+    }
+
+    /// Copies the operation (op, parameters, view offset) of `src`; the graph copy links
+    /// sources and view sources itself.
+    pub fn copy_op_from(mut self, src: Tensor) {
+        let s = src.raw();
+        let (op, op_params) = (s.op, s.op_params);
+        let t = self.raw_mut();
+        t.op = op;
+        t.op_params = op_params;
+    }
+
+    pub fn set_view_src(mut self, view_src: Tensor, view_offs: usize) {
+        let t = self.raw_mut();
+        t.view_src = view_src.as_ptr();
+        t.view_offs = view_offs;
+    }
+
+    /// A new tensor value with this tensor's type, shape and strides and nothing else: no data,
+    /// no sources, no name (ggml's dup_tensor with the layout kept).
+    pub fn layout_only(self) -> wsp_ggml_tensor {
+        let s = self.raw();
+        wsp_ggml_tensor {
+            r#type: s.r#type,
+            buffer: std::ptr::null_mut(),
+            ne: s.ne,
+            nb: s.nb,
+            op: WSP_GGML_OP_NONE,
+            op_params: [0; WSP_GGML_MAX_OP_PARAMS / 4],
+            flags: 0,
+            src: [std::ptr::null_mut(); WSP_GGML_MAX_SRC],
+            view_src: std::ptr::null_mut(),
+            view_offs: 0,
+            data: std::ptr::null_mut(),
+            name: [0; WSP_GGML_MAX_NAME],
+            extra: std::ptr::null_mut(),
+            padding: [0; 8],
+        }
+    }
+
+    /// A view of this tensor that depends on it (ggml's view_tensor with this tensor as its
+    /// source): it keeps the tensor alive in ggml-alloc until the view is used.
+    pub fn dependent_view(self) -> wsp_ggml_tensor {
+        let (view_src, view_offs) = match self.view_src() {
+            Some(v) => (v, self.view_offs()),
+            None => (self, 0),
+        };
+        let data = view_src.data();
+        let mut view = self.layout_only();
+        view.view_src = view_src.as_ptr();
+        view.view_offs = view_offs;
+        view.data = if data.is_null() { data } else { data.wrapping_byte_add(view_offs) };
+        view.src[0] = self.as_ptr();
+        view
+    }
+
+    /// Copies `src`'s strides (ggml_dup_tensor makes contiguous ones).
+    pub fn copy_strides_from(mut self, src: Tensor) {
+        let nb = src.raw().nb;
+        self.raw_mut().nb = nb;
+    }
+}
+
+/// Reshapes, views, permutes and transposes: ops that compute nothing.
+pub fn is_view_op(op: wsp_ggml_op) -> bool {
+    matches!(op, WSP_GGML_OP_VIEW | WSP_GGML_OP_RESHAPE | WSP_GGML_OP_PERMUTE | WSP_GGML_OP_TRANSPOSE)
+}
+
+/// Borrows a C string for messages; NULL and invalid UTF-8 are shown, not trusted.
+///
+/// # Safety
+/// `ptr` is NULL or a NUL-terminated string that outlives the result.
+pub unsafe fn c_str_lossy<'a>(ptr: *const c_char) -> Cow<'a, str> {
+    if ptr.is_null() {
+        "(null)".into()
+    } else {
+        // SAFETY: a NUL-terminated string (the caller's promise).
+        unsafe { CStr::from_ptr(ptr) }.to_string_lossy()
+    }
+}
+
+/// A live `wsp_ggml_cgraph`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(transparent)]
+pub struct Graph(NonNull<wsp_ggml_cgraph>);
+
+impl Graph {
+    /// # Safety
+    /// `ptr` is NULL or points to a graph whose node and leaf arrays, and their tensors, stay
+    /// live while the handle is used.
+    #[inline]
+    pub unsafe fn from_raw(ptr: *mut wsp_ggml_cgraph) -> Option<Graph> {
+        NonNull::new(ptr).map(Graph)
+    }
+
+    pub fn as_ptr(self) -> *mut wsp_ggml_cgraph {
+        self.0.as_ptr()
+    }
+
+    fn raw(&self) -> &wsp_ggml_cgraph {
+        // SAFETY: a handle is only made from a live graph (see from_raw).
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The size the graph was created with (its node capacity).
+    pub fn size(self) -> usize {
+        self.raw().size.max(0) as usize
+    }
+
+    pub fn nodes<'a>(self) -> &'a [Tensor] {
+        let g = self.raw();
+        // SAFETY: a graph's node array holds n_nodes live, non-NULL tensors, which Tensor's
+        // transparent layout can stand for.
+        unsafe { tensor_slice(g.nodes, g.n_nodes) }
+    }
+
+    pub fn leafs<'a>(self) -> &'a [Tensor] {
+        let g = self.raw();
+        // SAFETY: as for nodes.
+        unsafe { tensor_slice(g.leafs, g.n_leafs) }
+    }
+
+    /// Nodes `[i0, i1)` as a graph of their own, without leafs or gradients (ggml's graph view).
+    pub fn view(self, i0: usize, i1: usize) -> wsp_ggml_cgraph {
+        let g = self.raw();
+        wsp_ggml_cgraph {
+            size: 0,
+            n_nodes: (i1 - i0) as c_int,
+            n_leafs: 0,
+            nodes: g.nodes.wrapping_add(i0),
+            grads: std::ptr::null_mut(),
+            grad_accs: std::ptr::null_mut(),
+            leafs: std::ptr::null_mut(),
+            use_counts: g.use_counts,
+            visited_hash_set: g.visited_hash_set,
+            order: g.order,
+        }
+    }
+
+    /// Writes `nodes` into a graph made by ggml_new_graph_custom with room for them.
+    pub fn set_nodes(self, nodes: impl ExactSizeIterator<Item = Tensor>) {
+        // SAFETY: live graph, not used elsewhere meanwhile; the caller sized it for the nodes.
+        unsafe {
+            let g = &mut *self.0.as_ptr();
+            let n = nodes.len();
+            debug_assert!(n <= g.size.max(0) as usize);
+            for (i, node) in nodes.enumerate() {
+                *g.nodes.add(i) = node.as_ptr();
+            }
+            g.n_nodes = n as c_int;
+        }
+    }
+}
+
+/// # Safety
+/// `ptr` points to `len` non-NULL live tensor pointers (or `len` <= 0).
+unsafe fn tensor_slice<'a>(ptr: *mut *mut wsp_ggml_tensor, len: c_int) -> &'a [Tensor] {
+    if len <= 0 || ptr.is_null() {
+        &[]
+    } else {
+        // SAFETY: the caller's promise; Tensor is a transparent non-NULL pointer.
+        unsafe { std::slice::from_raw_parts(ptr as *const Tensor, len as usize) }
+    }
+}
+
+/// A graph over arrays the caller owns (the scheduler's graph for ggml-alloc).
+pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> wsp_ggml_cgraph {
+    wsp_ggml_cgraph {
+        size: nodes.capacity().max(leafs.capacity()) as c_int,
+        n_nodes: nodes.len() as c_int,
+        n_leafs: leafs.len() as c_int,
+        nodes: nodes.as_mut_ptr() as *mut *mut wsp_ggml_tensor,
+        grads: std::ptr::null_mut(),
+        grad_accs: std::ptr::null_mut(),
+        leafs: leafs.as_mut_ptr() as *mut *mut wsp_ggml_tensor,
+        use_counts: std::ptr::null_mut(),
+        visited_hash_set: wsp_ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
+        order: 0,
+    }
+}

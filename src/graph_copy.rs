@@ -1,0 +1,248 @@
+//! Placing tensors in buffers, copying a whole graph to another backend, and comparing two
+//! backends node by node.
+
+use crate::abi::*;
+use crate::ggml::*;
+use crate::graph::{Graph, Tensor};
+use crate::handle::{Backend, Buffer};
+use std::collections::HashMap;
+
+/// A refused request, logged by the export that returns WSP_GGML_STATUS_FAILED for it.
+pub struct Refused(pub String);
+
+/// Points an unallocated view at its source's memory.
+pub fn view_init(tensor: Tensor) -> Result<wsp_ggml_status, Refused> {
+    if tensor.buffer().is_some() {
+        return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
+    }
+    let Some(view_src) = tensor.view_src() else {
+        return Err(Refused(format!("tensor {} is not a view", tensor.name())));
+    };
+    let Some(buffer) = view_src.buffer().filter(|_| !view_src.data().is_null()) else {
+        return Err(Refused(format!("the source of view {} is not allocated", tensor.name())));
+    };
+    tensor.set_buffer_and_data(buffer, view_src.data().wrapping_byte_add(tensor.view_offs()));
+    Ok(buffer.init_tensor(tensor))
+}
+
+/// Places an unallocated tensor at `addr` inside `buffer`.
+pub fn tensor_alloc(
+    caller: &str,
+    buffer: Buffer,
+    tensor: Tensor,
+    addr: *mut std::ffi::c_void,
+) -> Result<wsp_ggml_status, Refused> {
+    if tensor.buffer().is_some() || !tensor.data().is_null() {
+        return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
+    }
+    if tensor.view_src().is_some() {
+        return Err(Refused(format!("tensor {} is a view; use wsp_ggml_backend_view_init", tensor.name())));
+    }
+    let base = crate::buffer::base(caller, buffer) as usize;
+    let end = base + buffer.size();
+    let size = buffer.buft_or_abort(caller).alloc_size(tensor);
+    let fits = (addr as usize) >= base && (addr as usize).checked_add(size).is_some_and(|e| e <= end);
+    if !fits {
+        return Err(Refused(format!(
+            "{size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
+            tensor.name(),
+            (addr as isize).wrapping_sub(base as isize),
+            buffer.size()
+        )));
+    }
+    tensor.set_buffer_and_data(buffer, addr);
+    Ok(buffer.init_tensor(tensor))
+}
+
+// ---------------------------------------------------------------------------------------------
+// graph copy
+// ---------------------------------------------------------------------------------------------
+
+const CALLER: &str = "wsp_ggml_backend_graph_copy";
+
+/// The state of one graph copy: original tensor → its copy, and whether the copy's data has
+/// been initialised.
+struct GraphCopier {
+    copies: HashMap<Tensor, (Tensor, bool)>,
+    ctx_allocated: *mut wsp_ggml_context,
+    ctx_unallocated: *mut wsp_ggml_context,
+}
+
+impl GraphCopier {
+    /// A new tensor in `ctx` with the same type, shape and strides as `src`.
+    fn dup_layout(ctx: *mut wsp_ggml_context, src: Tensor) -> Tensor {
+        // SAFETY: the contexts were sized for every tensor the copy makes; src is live.
+        let dup = unsafe { Tensor::from_raw(wsp_ggml_dup_tensor(ctx, src.as_ptr())) };
+        let dup = dup.unwrap_or_else(|| fatal!("{CALLER}: out of context memory"));
+        dup.copy_strides_from(src);
+        dup
+    }
+
+    /// Creates (once) the copy of `src` and of everything it depends on, in the reference's
+    /// depth-first order: allocated tensors into the context that will get a buffer.
+    fn dup(&mut self, src: Tensor) -> Tensor {
+        ensure!(!src.data().is_null(), "{CALLER}: graph must be allocated ({})", src.name());
+        if let Some(&(copy, _)) = self.copies.get(&src) {
+            return copy;
+        }
+        let ctx = if src.view_src().is_none() { self.ctx_allocated } else { self.ctx_unallocated };
+        let dst = Self::dup_layout(ctx, src);
+        // Reserve the entry first so that cycles through view_src cannot recurse forever.
+        self.copies.insert(src, (dst, false));
+        if let Some(view_src) = src.view_src() {
+            let view_src_copy = self.dup(view_src);
+            dst.set_view_src(view_src_copy, src.view_offs());
+        }
+        dst.copy_op_from(src);
+        // SAFETY: both are live tensors; ggml copies the name.
+        unsafe { wsp_ggml_set_name(dst.as_ptr(), src.name_ptr()) };
+        for (slot, &source) in src.srcs().iter().enumerate() {
+            if let Some(source) = source {
+                let source_copy = self.dup(source);
+                dst.set_src(slot, source_copy);
+            }
+        }
+        dst
+    }
+
+    /// Gives the copy of `src` (and of its sources) its data: views are pointed at their
+    /// copied source, other tensors have their bytes copied.
+    fn init(&mut self, src: Tensor) {
+        let Some(entry) = self.copies.get_mut(&src) else { return };
+        if entry.1 {
+            return;
+        }
+        entry.1 = true;
+        let dst = entry.0;
+        if dst.view_src().is_some() {
+            if let Some(view_src) = src.view_src() {
+                self.init(view_src);
+            }
+            let initialised = matches!(view_init(dst), Ok(wsp_ggml_status::WSP_GGML_STATUS_SUCCESS));
+            ensure!(initialised, "{CALLER}: cannot initialize view {}", dst.name());
+        } else {
+            crate::tensor_io::copy(CALLER, src, dst);
+        }
+        for &source in src.srcs().iter().flatten() {
+            self.init(source);
+        }
+    }
+}
+
+/// Counts the distinct tensors a graph's nodes reach (nodes, sources, view sources).
+fn count_reachable(nodes: &[Tensor]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<Tensor> = nodes.to_vec();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        stack.extend(t.view_src());
+        stack.extend(t.srcs().iter().flatten());
+    }
+    seen.len()
+}
+
+pub const EMPTY_GRAPH_COPY: wsp_ggml_backend_graph_copy = wsp_ggml_backend_graph_copy {
+    buffer: std::ptr::null_mut(),
+    ctx_allocated: std::ptr::null_mut(),
+    ctx_unallocated: std::ptr::null_mut(),
+    graph: std::ptr::null_mut(),
+};
+
+/// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
+/// `backend`. All fields are NULL (with a log line) when it cannot be done.
+pub fn graph_copy(backend: Backend, graph: Graph) -> wsp_ggml_backend_graph_copy {
+    let nodes = graph.nodes();
+    // Sized for exactly what is copied, so that the contexts cannot run out.
+    let n_tensors = count_reachable(nodes);
+    // SAFETY: ggml's size queries have no preconditions.
+    let mem_size =
+        unsafe { wsp_ggml_tensor_overhead() * n_tensors.max(1) + wsp_ggml_graph_overhead_custom(graph.size(), false) };
+    let params = || wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
+    // SAFETY: ggml_init with valid parameters; the contexts are freed below or by copy_free.
+    let (ctx_allocated, ctx_unallocated) = unsafe { (wsp_ggml_init(params()), wsp_ggml_init(params())) };
+    let fail = |what: &str| {
+        log_error!("{CALLER}: failed to allocate {what} for graph copy\n");
+        // SAFETY: NULL or contexts made above, freed once.
+        unsafe {
+            wsp_ggml_free(ctx_allocated);
+            wsp_ggml_free(ctx_unallocated);
+        }
+        EMPTY_GRAPH_COPY
+    };
+    if ctx_allocated.is_null() || ctx_unallocated.is_null() {
+        return fail("context");
+    }
+    let mut copier = GraphCopier { copies: HashMap::with_capacity(n_tensors), ctx_allocated, ctx_unallocated };
+    for &node in nodes {
+        copier.dup(node);
+    }
+    // SAFETY: a live context and backend.
+    let buffer = unsafe { wsp_ggml_backend_alloc_ctx_tensors(ctx_allocated, backend.as_ptr()) };
+    if buffer.is_null() {
+        return fail("buffer");
+    }
+    for &node in nodes {
+        copier.init(node);
+    }
+    // SAFETY: a live context with room for a graph of this size (counted in mem_size).
+    let copy = unsafe { Graph::from_raw(wsp_ggml_new_graph_custom(ctx_allocated, graph.size(), false)) };
+    let copy = copy.unwrap_or_else(|| fatal!("{CALLER}: out of context memory"));
+    copy.set_nodes(nodes.iter().map(|node| copier.copies[node].0));
+    wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: copy.as_ptr() }
+}
+
+/// Releases a graph copy's buffer and contexts.
+///
+/// # Safety
+/// `copy` was made by [`graph_copy`] (or is all NULL) and is not used afterwards.
+pub unsafe fn graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
+    // SAFETY: the copy's own buffer (or NULL), released once.
+    if let Some(buffer) = unsafe { Buffer::from_raw(copy.buffer) } {
+        // SAFETY: the caller gives the copy up.
+        unsafe { crate::buffer::free_buffer(buffer) };
+    }
+    // SAFETY: NULL or the copy's contexts, freed once.
+    unsafe {
+        wsp_ggml_free(copy.ctx_allocated);
+        wsp_ggml_free(copy.ctx_unallocated);
+    }
+}
+
+/// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time, handing
+/// each pair of non-view results to `callback` until it returns false. False when the copy
+/// cannot be made.
+pub fn compare_graph_backend(
+    caller: &str,
+    backend1: Backend,
+    backend2: Backend,
+    graph: Graph,
+    mut callback: impl FnMut(usize, Tensor, Tensor) -> bool,
+) -> bool {
+    let copy = graph_copy(backend2, graph);
+    // SAFETY: NULL or the copy's live graph.
+    let Some(graph2) = (unsafe { Graph::from_raw(copy.graph) }) else {
+        return false;
+    };
+    for (i, (&t1, &t2)) in graph.nodes().iter().zip(graph2.nodes()).enumerate() {
+        let mut view1 = graph.view(i, i + 1);
+        let mut view2 = graph2.view(i, i + 1);
+        // SAFETY: views of live, allocated graphs.
+        unsafe {
+            backend1.graph_compute(caller, &mut view1);
+            backend1.synchronize();
+            backend2.graph_compute(caller, &mut view2);
+            backend2.synchronize();
+        }
+        if t1.is_view_op() {
+            continue;
+        }
+        if !callback(i, t1, t2) {
+            break;
+        }
+    }
+    // SAFETY: made above, not used afterwards.
+    unsafe { graph_copy_free(copy) };
+    true
+}

@@ -1,0 +1,137 @@
+//! `wsp_ggml_backend`: a stream on a device.
+
+use super::{handle, required, Device, Event};
+use crate::abi::*;
+use crate::ggml::null_handle;
+use crate::graph::Tensor;
+use std::ffi::{c_char, c_void};
+
+handle!(
+    /// A backend.
+    Backend => wsp_ggml_backend
+);
+
+impl Backend {
+    pub fn guid(self) -> wsp_ggml_guid_t {
+        self.raw().guid
+    }
+
+    pub fn name(self, caller: &str) -> *const c_char {
+        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        // SAFETY: the entry of a live backend, called with it.
+        unsafe { get_name(self.as_ptr()) }
+    }
+
+    /// Releases the backend; it must not be used afterwards.
+    pub fn free(self, caller: &str) {
+        let free = required(self.raw().iface.free, caller, "free");
+        // SAFETY: as for name.
+        unsafe { free(self.as_ptr()) }
+    }
+
+    pub fn device(self) -> Option<Device> {
+        // SAFETY: a backend's device is NULL or a live device.
+        unsafe { Device::from_raw(self.raw().device) }
+    }
+
+    /// The backend's device, or an abort naming the caller when it has none.
+    pub fn device_or_abort(self, caller: &str) -> Device {
+        self.device().unwrap_or_else(|| null_handle(caller, "backend->device"))
+    }
+
+    /// Starts writing tensor data; false when the backend has no asynchronous path (the entry
+    /// is optional), and the caller must write synchronously.
+    ///
+    /// # Safety
+    /// `[offset, offset + size)` lies inside the allocated tensor; `data` holds `size` bytes
+    /// that stay readable until the backend is synchronized.
+    pub unsafe fn set_tensor_async(self, tensor: Tensor, data: *const c_void, offset: usize, size: usize) -> bool {
+        let Some(set_async) = self.raw().iface.set_tensor_async else { return false };
+        // SAFETY: the caller's promise.
+        unsafe { set_async(self.as_ptr(), tensor.as_ptr(), data, offset, size) };
+        true
+    }
+
+    /// Starts reading tensor data; false without an asynchronous path, as for set_tensor_async.
+    ///
+    /// # Safety
+    /// As for set_tensor_async, with room for `size` bytes at `data`.
+    pub unsafe fn get_tensor_async(self, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) -> bool {
+        let Some(get_async) = self.raw().iface.get_tensor_async else { return false };
+        // SAFETY: the caller's promise.
+        unsafe { get_async(self.as_ptr(), tensor.as_ptr(), data, offset, size) };
+        true
+    }
+
+    /// Asks this (destination) backend to copy `src` of `src_backend` into `dst`
+    /// asynchronously; false when it cannot (the entry is optional).
+    ///
+    /// # Safety
+    /// Both tensors are allocated and have the same layout.
+    pub unsafe fn cpy_tensor_async(self, src_backend: Backend, src: Tensor, dst: Tensor) -> bool {
+        match self.raw().iface.cpy_tensor_async {
+            // SAFETY: the caller's promise; both backends are live.
+            Some(cpy_async) => unsafe { cpy_async(src_backend.as_ptr(), self.as_ptr(), src.as_ptr(), dst.as_ptr()) },
+            None => false,
+        }
+    }
+
+    /// Waits for the backend's queue; optional (synchronous backends have nothing to wait for).
+    #[inline]
+    pub fn synchronize(self) {
+        if let Some(synchronize) = self.raw().iface.synchronize {
+            // SAFETY: as for name.
+            unsafe { synchronize(self.as_ptr()) }
+        }
+    }
+
+    /// # Safety
+    /// The graph and its tensors are live.
+    pub unsafe fn graph_plan_create(
+        self,
+        caller: &str,
+        graph: *const wsp_ggml_cgraph,
+    ) -> wsp_ggml_backend_graph_plan_t {
+        let create = required(self.raw().iface.graph_plan_create, caller, "graph_plan_create");
+        // SAFETY: the caller's promise.
+        unsafe { create(self.as_ptr(), graph) }
+    }
+
+    /// # Safety
+    /// `plan` was made by this backend and is not used afterwards.
+    pub unsafe fn graph_plan_free(self, caller: &str, plan: wsp_ggml_backend_graph_plan_t) {
+        let free = required(self.raw().iface.graph_plan_free, caller, "graph_plan_free");
+        // SAFETY: the caller's promise.
+        unsafe { free(self.as_ptr(), plan) }
+    }
+
+    /// # Safety
+    /// `plan` was made by this backend, and its graph is live.
+    pub unsafe fn graph_plan_compute(self, caller: &str, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status {
+        let compute = required(self.raw().iface.graph_plan_compute, caller, "graph_plan_compute");
+        // SAFETY: the caller's promise.
+        unsafe { compute(self.as_ptr(), plan) }
+    }
+
+    /// Starts computing `graph`.
+    ///
+    /// # Safety
+    /// The graph and its tensors are live and allocated.
+    pub unsafe fn graph_compute(self, caller: &str, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+        let compute = required(self.raw().iface.graph_compute, caller, "graph_compute");
+        // SAFETY: the caller's promise.
+        unsafe { compute(self.as_ptr(), graph) }
+    }
+
+    pub fn event_record(self, caller: &str, event: Event) {
+        let record = required(self.raw().iface.event_record, caller, "event_record");
+        // SAFETY: the entry of a live backend, with a live event.
+        unsafe { record(self.as_ptr(), event.as_ptr()) }
+    }
+
+    pub fn event_wait(self, caller: &str, event: Event) {
+        let wait = required(self.raw().iface.event_wait, caller, "event_wait");
+        // SAFETY: as for event_record.
+        unsafe { wait(self.as_ptr(), event.as_ptr()) }
+    }
+}

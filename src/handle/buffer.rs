@@ -1,0 +1,177 @@
+//! `wsp_ggml_backend_buffer`: memory of a buffer type, and the tensor data in it.
+
+use super::{handle, required, BufferType};
+use crate::abi::*;
+use crate::ggml::null_handle;
+use crate::graph::Tensor;
+use std::ffi::c_void;
+
+handle!(
+    /// A buffer.
+    Buffer => wsp_ggml_backend_buffer
+);
+
+/// The signature of `wsp_ggml_backend_buffer_i.free_buffer`, by which a buffer kind is known.
+pub type FreeBufferFn = unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t);
+
+impl Buffer {
+    /// A new buffer object (usage ANY), owned by whoever frees it with [`Buffer::destroy`].
+    pub fn new(
+        buft: Option<BufferType>,
+        iface: wsp_ggml_backend_buffer_i,
+        context: *mut c_void,
+        size: usize,
+    ) -> Buffer {
+        let object = Box::new(wsp_ggml_backend_buffer {
+            iface,
+            buft: buft.map_or(std::ptr::null_mut(), BufferType::as_ptr),
+            context,
+            size,
+            usage: wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY,
+        });
+        Buffer(std::ptr::NonNull::from(Box::leak(object)))
+    }
+
+    /// Calls the buffer's `free_buffer` (optional) and releases the object.
+    ///
+    /// # Safety
+    /// The buffer was made by [`Buffer::new`] (every buffer is: C backends create theirs through
+    /// `wsp_ggml_backend_buffer_init`), is not destroyed yet, and is not used afterwards.
+    pub unsafe fn destroy(self) {
+        if let Some(free_buffer) = self.raw().iface.free_buffer {
+            // SAFETY: the entry of a live buffer, called with it once.
+            unsafe { free_buffer(self.as_ptr()) };
+        }
+        // SAFETY: made by Box::leak in new and released once (the caller's promise).
+        drop(unsafe { Box::from_raw(self.as_ptr()) });
+    }
+
+    pub fn buft(self) -> Option<BufferType> {
+        // SAFETY: a buffer's type is NULL or a live buffer type.
+        unsafe { BufferType::from_raw(self.raw().buft) }
+    }
+
+    /// The buffer's type, or an abort naming the caller when it has none.
+    pub fn buft_or_abort(self, caller: &str) -> BufferType {
+        self.buft().unwrap_or_else(|| null_handle(caller, "buffer->buft"))
+    }
+
+    #[inline(always)]
+    pub fn size(self) -> usize {
+        self.raw().size
+    }
+
+    #[inline(always)]
+    pub fn usage(self) -> wsp_ggml_backend_buffer_usage {
+        self.raw().usage
+    }
+
+    pub fn set_usage(self, usage: wsp_ggml_backend_buffer_usage) {
+        // SAFETY: live, and not used from another thread meanwhile (the ggml API's rule).
+        unsafe { (*self.as_ptr()).usage = usage };
+    }
+
+    pub fn context(self) -> *mut c_void {
+        self.raw().context
+    }
+
+    /// Whether the buffer's `free_buffer` entry is `free_buffer`: how a kind of buffer made by
+    /// this library recognises its own.
+    pub fn is_freed_by(self, free_buffer: FreeBufferFn) -> bool {
+        matches!(self.raw().iface.free_buffer, Some(f) if std::ptr::fn_addr_eq(f, free_buffer))
+    }
+
+    /// Whether the buffer's type is host memory.
+    pub fn is_host(self, caller: &str) -> bool {
+        self.buft_or_abort(caller).is_host()
+    }
+
+    /// The base address; None when the buffer has no single one (get_base is optional).
+    pub fn base(self) -> Option<*mut c_void> {
+        let get_base = self.raw().iface.get_base?;
+        // SAFETY: the entry of a live buffer, called with it.
+        Some(unsafe { get_base(self.as_ptr()) })
+    }
+
+    /// Optional; nothing to do by default.
+    pub fn init_tensor(self, tensor: Tensor) -> wsp_ggml_status {
+        match self.raw().iface.init_tensor {
+            // SAFETY: as for base, with a live tensor placed in this buffer.
+            Some(init_tensor) => unsafe { init_tensor(self.as_ptr(), tensor.as_ptr()) },
+            None => wsp_ggml_status::WSP_GGML_STATUS_SUCCESS,
+        }
+    }
+
+    /// # Safety
+    /// `[offset, offset + size)` lies inside the allocated tensor, which lives in this buffer.
+    pub unsafe fn memset_tensor(self, caller: &str, tensor: Tensor, value: u8, offset: usize, size: usize) {
+        let memset_tensor = required(self.raw().iface.memset_tensor, caller, "memset_tensor");
+        // SAFETY: the caller's promise.
+        unsafe { memset_tensor(self.as_ptr(), tensor.as_ptr(), value, offset, size) }
+    }
+
+    /// # Safety
+    /// As for memset_tensor, and `data` holds `size` readable bytes.
+    pub unsafe fn set_tensor(self, caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
+        let set_tensor = required(self.raw().iface.set_tensor, caller, "set_tensor");
+        // SAFETY: the caller's promise.
+        unsafe { set_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
+    }
+
+    /// # Safety
+    /// As for memset_tensor, and `data` has room for `size` bytes.
+    pub unsafe fn get_tensor(self, caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
+        let get_tensor = required(self.raw().iface.get_tensor, caller, "get_tensor");
+        // SAFETY: the caller's promise.
+        unsafe { get_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
+    }
+
+    /// Copies `src` into `dst`, which lives in this buffer; optional, false (not done) by
+    /// default.
+    ///
+    /// # Safety
+    /// Both tensors are allocated and have the same layout.
+    pub unsafe fn cpy_tensor(self, src: Tensor, dst: Tensor) -> bool {
+        match self.raw().iface.cpy_tensor {
+            // SAFETY: the caller's promise.
+            Some(cpy_tensor) => unsafe { cpy_tensor(self.as_ptr(), src.as_ptr(), dst.as_ptr()) },
+            None => false,
+        }
+    }
+
+    pub fn clear(self, caller: &str, value: u8) {
+        let clear = required(self.raw().iface.clear, caller, "clear");
+        // SAFETY: as for base.
+        unsafe { clear(self.as_ptr(), value) }
+    }
+
+    /// Optional; nothing to do by default.
+    pub fn reset(self) {
+        if let Some(reset) = self.raw().iface.reset {
+            // SAFETY: as for base.
+            unsafe { reset(self.as_ptr()) }
+        }
+    }
+}
+
+/// A tensor's buffers.
+impl Tensor {
+    pub fn buffer(self) -> Option<Buffer> {
+        // SAFETY: a tensor's buffer is NULL or a live buffer.
+        unsafe { Buffer::from_raw(self.buffer_ptr()) }
+    }
+
+    /// The buffer that holds the bytes: the view source's for a view.
+    #[inline]
+    pub fn storage_buffer(self) -> Option<Buffer> {
+        match self.view_src() {
+            Some(view_src) => view_src.buffer(),
+            None => self.buffer(),
+        }
+    }
+
+    /// Places the tensor at `data` inside `buffer`.
+    pub fn set_buffer_and_data(self, buffer: Buffer, data: *mut c_void) {
+        self.set_buffer_ptr_and_data(buffer.as_ptr(), data);
+    }
+}

@@ -1,0 +1,100 @@
+//! `wsp_ggml_backend_buffer_type`: where memory comes from.
+
+use super::{handle, required, Buffer, Device};
+use crate::abi::*;
+use crate::graph::Tensor;
+use std::ffi::c_char;
+
+handle!(
+    /// A buffer type.
+    BufferType => wsp_ggml_backend_buffer_type
+);
+
+// SAFETY: buffer types are static objects of their backends; the handle is only compared and
+// used as the C API allows from any thread.
+unsafe impl Send for BufferType {}
+
+impl BufferType {
+    pub fn name(self, caller: &str) -> *const c_char {
+        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        // SAFETY: the entry of a live buffer type, called with it.
+        unsafe { get_name(self.as_ptr()) }
+    }
+
+    /// A new buffer of `size` bytes (more than 0), or None when the backend has no memory.
+    pub fn alloc_buffer(self, caller: &str, size: usize) -> Option<Buffer> {
+        let alloc_buffer = required(self.raw().iface.alloc_buffer, caller, "alloc_buffer");
+        // SAFETY: as for name; the result is NULL or a live buffer.
+        unsafe { Buffer::from_raw(alloc_buffer(self.as_ptr(), size)) }
+    }
+
+    pub fn alignment(self, caller: &str) -> usize {
+        let get_alignment = required(self.raw().iface.get_alignment, caller, "get_alignment");
+        // SAFETY: as for name.
+        unsafe { get_alignment(self.as_ptr()) }
+    }
+
+    /// Optional; no limit by default.
+    pub fn max_size(self) -> usize {
+        match self.raw().iface.get_max_size {
+            // SAFETY: as for name.
+            Some(get_max_size) => unsafe { get_max_size(self.as_ptr()) },
+            None => usize::MAX,
+        }
+    }
+
+    /// Optional; the tensor's byte size by default.
+    pub fn alloc_size(self, tensor: Tensor) -> usize {
+        match self.raw().iface.get_alloc_size {
+            Some(get_alloc_size) => {
+                // SAFETY: as for name, with a live tensor.
+                let size = unsafe { get_alloc_size(self.as_ptr(), tensor.as_ptr()) };
+                debug_assert!(size >= tensor.nbytes());
+                size
+            }
+            None => tensor.nbytes(),
+        }
+    }
+
+    /// Optional; not host memory by default.
+    pub fn is_host(self) -> bool {
+        match self.raw().iface.is_host {
+            // SAFETY: as for name.
+            Some(is_host) => unsafe { is_host(self.as_ptr()) },
+            None => false,
+        }
+    }
+
+    pub fn device(self) -> Option<Device> {
+        // SAFETY: a buffer type's device is NULL or a live device.
+        unsafe { Device::from_raw(self.raw().device) }
+    }
+
+    /// A buffer type's identity, as the scheduler's planner compares them.
+    pub fn id(self) -> usize {
+        self.as_ptr() as usize
+    }
+}
+
+/// A buffer type object that the library defines itself, at a fixed address for the life of
+/// the process.
+pub struct StaticBufferType(std::cell::UnsafeCell<wsp_ggml_backend_buffer_type>);
+
+// SAFETY: the object is never written after construction; C receives it as an opaque handle.
+unsafe impl Sync for StaticBufferType {}
+
+impl StaticBufferType {
+    /// A buffer type without a device (as the reference's CPU buffer types are).
+    pub const fn new(iface: wsp_ggml_backend_buffer_type_i) -> Self {
+        StaticBufferType(std::cell::UnsafeCell::new(wsp_ggml_backend_buffer_type {
+            iface,
+            device: std::ptr::null_mut(),
+            context: std::ptr::null_mut(),
+        }))
+    }
+
+    pub fn handle(&'static self) -> BufferType {
+        // SAFETY: a static object is live for the life of the process.
+        unsafe { BufferType::from_raw(self.0.get()) }.expect("a static is never NULL")
+    }
+}

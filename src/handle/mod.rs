@@ -1,0 +1,70 @@
+//! Typed handles over the C objects: `Copy` newtypes over `NonNull`, one per object type, each
+//! with one method per entry of its interface table. They are the layer between the C boundary
+//! (`crate::ffi`) and the logic: the only code besides the mirrors (`crate::abi`) that reads
+//! the objects' fields, calls their interface entries, and knows the defaults of the optional
+//! entries.
+//!
+//! A handle is made from a pointer that C hands over (`from_raw`, unsafe: the caller vouches
+//! that it is NULL or live, which is the C API's contract); after that its methods are safe.
+//! Methods that can meet a broken object (a mandatory entry left NULL) take the name of the
+//! exported function the C caller called, so that the message names it.
+
+mod backend;
+mod buffer;
+mod buffer_type;
+mod device;
+mod event;
+mod reg;
+
+pub use backend::Backend;
+pub use buffer::Buffer;
+pub use buffer_type::{BufferType, StaticBufferType};
+pub use device::Device;
+pub use event::Event;
+pub use reg::Reg;
+
+/// Defines a handle type over the C object `$raw`.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident => $raw:ty) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+        #[repr(transparent)]
+        pub struct $name(std::ptr::NonNull<$raw>);
+
+        impl $name {
+            /// # Safety
+            /// `ptr` is NULL or points to a live object that stays live while the handle is used.
+            #[inline(always)]
+            pub unsafe fn from_raw(ptr: *mut $raw) -> Option<Self> {
+                std::ptr::NonNull::new(ptr).map(Self)
+            }
+
+            #[inline(always)]
+            pub fn as_ptr(self) -> *mut $raw {
+                self.0.as_ptr()
+            }
+
+            #[inline(always)]
+            fn raw(&self) -> &$raw {
+                // SAFETY: a handle is only made from a live object (see from_raw).
+                unsafe { self.0.as_ref() }
+            }
+        }
+    };
+}
+use handle;
+
+/// The entry a backend must provide, or an abort naming the caller and the entry.
+#[inline(always)]
+fn required<F: Copy>(entry: Option<F>, caller: &str, what: &str) -> F {
+    match entry {
+        Some(f) => f,
+        None => not_implemented(caller, what),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_implemented(caller: &str, what: &str) -> ! {
+    crate::ggml::fatal!("{caller}: {what} not implemented by this backend")
+}

@@ -1,0 +1,59 @@
+//! `wsp_ggml_backend_reg`: a backend registration, which lists devices and custom functions.
+
+use super::{handle, required, Device};
+use crate::abi::*;
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+handle!(
+    /// A backend registration.
+    Reg => wsp_ggml_backend_reg
+);
+
+// SAFETY: regs are static objects of their backends (or of their modules, which the registry
+// keeps open while they are registered); the handle is only compared and handed back to C.
+unsafe impl Send for Reg {}
+
+impl Reg {
+    pub fn api_version(self) -> c_int {
+        self.raw().api_version
+    }
+
+    pub fn name(self, caller: &str) -> *const c_char {
+        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        // SAFETY: the entry of a live reg, called with it.
+        unsafe { get_name(self.as_ptr()) }
+    }
+
+    /// The name for log lines.
+    pub fn name_lossy(self, caller: &str) -> String {
+        // SAFETY: a reg's name is NULL or a string that lives as long as the reg.
+        unsafe { crate::graph::c_str_lossy(self.name(caller)) }.into_owned()
+    }
+
+    pub fn device_count(self, caller: &str) -> usize {
+        let get_device_count = required(self.raw().iface.get_device_count, caller, "get_device_count");
+        // SAFETY: as for name.
+        unsafe { get_device_count(self.as_ptr()) }
+    }
+
+    /// The device at `index`; None when the reg returns NULL.
+    pub fn device(self, caller: &str, index: usize) -> Option<Device> {
+        let get_device = required(self.raw().iface.get_device, caller, "get_device");
+        // SAFETY: as for name; the result is NULL or a live device.
+        unsafe { Device::from_raw(get_device(self.as_ptr(), index)) }
+    }
+
+    /// Every device of the reg, in its order.
+    pub fn devices(self, caller: &str) -> Vec<Device> {
+        (0..self.device_count(caller)).filter_map(|i| self.device(caller, i)).collect()
+    }
+
+    /// A custom function of the reg; NULL when it has none by that name (the entry is optional).
+    pub fn proc_address(self, name: &CStr) -> *mut c_void {
+        match self.raw().iface.get_proc_address {
+            // SAFETY: as for name, with a NUL-terminated string.
+            Some(get_proc_address) => unsafe { get_proc_address(self.as_ptr(), name.as_ptr()) },
+            None => std::ptr::null_mut(),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Tensor data access with the reference's checks (named, and with the sizes in the message),
+//! and copies between tensors, possibly of different backends.
+
+use crate::ggml::{ensure, fatal, null_handle};
+use crate::graph::Tensor;
+use crate::handle::{Backend, Buffer};
+use std::ffi::c_void;
+
+/// Which way data moves, for the bounds message ("tensor write out of bounds").
+#[derive(Clone, Copy)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl Access {
+    fn word(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
+}
+
+/// Checks that `[offset, offset + size)` lies inside an allocated tensor.
+pub fn check_range(caller: &str, tensor: Tensor, offset: usize, size: usize, access: Access) {
+    ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
+    let nbytes = tensor.nbytes();
+    let in_bounds = offset.checked_add(size).is_some_and(|end| end <= nbytes);
+    ensure!(
+        in_bounds,
+        "{caller}: tensor {} out of bounds (offset {offset} + size {size} > {nbytes} bytes of {})",
+        access.word(),
+        tensor.name()
+    );
+}
+
+/// The checks of the synchronous accessors; returns the buffer that holds the bytes, or None
+/// when there is nothing to do (size 0, checked before anything else as the reference does).
+fn checked_buffer(caller: &str, tensor: Tensor, offset: usize, size: usize, access: Access) -> Option<Buffer> {
+    if size == 0 {
+        return None;
+    }
+    let buffer = storage_buffer(caller, tensor);
+    check_range(caller, tensor, offset, size, access);
+    Some(buffer)
+}
+
+/// The buffer that holds a tensor's bytes, or an abort naming the caller.
+fn storage_buffer(caller: &str, tensor: Tensor) -> Buffer {
+    match tensor.storage_buffer() {
+        Some(buffer) => buffer,
+        None => fatal!("{caller}: tensor buffer not set ({})", tensor.name()),
+    }
+}
+
+/// Writes `size` bytes from `data` at `offset` of the tensor's data.
+///
+/// # Safety
+/// `data` holds `size` readable bytes.
+pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write) {
+        // SAFETY: the range was checked; the caller vouches for `data`.
+        unsafe { buffer.set_tensor(caller, tensor, data, offset, size) }
+    }
+}
+
+/// Reads `size` bytes at `offset` of the tensor's data into `data`.
+///
+/// # Safety
+/// `data` has room for `size` bytes.
+pub unsafe fn get(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Read) {
+        // SAFETY: the range was checked; the caller vouches for `data`.
+        unsafe { buffer.get_tensor(caller, tensor, data, offset, size) }
+    }
+}
+
+/// Fills `size` bytes at `offset` of the tensor's data with `value`.
+pub fn memset(caller: &str, tensor: Tensor, value: u8, offset: usize, size: usize) {
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write) {
+        // SAFETY: the range was checked.
+        unsafe { buffer.memset_tensor(caller, tensor, value, offset, size) }
+    }
+}
+
+/// Writes tensor data on the backend's queue (synchronously when it has no asynchronous path).
+///
+/// # Safety
+/// `data` holds `size` readable bytes until the backend is synchronized.
+pub unsafe fn set_async(
+    caller: &str,
+    backend: Backend,
+    tensor: Tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+) {
+    check_range(caller, tensor, offset, size, Access::Write);
+    // SAFETY: the range was checked; the caller vouches for `data`.
+    if !unsafe { backend.set_tensor_async(tensor, data, offset, size) } {
+        // SAFETY: as above.
+        unsafe { set(caller, tensor, data, offset, size) }
+    }
+}
+
+/// Reads tensor data on the backend's queue (synchronously when it has no asynchronous path).
+///
+/// # Safety
+/// `data` has room for `size` bytes until the backend is synchronized.
+pub unsafe fn get_async(caller: &str, backend: Backend, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
+    check_range(caller, tensor, offset, size, Access::Read);
+    // SAFETY: the range was checked; the caller vouches for `data`.
+    if !unsafe { backend.get_tensor_async(tensor, data, offset, size) } {
+        // SAFETY: as above.
+        unsafe { get(caller, tensor, data, offset, size) }
+    }
+}
+
+/// Aborts unless both tensors have the same layout.
+pub fn check_copy(caller: &str, src: Tensor, dst: Tensor) {
+    if !src.same_layout(dst) {
+        fatal!("{caller}: cannot copy tensors with different layouts ({} -> {})", src.name(), dst.name());
+    }
+}
+
+/// Copies `src` into `dst` (same layout): directly when either side is host memory, through
+/// the destination buffer's `cpy_tensor` when it can, otherwise through a staging copy.
+pub fn copy(caller: &str, src: Tensor, dst: Tensor) {
+    if src == dst {
+        return;
+    }
+    let nbytes = src.nbytes();
+    if nbytes == 0 {
+        return;
+    }
+    let src_buffer = src.buffer().unwrap_or_else(|| null_handle(caller, "src->buffer"));
+    // Whole tensors of the same layout: always in bounds, so only the buffers are checked.
+    if src_buffer.is_host(caller) {
+        let dst_buffer = whole_tensor_buffer(caller, dst);
+        // SAFETY: both hold nbytes allocated bytes; src's are host memory.
+        unsafe { dst_buffer.set_tensor(caller, dst, src.data(), 0, nbytes) }
+    } else if dst.buffer().unwrap_or_else(|| null_handle(caller, "dst->buffer")).is_host(caller) {
+        let src_buffer = whole_tensor_buffer(caller, src);
+        // SAFETY: as above, with dst's bytes in host memory.
+        unsafe { src_buffer.get_tensor(caller, src, dst.data(), 0, nbytes) }
+    } else {
+        // SAFETY: same layout (checked by the callers), both allocated.
+        let copied = unsafe { crate::buffer::copy_tensor(caller, src, dst) };
+        if !copied {
+            let mut staging: Vec<u8> = Vec::with_capacity(nbytes);
+            // SAFETY: the staging vector has room for nbytes, which get fills.
+            unsafe {
+                get(caller, src, staging.as_mut_ptr() as *mut c_void, 0, nbytes);
+                set(caller, dst, staging.as_ptr() as *const c_void, 0, nbytes);
+            }
+        }
+    }
+}
+
+/// The buffer holding a tensor's bytes, for an access to all of them.
+fn whole_tensor_buffer(caller: &str, tensor: Tensor) -> Buffer {
+    let buffer = storage_buffer(caller, tensor);
+    ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
+    buffer
+}
+
+/// Copies `src` of `src_backend` into `dst` of `dst_backend` on their queues when the
+/// destination can, otherwise after waiting for both.
+pub fn copy_async(caller: &str, src_backend: Backend, dst_backend: Backend, src: Tensor, dst: Tensor) {
+    check_copy(caller, src, dst);
+    if src == dst {
+        return;
+    }
+    // SAFETY: same layout (checked), both allocated (the API's contract).
+    if unsafe { dst_backend.cpy_tensor_async(src_backend, src, dst) } {
+        return;
+    }
+    src_backend.synchronize();
+    dst_backend.synchronize();
+    copy(caller, src, dst);
+}
