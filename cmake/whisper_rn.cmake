@@ -13,12 +13,22 @@ if(NOT _fetch_result EQUAL 0)
 endif()
 set(WHISPER_RN_CPP "${PROJECT_SOURCE_DIR}/third_party/whisper.rn/cpp" CACHE INTERNAL "")
 
-# Compile options for whisper.rn's objects: repacking buffer type on, AVX2-level code (which
-# valgrind runs); wsp_whisper_rn_options also registers the CPU backend statically.
+# The per-arch kernel folder and flags of the target (the "arch" lines of ggml-core-sources.txt).
+file(STRINGS "${PROJECT_SOURCE_DIR}/ctests/ggml-core-sources.txt" _arch_lines REGEX "^arch +${WSP_RUST_ARCH} ")
+if(NOT _arch_lines)
+    message(FATAL_ERROR "ctests/ggml-core-sources.txt has no whisper.rn flags for the architecture '${WSP_RUST_ARCH}'")
+endif()
+string(REGEX REPLACE "^arch +[^ ]+ +" "" _arch_fields "${_arch_lines}")
+separate_arguments(_arch_fields UNIX_COMMAND "${_arch_fields}")
+list(POP_FRONT _arch_fields WSP_WHISPER_RN_ARCH_DIR)
+set(WSP_WHISPER_RN_ARCH_FLAGS ${_arch_fields})
+
+# Compile options for whisper.rn's objects: repacking buffer type on, the target's per-arch
+# flags; wsp_whisper_rn_options also registers the CPU backend statically.
 function(wsp_whisper_rn_common_options target)
     target_include_directories(${target} PUBLIC "${WHISPER_RN_CPP}" "${WHISPER_RN_CPP}/ggml-cpu")
     target_compile_definitions(${target} PRIVATE WSP_GGML_USE_CPU_REPACK _GNU_SOURCE)
-    target_compile_options(${target} PRIVATE -O2 -march=x86-64-v3)
+    target_compile_options(${target} PRIVATE -O2 ${WSP_WHISPER_RN_ARCH_FLAGS})
     set_target_properties(${target} PROPERTIES C_STANDARD 11 CXX_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
     if(WSP_GGML_BACKEND_SANITIZE)
         # AddressSanitizer (not UBSan: whisper.rn's own code is not under test), so that
@@ -38,6 +48,7 @@ file(STRINGS "${PROJECT_SOURCE_DIR}/ctests/ggml-core-sources.txt" _core_lines RE
 set(_core_sources "")
 foreach(line IN LISTS _core_lines)
     string(REGEX REPLACE "^(c|cxx) +" "" _file "${line}")
+    string(REPLACE "/arch/ARCH/" "/arch/${WSP_WHISPER_RN_ARCH_DIR}/" _file "${_file}")
     list(APPEND _core_sources "${WHISPER_RN_CPP}/${_file}")
 endforeach()
 

@@ -1,10 +1,12 @@
-# cmake -DEXPECTED=<program> -DACTUAL=<program> [-DARGS=a;b;c] [-DREQUIRE=file] -P compare.cmake
-# Both programs, run with ARGS, must exit 0 and print the same stdout.
+# cmake -DEXPECTED=<program> -DACTUAL=<program> [-DARGS=a;b;c] [-DREQUIRE=file] [-DRUNNER=emulator;args]
+#       -P compare.cmake
+# Both programs, run with ARGS (through RUNNER, for a cross build), must exit 0 and print the same
+# stdout.
 if(DEFINED REQUIRE AND NOT EXISTS "${REQUIRE}")
     message(FATAL_ERROR "${REQUIRE} is missing: run scripts/setup.sh first")
 endif()
 foreach(which EXPECTED ACTUAL)
-    execute_process(COMMAND "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
+    execute_process(COMMAND ${RUNNER} "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
                     RESULT_VARIABLE rc_${which})
     if(NOT rc_${which} STREQUAL "0")
         message(FATAL_ERROR "${${which}} failed (${rc_${which}}):\n${err_${which}}")

@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../tests/support/core_sources.rs"]
+mod core_sources;
+
 fn main() {
     let fuzz_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = fuzz_dir.parent().unwrap().to_path_buf();
@@ -25,7 +28,8 @@ fn main() {
 
     let sources_list = root.join("ctests/ggml-core-sources.txt");
     let fixture = root.join("ctests/common/test_backend.c");
-    for path in [&sources_list, &fixture, &root.join("ctests/common/test_backend.h")] {
+    let reader = root.join("tests/support/core_sources.rs");
+    for path in [&sources_list, &reader, &fixture, &root.join("ctests/common/test_backend.h")] {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -35,12 +39,14 @@ fn main() {
     let asan = sanitize.split(',').any(|s| s == "address")
         && std::env::var("WSP_FUZZ_SANITIZE_C").map_or(true, |v| v != "0");
 
-    let (c, cxx) = core_sources(&sources_list);
+    let target = std::env::var("TARGET").unwrap();
+    let core = core_sources::read(&sources_list, target.split('-').next().unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let in_cpp = |files: &[String]| files.iter().map(|s| cpp.join(s)).collect::<Vec<_>>();
     // C and C++ apart: ggml-cpu.c and ggml-cpu.cpp would otherwise share an object name.
-    compile("wsp-fuzz-core-c", &c.iter().map(|s| cpp.join(s)).collect::<Vec<_>>(), false, &cpp, asan);
-    compile("wsp-fuzz-core-cxx", &cxx.iter().map(|s| cpp.join(s)).collect::<Vec<_>>(), true, &cpp, asan);
-    compile("wsp-fuzz-fixture", &[fixture], false, &cpp, asan);
+    compile("wsp-fuzz-core-c", &in_cpp(&core.c), false, &cpp, &core.flags, asan);
+    compile("wsp-fuzz-core-cxx", &in_cpp(&core.cxx), true, &cpp, &core.flags, asan);
+    compile("wsp-fuzz-fixture", &[fixture], false, &cpp, &core.flags, asan);
 
     println!("cargo:rustc-link-search=native={}", out.display());
     // The core and the backend layer (the rlib, which rustc links after these archives) call
@@ -53,24 +59,9 @@ fn main() {
     }
 }
 
-/// The C and C++ entries of ctests/ggml-core-sources.txt (paths relative to whisper.rn's cpp/).
-fn core_sources(list: &Path) -> (Vec<String>, Vec<String>) {
-    let text = std::fs::read_to_string(list).expect("read ctests/ggml-core-sources.txt");
-    let (mut c, mut cxx) = (Vec::new(), Vec::new());
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let mut parts = line.split_whitespace();
-        match (parts.next(), parts.next()) {
-            (Some("c"), Some(file)) => c.push(file.to_owned()),
-            (Some("cxx"), Some(file)) => cxx.push(file.to_owned()),
-            _ => panic!("unexpected line in ggml-core-sources.txt: {line}"),
-        }
-    }
-    (c, cxx)
-}
-
 /// Compiles `sources` into `lib<name>.a` with the flags the tests use for whisper.rn's objects
-/// (CPU backend registered statically, repacking buffer type, AVX2-level code).
-fn compile(name: &str, sources: &[PathBuf], cxx: bool, cpp: &Path, asan: bool) {
+/// (CPU backend registered statically, repacking buffer type, the architecture's flags).
+fn compile(name: &str, sources: &[PathBuf], cxx: bool, cpp: &Path, arch_flags: &[String], asan: bool) {
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)
@@ -80,12 +71,14 @@ fn compile(name: &str, sources: &[PathBuf], cxx: bool, cpp: &Path, asan: bool) {
         .debug(true)
         .warnings(false)
         .pic(true)
-        .flag("-march=x86-64-v3")
         .define("_GNU_SOURCE", None)
         .define("WSP_GGML_USE_CPU", None)
         .define("WSP_GGML_USE_CPU_REPACK", None)
         .include(cpp)
         .include(cpp.join("ggml-cpu"));
+    for flag in arch_flags {
+        build.flag(flag);
+    }
     if asan {
         build.flag("-fsanitize=address").flag("-fno-omit-frame-pointer");
     }

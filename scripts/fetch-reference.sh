@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetch whisper.rn 0.4.3 from npm (the reference backend layer and the ggml core the
 # tests link against), check it against npm's published integrity, and unpack it into
-# third_party/whisper.rn (ignored by git). Idempotent: does nothing when already there.
+# third_party/whisper.rn (ignored by git): cpp/, and the Android CMakeLists and the podspec that
+# integrations/whisper.rn/ adapts. Idempotent: does nothing when already there.
 set -euo pipefail
 
 VERSION=0.4.3
@@ -11,7 +12,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dest="$root/third_party/whisper.rn"
 stamp="$dest/.integrity"
 
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$INTEGRITY" ] && [ -f "$dest/cpp/ggml-backend.cpp" ]; then
+android_cmake=android/src/main/CMakeLists.txt
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$INTEGRITY" ] && [ -f "$dest/cpp/ggml-backend.cpp" ] && [ -f "$dest/$android_cmake" ]; then
     exit 0
 fi
 
@@ -31,6 +33,7 @@ fi
 
 rm -rf "$dest"
 mkdir -p "$dest"
-tar -xzf "$tarball" -C "$dest" --strip-components=1 package/cpp package/package.json package/LICENSE
+tar -xzf "$tarball" -C "$dest" --strip-components=1 package/cpp package/package.json package/LICENSE \
+    "package/$android_cmake" package/whisper-rn.podspec
 echo "$INTEGRITY" > "$stamp"
 echo "fetch-reference: whisper.rn@$VERSION unpacked into $dest" >&2

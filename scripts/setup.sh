@@ -11,13 +11,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # Each tool and the Debian package that provides it; only missing tools are installed (npm,
 # for one, often comes with a Node.js that Debian's npm package would conflict with).
 tools=(cc:build-essential c++:build-essential make:build-essential cmake:cmake pkg-config:pkg-config
-       valgrind:valgrind npm:npm openssl:openssl espeak-ng:espeak-ng sox:sox python3:python3)
+       valgrind:valgrind npm:npm openssl:openssl espeak-ng:espeak-ng sox:sox python3:python3
+       llvm-nm:llvm)
 missing=()
 for pair in "${tools[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+# libclang, for bindgen in the layout check (layout-check/)
+compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -29,6 +32,13 @@ fi
 if command -v rustup >/dev/null 2>&1; then
     rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi
+
+# scripts/test-phones.sh needs the cross compilers, qemu-user and these Rust targets (and
+# llvm-nm, among the tools above)
+"$root/scripts/cross.sh" --install aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
+for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; do
+    rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+done
 
 "$root/scripts/fetch-reference.sh"
 "$root/scripts/fetch-rpc.sh"

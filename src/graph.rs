@@ -12,6 +12,28 @@ use std::borrow::Cow;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::NonNull;
 
+/// Reads field `$field` of a tensor. Fields are read and written through raw pointers without
+/// assuming the struct's alignment: on 32-bit ARM, ggml places tensors at 4-byte boundaries
+/// although the struct's int64_t fields give it an alignment of 8, so a Rust reference to the
+/// whole struct would be misaligned.
+macro_rules! get {
+    ($tensor:expr, $field:ident) => {
+        // SAFETY: a Tensor is only made from a live tensor (see from_raw); the read makes no
+        // alignment assumption.
+        unsafe { std::ptr::addr_of!((*$tensor.0.as_ptr()).$field).read_unaligned() }
+    };
+}
+
+/// Writes field `$field` of a tensor (see `get!`).
+macro_rules! set {
+    ($tensor:expr, $field:ident, $value:expr) => {{
+        let value = $value;
+        // SAFETY: live (from_raw), not used from another thread meanwhile (module docs); the
+        // write makes no alignment assumption.
+        unsafe { std::ptr::addr_of_mut!((*$tensor.0.as_ptr()).$field).write_unaligned(value) }
+    }};
+}
+
 /// A live `wsp_ggml_tensor`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 #[repr(transparent)]
@@ -36,49 +58,37 @@ impl Tensor {
         self.0.as_ptr() as usize
     }
 
-    #[inline(always)]
-    fn raw(&self) -> &wsp_ggml_tensor {
-        // SAFETY: a handle is only made from a live tensor (see from_raw).
-        unsafe { self.0.as_ref() }
-    }
-
-    #[inline(always)]
-    fn raw_mut(&mut self) -> &mut wsp_ggml_tensor {
-        // SAFETY: live (from_raw), and not used from another thread meanwhile (module docs).
-        unsafe { self.0.as_mut() }
-    }
-
     /// The buffer field (see `Tensor::buffer` in `crate::handle`).
     #[inline(always)]
     pub fn buffer_ptr(self) -> wsp_ggml_backend_buffer_t {
-        self.raw().buffer
+        get!(self, buffer)
     }
 
     #[inline(always)]
     pub fn data(self) -> *mut c_void {
-        self.raw().data
+        get!(self, data)
     }
 
     /// Places the tensor at `data` inside the buffer `buffer`.
-    pub fn set_buffer_ptr_and_data(mut self, buffer: wsp_ggml_backend_buffer_t, data: *mut c_void) {
-        let t = self.raw_mut();
-        t.buffer = buffer;
-        t.data = data;
+    pub fn set_buffer_ptr_and_data(self, buffer: wsp_ggml_backend_buffer_t, data: *mut c_void) {
+        set!(self, buffer, buffer);
+        set!(self, data, data);
     }
 
     #[inline(always)]
     pub fn view_src(self) -> Option<Tensor> {
+        let view_src = get!(self, view_src);
         // SAFETY: a tensor's view source is NULL or a live tensor of the same context.
-        unsafe { Tensor::from_raw(self.raw().view_src) }
+        unsafe { Tensor::from_raw(view_src) }
     }
 
     pub fn view_offs(self) -> usize {
-        self.raw().view_offs
+        get!(self, view_offs)
     }
 
     #[inline(always)]
     pub fn op(self) -> wsp_ggml_op {
-        self.raw().op
+        get!(self, op)
     }
 
     pub fn op_name(self) -> Cow<'static, str> {
@@ -93,27 +103,32 @@ impl Tensor {
 
     #[inline(always)]
     pub fn is_input(self) -> bool {
-        self.raw().flags & WSP_GGML_TENSOR_FLAG_INPUT != 0
+        get!(self, flags) & WSP_GGML_TENSOR_FLAG_INPUT != 0
     }
 
     /// Marks the tensor as a graph input and output, so that ggml-alloc never reuses its memory.
-    pub fn keep_allocated(mut self) {
-        self.raw_mut().flags |= WSP_GGML_TENSOR_FLAG_INPUT | WSP_GGML_TENSOR_FLAG_OUTPUT;
+    pub fn keep_allocated(self) {
+        set!(self, flags, get!(self, flags) | WSP_GGML_TENSOR_FLAG_INPUT | WSP_GGML_TENSOR_FLAG_OUTPUT);
     }
 
     /// The sources, with a slot for each (None where the slot is empty).
     #[inline(always)]
     pub fn srcs<'a>(self) -> &'a [Option<Tensor>; WSP_GGML_MAX_SRC] {
-        let src = &self.raw().src;
-        // SAFETY: Option<Tensor> has the layout of a nullable pointer, every source is NULL or a
-        // live tensor, and the array lives as long as the tensor.
-        unsafe {
-            &*(src as *const [*mut wsp_ggml_tensor; WSP_GGML_MAX_SRC] as *const [Option<Tensor>; WSP_GGML_MAX_SRC])
-        }
+        // SAFETY: Option<Tensor> has the layout of a nullable pointer; every source is NULL or
+        // a live tensor; the array is pointer-aligned (ggml aligns tensors to at least that) and
+        // lives as long as the tensor.
+        unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).src) as *const [Option<Tensor>; WSP_GGML_MAX_SRC]) }
     }
 
-    pub fn set_src(mut self, slot: usize, src: Tensor) {
-        self.raw_mut().src[slot] = src.as_ptr();
+    pub fn set_src(self, slot: usize, src: Tensor) {
+        assert!(slot < WSP_GGML_MAX_SRC);
+        // SAFETY: live, not used elsewhere meanwhile; the slot is inside the array.
+        unsafe {
+            std::ptr::addr_of_mut!((*self.0.as_ptr()).src)
+                .cast::<*mut wsp_ggml_tensor>()
+                .add(slot)
+                .write_unaligned(src.as_ptr())
+        }
     }
 
     pub fn nbytes(self) -> usize {
@@ -123,16 +138,17 @@ impl Tensor {
 
     /// Same type, shape and strides.
     pub fn same_layout(self, other: Tensor) -> bool {
-        let (a, b) = (self.raw(), other.raw());
-        a.r#type == b.r#type && a.ne == b.ne && a.nb == b.nb
+        get!(self, r#type) == get!(other, r#type)
+            && get!(self, ne) == get!(other, ne)
+            && get!(self, nb) == get!(other, nb)
     }
 
     /// The name's bytes, without the NUL.
     pub fn name_bytes(&self) -> &[u8] {
-        let name = &self.raw().name;
+        // SAFETY: the name is a byte array (alignment 1) inside the live tensor.
+        let name = unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).name) as *const [u8; WSP_GGML_MAX_NAME]) };
         let len = name.iter().position(|&c| c == 0).unwrap_or(WSP_GGML_MAX_NAME);
-        // SAFETY: c_char and u8 have the same layout; `len` is inside the array.
-        unsafe { std::slice::from_raw_parts(name.as_ptr() as *const u8, len) }
+        &name[..len]
     }
 
     /// The name for messages.
@@ -141,18 +157,19 @@ impl Tensor {
     }
 
     pub fn name_ptr(self) -> *const c_char {
-        self.raw().name.as_ptr()
+        // SAFETY: a field address inside the live tensor, not dereferenced here.
+        unsafe { std::ptr::addr_of!((*self.0.as_ptr()).name) as *const c_char }
     }
 
     /// Writes `parts` into the name, truncated to what fits (as snprintf would).
-    pub fn set_name(mut self, parts: &[&[u8]]) {
-        let name = &mut self.raw_mut().name;
+    pub fn set_name(self, parts: &[&[u8]]) {
+        // SAFETY: the name is a byte array (alignment 1) inside the live tensor, which nobody
+        // else uses meanwhile.
+        let name = unsafe { &mut *(std::ptr::addr_of_mut!((*self.0.as_ptr()).name) as *mut [u8; WSP_GGML_MAX_NAME]) };
         let mut len = 0;
         for part in parts {
             let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
-            for (dst, &src) in name[len..len + n].iter_mut().zip(&part[..n]) {
-                *dst = src as c_char;
-            }
+            name[len..len + n].copy_from_slice(&part[..n]);
             len += n;
         }
         name[len] = 0;
@@ -160,29 +177,24 @@ impl Tensor {
 
     /// Copies the operation (op, parameters, view offset) of `src`; the graph copy links
     /// sources and view sources itself.
-    pub fn copy_op_from(mut self, src: Tensor) {
-        let s = src.raw();
-        let (op, op_params) = (s.op, s.op_params);
-        let t = self.raw_mut();
-        t.op = op;
-        t.op_params = op_params;
+    pub fn copy_op_from(self, src: Tensor) {
+        set!(self, op, get!(src, op));
+        set!(self, op_params, get!(src, op_params));
     }
 
-    pub fn set_view_src(mut self, view_src: Tensor, view_offs: usize) {
-        let t = self.raw_mut();
-        t.view_src = view_src.as_ptr();
-        t.view_offs = view_offs;
+    pub fn set_view_src(self, view_src: Tensor, view_offs: usize) {
+        set!(self, view_src, view_src.as_ptr());
+        set!(self, view_offs, view_offs);
     }
 
     /// A new tensor value with this tensor's type, shape and strides and nothing else: no data,
     /// no sources, no name (ggml's dup_tensor with the layout kept).
     pub fn layout_only(self) -> wsp_ggml_tensor {
-        let s = self.raw();
         wsp_ggml_tensor {
-            r#type: s.r#type,
+            r#type: get!(self, r#type),
             buffer: std::ptr::null_mut(),
-            ne: s.ne,
-            nb: s.nb,
+            ne: get!(self, ne),
+            nb: get!(self, nb),
             op: WSP_GGML_OP_NONE,
             op_params: [0; WSP_GGML_MAX_OP_PARAMS / 4],
             flags: 0,
@@ -213,9 +225,8 @@ impl Tensor {
     }
 
     /// Copies `src`'s strides (ggml_dup_tensor makes contiguous ones).
-    pub fn copy_strides_from(mut self, src: Tensor) {
-        let nb = src.raw().nb;
-        self.raw_mut().nb = nb;
+    pub fn copy_strides_from(self, src: Tensor) {
+        set!(self, nb, get!(src, nb));
     }
 }
 

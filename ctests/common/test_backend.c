@@ -6,11 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Fake buffer addresses: far away from anything the process maps, aligned, and spaced further apart
-// than the largest buffer so that the ranges of live buffers never overlap.
+// Fake buffer addresses: aligned, and spaced further apart than the largest buffer
+// (TEST_BACKEND_MAX_SIZE) so that the ranges of live buffers never overlap. With 64-bit pointers they
+// are far away from anything the process maps; a 32-bit address space has room for fewer, closer
+// slots (the addresses are never dereferenced, only translated by tb_real).
+#if UINTPTR_MAX > 0xFFFFFFFFu
 #define TB_FAKE_BASE   ((uintptr_t) 0x100000000000ull)
 #define TB_FAKE_STRIDE ((uintptr_t) 1 << 32)
 #define TB_FAKE_SLOTS  4096u
+#else
+#define TB_FAKE_BASE   ((uintptr_t) 0x40000000u)
+#define TB_FAKE_STRIDE ((uintptr_t) 1 << 24)
+#define TB_FAKE_SLOTS  128u
+#endif
+_Static_assert(TEST_BACKEND_MAX_SIZE <= TB_FAKE_STRIDE, "a TEST buffer must fit in its fake address slot");
 // Fresh buffer memory is filled with this byte, so data that was never written is recognizable.
 #define TB_FILL        0xCD
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ggml.h"
@@ -24,7 +25,11 @@ extern "C" {
 
 // Fixed properties
 #define TEST_BACKEND_ALIGNMENT  64
+#if UINTPTR_MAX > 0xFFFFFFFFu
 #define TEST_BACKEND_MAX_SIZE   ((size_t) 1 << 30)
+#else
+#define TEST_BACKEND_MAX_SIZE   ((size_t) 1 << 24)  // a 32-bit address space holds few such ranges
+#endif
 #define TEST_BACKEND_MEMORY     ((size_t) 1 << 30)
 
 wsp_ggml_backend_reg_t         test_backend_reg(void);          // the "TEST" reg (not registered by itself)

@@ -1,9 +1,13 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] [--accel-fixture OPS] [--splits] [--rpc HOST:PORT]
-//              model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback]
+//              [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] model.bin audio.wav
 //
+// --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
+// far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio.
+// --no-fallback decodes once, greedily: no retries at higher temperatures when the text looks
+// unlikely (which a shortened context makes frequent, and each retry decodes five candidates).
 // The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
@@ -193,8 +197,10 @@ void print_splits(const split_log & log) {
 }
 
 int usage(const char * argv0) {
-    std::fprintf(stderr, "usage: %s [-t threads] [-q] [--timings] [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] "
-                 "model.bin audio.wav\n", argv0);
+    std::fprintf(stderr,
+                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--accel-fixture OPS] "
+                 "[--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
+                 argv0);
     return 2;
 }
 
@@ -211,6 +217,8 @@ int main(int argc, char ** argv) {
     const char * accel_ops = nullptr;
     bool splits = false;
     const char * rpc_endpoint = nullptr;
+    int audio_ctx = 0;  // whisper's default: the model's full window
+    bool fallback = true;
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
@@ -225,6 +233,14 @@ int main(int argc, char ** argv) {
             splits = true;
         } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
             rpc_endpoint = argv[++i];
+        } else if (std::strcmp(argv[i], "--audio-ctx") == 0 && i + 1 < argc) {
+            audio_ctx = std::atoi(argv[++i]);
+            if (audio_ctx < 1 || audio_ctx > 1500) {
+                std::fprintf(stderr, "--audio-ctx: expected 1..1500 frames, got %s\n", argv[i]);
+                return 2;
+            }
+        } else if (std::strcmp(argv[i], "--no-fallback") == 0) {
+            fallback = false;
         } else if (argv[i][0] == '-') {
             return usage(argv[0]);
         } else {
@@ -293,6 +309,10 @@ int main(int argc, char ** argv) {
     params.print_timestamps = false;
     params.no_timestamps = true;
     params.language = "en";
+    params.audio_ctx = audio_ctx;
+    if (!fallback) {
+        params.temperature_inc = 0.0f;
+    }
     allocation_watch watch;
     const bool count_allocations = timings_line && wsp_rs_allocation_count != nullptr;
     if (count_allocations) {

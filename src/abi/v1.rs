@@ -455,7 +455,9 @@ pub type wsp_ggml_backend_init_t = Option<unsafe extern "C" fn() -> wsp_ggml_bac
 pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
 
 // ---------------------------------------------------------------------------------------------
-// Compile-time layout checks (x86-64 / aarch64 LP64). The C side is compared by the ABI test.
+// Compile-time layout checks, for 64-bit (x86-64, aarch64) and 32-bit (armv7, i686) targets; the
+// numbers are those of whisper.rn's headers compiled for each (ctests/abi/abi_layout.c), and the
+// C side is compared at run time by the ABI test.
 // ---------------------------------------------------------------------------------------------
 
 macro_rules! assert_layout {
@@ -510,4 +512,52 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_reg_i, size 32, align 8,
         get_name @ 0, get_device_count @ 8, get_device @ 16, get_proc_address @ 24);
     assert_layout!(wsp_ggml_backend_reg, size 48, align 8, api_version @ 0, iface @ 8, context @ 40);
+}
+
+// ILP32: pointers and size_t are 4 bytes; int64_t fields align to 8 on ARM but to 4 on i686, which
+// only changes wsp_ggml_tensor's alignment.
+#[cfg(target_pointer_width = "32")]
+mod layout_checks {
+    use super::*;
+    assert_layout!(wsp_ggml_tensor, size 256, align (if cfg!(target_arch = "x86") { 4 } else { 8 }),
+        r#type @ 0, buffer @ 4, ne @ 8, nb @ 40, op @ 56, op_params @ 60, flags @ 124, src @ 128,
+        view_src @ 168, view_offs @ 172, data @ 176, name @ 180, extra @ 244, padding @ 248);
+    assert_layout!(wsp_ggml_hash_set, size 12, align 4, size @ 0, used @ 4, keys @ 8);
+    assert_layout!(wsp_ggml_cgraph, size 48, align 4,
+        size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 12, grads @ 16, grad_accs @ 20, leafs @ 24,
+        use_counts @ 28, visited_hash_set @ 32, order @ 44);
+    assert_layout!(wsp_ggml_init_params, size 12, align 4, mem_size @ 0, mem_buffer @ 4, no_alloc @ 8);
+    assert_layout!(wsp_ggml_status, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
+        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+    assert_layout!(wsp_ggml_backend_dev_props, size 24, align 4,
+        name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, caps @ 20);
+    assert_layout!(wsp_ggml_backend_feature, size 8, align 4, name @ 0, value @ 4);
+    assert_layout!(wsp_ggml_backend_graph_copy, size 16, align 4,
+        buffer @ 0, ctx_allocated @ 4, ctx_unallocated @ 8, graph @ 12);
+    assert_layout!(wsp_ggml_backend_buffer_type_i, size 24, align 4,
+        get_name @ 0, alloc_buffer @ 4, get_alignment @ 8, get_max_size @ 12, get_alloc_size @ 16, is_host @ 20);
+    assert_layout!(wsp_ggml_backend_buffer_type, size 32, align 4, iface @ 0, device @ 24, context @ 28);
+    assert_layout!(wsp_ggml_backend_buffer_i, size 36, align 4,
+        free_buffer @ 0, get_base @ 4, init_tensor @ 8, memset_tensor @ 12, set_tensor @ 16,
+        get_tensor @ 20, cpy_tensor @ 24, clear @ 28, reset @ 32);
+    assert_layout!(wsp_ggml_backend_buffer, size 52, align 4,
+        iface @ 0, buft @ 36, context @ 40, size @ 44, usage @ 48);
+    assert_layout!(wsp_ggml_backend_i, size 52, align 4,
+        get_name @ 0, free @ 4, set_tensor_async @ 8, get_tensor_async @ 12, cpy_tensor_async @ 16,
+        synchronize @ 20, graph_plan_create @ 24, graph_plan_free @ 28, graph_plan_update @ 32,
+        graph_plan_compute @ 36, graph_compute @ 40, event_record @ 44, event_wait @ 48);
+    assert_layout!(wsp_ggml_backend, size 64, align 4, guid @ 0, iface @ 4, device @ 56, context @ 60);
+    assert_layout!(wsp_ggml_backend_event, size 8, align 4, device @ 0, context @ 4);
+    assert_layout!(wsp_ggml_backend_device_i, size 60, align 4,
+        get_name @ 0, get_description @ 4, get_memory @ 8, get_type @ 12, get_props @ 16,
+        init_backend @ 20, get_buffer_type @ 24, get_host_buffer_type @ 28, buffer_from_host_ptr @ 32,
+        supports_op @ 36, supports_buft @ 40, offload_op @ 44, event_new @ 48, event_free @ 52,
+        event_synchronize @ 56);
+    assert_layout!(wsp_ggml_backend_device, size 68, align 4, iface @ 0, reg @ 60, context @ 64);
+    assert_layout!(wsp_ggml_backend_reg_i, size 16, align 4,
+        get_name @ 0, get_device_count @ 4, get_device @ 8, get_proc_address @ 12);
+    assert_layout!(wsp_ggml_backend_reg, size 24, align 4, api_version @ 0, iface @ 4, context @ 20);
 }

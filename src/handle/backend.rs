@@ -105,6 +105,17 @@ impl Backend {
         unsafe { free(self.as_ptr(), plan) }
     }
 
+    /// Points `plan` at a graph of the same shape; optional (nothing to update by default).
+    ///
+    /// # Safety
+    /// `plan` was made by this backend; the graph and its tensors are live.
+    pub unsafe fn graph_plan_update(self, plan: wsp_ggml_backend_graph_plan_t, graph: *const wsp_ggml_cgraph) {
+        if let Some(update) = self.raw().iface.graph_plan_update {
+            // SAFETY: the caller's promise.
+            unsafe { update(self.as_ptr(), plan, graph) }
+        }
+    }
+
     /// # Safety
     /// `plan` was made by this backend, and its graph is live.
     pub unsafe fn graph_plan_compute(self, caller: &str, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status {

@@ -5,7 +5,14 @@
 //!   with the `cc` crate into target/ctest (cached between runs by a stamp of the inputs);
 //! - this library is built with `cargo build --release` (static and shared), as users link it;
 //! - C programs from ctests/ are compiled and linked against either backend layer.
+//!
+//! Cross testing (scripts/cross.sh): when the tests are built with `cargo test --target T`, the
+//! C side is compiled for T too (the cc crate's cross compiler, or `CC_<T>`/`CXX_<T>`), the
+//! library is built with `--target T`, and programs run through `CARGO_TARGET_<T>_RUNNER`
+//! (an emulator), the runner cargo runs the tests themselves with.
 #![allow(dead_code)]
+
+mod core_sources;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,8 +22,43 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The target the tests were built for, and whether it differs from the machine building them.
+const TARGET: &str = env!("WSP_BUILD_TARGET");
+const HOST: &str = env!("WSP_BUILD_HOST");
+
+pub fn is_cross() -> bool {
+    TARGET != HOST
+}
+
+/// The command prefix that runs a program of the target (empty when native or when no runner is
+/// configured, e.g. i686 programs on an x86_64 kernel).
+pub fn runner() -> &'static [String] {
+    static RUNNER: OnceLock<Vec<String>> = OnceLock::new();
+    RUNNER.get_or_init(|| {
+        if !is_cross() {
+            return Vec::new();
+        }
+        let var = format!("CARGO_TARGET_{}_RUNNER", TARGET.to_uppercase().replace('-', "_"));
+        std::env::var(var).map(|r| r.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
+    })
+}
+
+/// A command running `exe` (a program built for the target) through the runner.
+pub fn target_command(exe: &Path) -> Command {
+    match runner().split_first() {
+        Some((emulator, args)) => {
+            let mut cmd = Command::new(emulator);
+            cmd.args(args).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
+}
+
+/// target/ctest for the host's objects and programs, target/ctest-<triple> for a cross target's.
 fn out_dir() -> PathBuf {
-    let dir = root().join("target").join("ctest");
+    let name = if is_cross() { format!("ctest-{TARGET}") } else { "ctest".to_owned() };
+    let dir = root().join("target").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -34,18 +76,22 @@ pub fn whisper_cpp_dir() -> &'static Path {
     })
 }
 
-/// Sources of whisper.rn's ggml core with the CPU backend, from ctests/ggml-core-sources.txt
-/// (shared with CMakeLists.txt), split by compiler.
+/// whisper.rn's ggml core with the CPU backend for the target's architecture, from
+/// ctests/ggml-core-sources.txt (shared with CMake): sources and per-arch flags.
+fn core() -> &'static core_sources::CoreSources {
+    static CORE: OnceLock<core_sources::CoreSources> = OnceLock::new();
+    CORE.get_or_init(|| {
+        core_sources::read(&root().join("ctests/ggml-core-sources.txt"), TARGET.split('-').next().unwrap())
+    })
+}
+
+/// The core's sources for one compiler ("c" or "cxx").
 fn core_sources(language: &str) -> Vec<String> {
-    std::fs::read_to_string(root().join("ctests/ggml-core-sources.txt"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
-            let mut parts = l.split_whitespace();
-            (parts.next()? == language).then(|| parts.next().unwrap().to_owned())
-        })
-        .collect()
+    if language == "c" {
+        core().c.clone()
+    } else {
+        core().cxx.clone()
+    }
 }
 
 /// The CPU backend's part of the core sources (the `ggml-cpu/...` entries).
@@ -56,27 +102,29 @@ fn is_cpu_source(source: &str) -> bool {
 const REFERENCE: &[&str] = &["ggml-backend.cpp", "ggml-backend-reg.cpp"];
 
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
-/// buffer type; AVX2-level code, which valgrind can run.
+/// buffer type; the architecture's flags (AVX2-level code on x86_64, which valgrind can run).
 fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
     let dir = whisper_cpp_dir();
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)
-        .target(env!("WSP_BUILD_TARGET"))
-        .host(env!("WSP_BUILD_TARGET"))
+        .target(TARGET)
+        .host(HOST)
         .opt_level(2)
         .debug(true)
         .warnings(false)
         .pic(true)
         .cpp(cxx)
         .std(if cxx { "c++17" } else { "c11" })
-        .flag("-march=x86-64-v3")
         .define("_GNU_SOURCE", None)
         .define("WSP_GGML_USE_CPU_REPACK", None)
         .include(dir)
         .include(dir.join("ggml-cpu"));
     for d in defines {
         build.define(d, None);
+    }
+    for flag in &core().flags {
+        build.flag(flag);
     }
     build
 }
@@ -137,24 +185,42 @@ pub fn reference_lib() -> &'static Path {
     LIB.get_or_init(|| archive("ggml-backend-ref", REFERENCE, true, &["WSP_GGML_USE_CPU"]))
 }
 
+/// Builds this library (`cargo build --lib` with `args`, for the tests' target, in `target_dir`
+/// or the default target/) and returns the directory of the `profile`'s build.
+fn cargo_build_lib(args: &[&str], target_dir: Option<&Path>, profile: &str) -> PathBuf {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["build", "--lib", "--quiet"]).args(args).current_dir(root());
+    if is_cross() {
+        cmd.args(["--target", TARGET]);
+    }
+    if let Some(dir) = target_dir {
+        cmd.arg("--target-dir").arg(dir);
+    }
+    let status = cmd.status().expect("run cargo build");
+    assert!(status.success(), "cargo build --lib {args:?} failed");
+    let mut dir = target_dir.map_or_else(|| root().join("target"), Path::to_path_buf);
+    if is_cross() {
+        dir.push(TARGET);
+    }
+    dir.push(profile);
+    dir
+}
+
+/// A release build's directory, with the soname link to its shared library made (programs
+/// record the soname; cargo leaves only the unversioned file). Never in the debug build's
+/// directory: cargo puts that on the test's library path, and programs would load it instead.
+fn with_soname_link(dir: PathBuf) -> PathBuf {
+    let soname = dir.join("libwsp_ggml_backend.so.0");
+    if !soname.exists() {
+        std::os::unix::fs::symlink("libwsp_ggml_backend.so", &soname).unwrap();
+    }
+    dir
+}
+
 /// This library, built as users link it (release profile).
 pub fn rust_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--lib", "--quiet"])
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build --release failed");
-        let dir = root().join("target/release");
-        // Programs record the soname; the build leaves only the unversioned file.
-        let soname = dir.join("libwsp_ggml_backend.so.0");
-        if !soname.exists() {
-            std::os::unix::fs::symlink("libwsp_ggml_backend.so", &soname).unwrap();
-        }
-        dir
-    })
+    DIR.get_or_init(|| with_soname_link(cargo_build_lib(&["--release"], None, "release")))
 }
 
 pub fn rust_static_lib() -> PathBuf {
@@ -164,15 +230,7 @@ pub fn rust_static_lib() -> PathBuf {
 /// This library's debug build (with the checks only debug builds afford), static.
 pub fn rust_debug_static_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--lib", "--quiet"])
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build failed");
-        root().join("target/debug/libwsp_ggml_backend.a")
-    })
+    LIB.get_or_init(|| cargo_build_lib(&[], None, "debug").join("libwsp_ggml_backend.a"))
 }
 
 pub fn rust_shared_lib() -> PathBuf {
@@ -189,20 +247,11 @@ pub fn rust_shared_lib() -> PathBuf {
 pub fn rust_nocpu_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target_dir = root().join("target/nocpu");
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--lib", "--quiet", "--no-default-features", "--target-dir"])
-            .arg(&target_dir)
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build --release --no-default-features failed");
-        let dir = target_dir.join("release");
-        let soname = dir.join("libwsp_ggml_backend.so.0");
-        if !soname.exists() {
-            std::os::unix::fs::symlink("libwsp_ggml_backend.so", &soname).unwrap();
-        }
-        dir
+        with_soname_link(cargo_build_lib(
+            &["--release", "--no-default-features"],
+            Some(&root().join("target/nocpu")),
+            "release",
+        ))
     })
 }
 
@@ -211,15 +260,11 @@ pub fn rust_nocpu_lib_dir() -> &'static Path {
 pub fn rust_alloc_count_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target_dir = root().join("target/alloc-count");
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--lib", "--quiet", "--features", "count-allocations", "--target-dir"])
-            .arg(&target_dir)
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build --release --features count-allocations failed");
-        target_dir.join("release")
+        cargo_build_lib(
+            &["--release", "--features", "count-allocations"],
+            Some(&root().join("target/alloc-count")),
+            "release",
+        )
     })
 }
 
@@ -231,13 +276,7 @@ fn loading_out_dir() -> PathBuf {
 
 /// The C compiler driver, as the `cc` crate finds it.
 fn c_driver() -> Command {
-    cc::Build::new()
-        .cargo_metadata(false)
-        .target(env!("WSP_BUILD_TARGET"))
-        .host(env!("WSP_BUILD_TARGET"))
-        .opt_level(1)
-        .get_compiler()
-        .to_command()
+    cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command()
 }
 
 fn run_driver(mut cmd: Command, what: &str) {
@@ -381,13 +420,8 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     let bin_dir = out_dir().join("bin");
     std::fs::create_dir_all(&bin_dir).unwrap();
     let exe = bin_dir.join(format!("{name}.{}", layer.tag()));
-    let mut cmd = cc::Build::new()
-        .cargo_metadata(false)
-        .target(env!("WSP_BUILD_TARGET"))
-        .host(env!("WSP_BUILD_TARGET"))
-        .opt_level(1)
-        .get_compiler()
-        .to_command();
+    let mut cmd =
+        cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command();
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/common"));
@@ -449,9 +483,10 @@ pub fn ctest_sources(dir: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Runs a test program without backtraces (ggml would otherwise start gdb on abort).
+/// Runs a test program (through the target's runner) without backtraces (ggml would otherwise
+/// start gdb on abort).
 pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(exe);
+    let mut cmd = target_command(exe);
     cmd.args(args).env("WSP_GGML_NO_BACKTRACE", "1");
     for (k, v) in env {
         cmd.env(k, v);

@@ -1,0 +1,41 @@
+//! Compile-time layout parity between the library's ABI mirrors and a whisper.rn release's own
+//! headers, as bindgen reads them for the target being checked: `cargo check` of this crate
+//! fails when a size, an alignment, a field offset or an enum value differs, or when the
+//! headers declare a field or value the mirrors lack. Nothing here is typed by hand but the
+//! list of what to compare (build.rs).
+#![allow(non_camel_case_types, non_upper_case_globals, dead_code, clippy::all)]
+
+use std::mem::{align_of, offset_of, size_of};
+use wsp_ggml_backend::abi as mirror;
+
+/// The release's declarations, from bindgen.
+mod release {
+    include!(concat!(env!("OUT_DIR"), "/release.rs"));
+}
+
+/// `same_layout!(T { mirror_field = release_field, .. })`
+macro_rules! same_layout {
+    ($name:ident { $($field:ident = $c_field:ident),* $(,)? }) => {
+        const _: () = assert!(size_of::<mirror::$name>() == size_of::<release::$name>(), concat!("size of ", stringify!($name)));
+        const _: () = assert!(align_of::<mirror::$name>() == align_of::<release::$name>(), concat!("alignment of ", stringify!($name)));
+        $(const _: () = assert!(
+            offset_of!(mirror::$name, $field) == offset_of!(release::$name, $c_field),
+            concat!("offset of ", stringify!($name), ".", stringify!($field))
+        );)*
+    };
+}
+
+macro_rules! same_value {
+    ($name:ident, $value:ident) => {
+        const _: () =
+            assert!(mirror::$name::$value as i64 == release::$value as i64, concat!("value of ", stringify!($value)));
+    };
+}
+
+macro_rules! same_op {
+    ($op:ident) => {
+        const _: () = assert!(mirror::$op as i64 == release::$op as i64, concat!("value of ", stringify!($op)));
+    };
+}
+
+include!(concat!(env!("OUT_DIR"), "/checks.rs"));
