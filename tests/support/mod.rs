@@ -505,3 +505,57 @@ pub fn first_difference(a: &str, b: &str) -> Option<String> {
     }
     None
 }
+
+// ---------------------------------------------------------------------------------------------
+// ggml's RPC backend and the example programs (tests/rpc.rs)
+// ---------------------------------------------------------------------------------------------
+
+/// ggml-rpc.cpp, fetched and renamed by scripts/fetch-rpc.sh, compiled against whisper.rn's
+/// headers.
+pub fn rpc_lib() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let status =
+            Command::new("bash").arg(root().join("scripts/fetch-rpc.sh")).status().expect("run scripts/fetch-rpc.sh");
+        assert!(status.success(), "fetching ggml-rpc failed (pip and PyPI must be reachable)");
+        let source = root().join("third_party/ggml-rpc/ggml-rpc.cpp").display().to_string();
+        archive("ggml-rpc", &[source], true, &[])
+    })
+}
+
+fn whole_archive(lib: &Path) -> [String; 3] {
+    ["-Wl,--whole-archive".to_owned(), lib.display().to_string(), "-Wl,--no-whole-archive".to_owned()]
+}
+
+/// Flags that add ggml's RPC backend to a program of `build_program`: examples/rpc's header,
+/// and ggml-rpc's archive taken whole (programs reach it only through a weak reference, which
+/// would not pull an archive member in).
+pub fn rpc_flags() -> Vec<String> {
+    let mut flags = vec!["-I".to_owned(), root().join("examples/rpc").display().to_string()];
+    flags.extend(whole_archive(rpc_lib()));
+    flags
+}
+
+/// A program of examples/ from C++ and C sources (paths under the repository root) with ggml's
+/// RPC backend, linked with `layer`, as examples/CMakeLists.txt builds transcribe and
+/// rpc-server (ctests/common on the include path, for the ACCEL fixture transcribe carries).
+pub fn build_rpc_example(name: &str, cxx_sources: &[&str], c_sources: &[&str], layer: Layer) -> PathBuf {
+    let include = format!("-I{}", root().join("ctests/common").display());
+    let mut flags = Vec::new();
+    for (language, sources, cxx) in [("cxx", cxx_sources, true), ("c", c_sources, false)] {
+        if sources.is_empty() {
+            continue;
+        }
+        let sources: Vec<String> = sources.iter().map(|s| root().join(s).display().to_string()).collect();
+        let objects = archive_with_flags(
+            &format!("example-{name}-{language}"),
+            &sources,
+            cxx,
+            &["WSP_GGML_USE_CPU"],
+            &[&include],
+        );
+        flags.extend(whole_archive(&objects));
+    }
+    flags.extend(rpc_flags());
+    build_program(name, &[], &flags.iter().map(String::as_str).collect::<Vec<_>>(), layer)
+}

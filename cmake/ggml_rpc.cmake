@@ -1,0 +1,16 @@
+# ggml's RPC backend for the examples and tests: ggml-rpc.cpp from PyPI's llama-cpp-python sdist
+# (fetched by scripts/fetch-rpc.sh, checked against its sha256, renamed as whisper.rn renames
+# ggml, never committed), compiled against whisper.rn 0.4.3's headers:
+#   wsp_ggml_rpc   its objects (an OBJECT library: programs reach it through the registry only,
+#                  so an archive member would never be pulled in)
+
+execute_process(
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-rpc.sh"
+    RESULT_VARIABLE _fetch_rpc_result)
+if(NOT _fetch_rpc_result EQUAL 0)
+    message(FATAL_ERROR "fetching ggml-rpc failed (pip and PyPI must be reachable); "
+                        "configure with -DWSP_GGML_BACKEND_RPC=OFF to build without it")
+endif()
+
+add_library(wsp_ggml_rpc OBJECT "${PROJECT_SOURCE_DIR}/third_party/ggml-rpc/ggml-rpc.cpp")
+wsp_whisper_rn_common_options(wsp_ggml_rpc)

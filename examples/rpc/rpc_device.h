@@ -1,0 +1,86 @@
+// Reaching ggml's RPC backend through the backend registry, as llama.cpp's tools do: the RPC reg
+// is looked up by name and its functions through get_proc_address, so a program needs no
+// ggml-rpc.h. Shared by examples/rpc/rpc-server.cpp, examples/transcribe and ctests/rpc (C and
+// C++).
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ggml-backend.h"
+#include "ggml-backend-impl.h"  // wsp_ggml_backend_register, wsp_ggml_backend_device_register
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Defined when the program is linked with ggml-rpc.cpp (weak: transcribe is built without it
+// too, and then says so).
+wsp_ggml_backend_reg_t wsp_ggml_backend_rpc_reg(void) __attribute__((weak));
+
+typedef wsp_ggml_backend_dev_t (*rpc_add_device_fn)(const char * endpoint);
+typedef void (*rpc_start_server_fn)(wsp_ggml_backend_t backend, const char * endpoint, const char * cache_dir,
+                                    size_t free_mem, size_t total_mem);
+
+// The RPC reg, registered first when this program has not registered it yet (whisper.rn's and
+// this library's registries only register the CPU backend by themselves). NULL when the
+// program was linked without ggml-rpc.
+static inline wsp_ggml_backend_reg_t rpc_reg(void) {
+    wsp_ggml_backend_reg_t reg = wsp_ggml_backend_reg_by_name("RPC");
+    if (reg == NULL && wsp_ggml_backend_rpc_reg != NULL) {
+        wsp_ggml_backend_register(wsp_ggml_backend_rpc_reg());
+        reg = wsp_ggml_backend_reg_by_name("RPC");
+    }
+    return reg;
+}
+
+// Whether text is a decimal port number in 1..65535.
+static inline bool rpc_port_valid(const char * text) {
+    if (*text == '\0' || strlen(text) > 5 || strspn(text, "0123456789") != strlen(text)) {
+        return false;
+    }
+    const long port = strtol(text, NULL, 10);
+    return port >= 1 && port <= 65535;
+}
+
+// Whether endpoint is HOST:PORT (ggml-rpc itself throws an uncaught exception on a port that is
+// not a number).
+static inline bool rpc_endpoint_valid(const char * endpoint) {
+    const char * colon = strrchr(endpoint, ':');
+    return colon != NULL && colon != endpoint && strchr(endpoint, ':') == colon && rpc_port_valid(colon + 1);
+}
+
+// The RPC device of the server at endpoint, added through the RPC reg's add_device and
+// registered with the backend registry (where whisper.cpp finds it as a GPU device), after
+// checking that the server answers. NULL, with the reason in error, otherwise.
+static inline wsp_ggml_backend_dev_t rpc_connect_device(const char * endpoint, char * error, size_t error_size) {
+    if (!rpc_endpoint_valid(endpoint)) {
+        snprintf(error, error_size, "'%s' is not an endpoint: expected HOST:PORT with a port in 1-65535", endpoint);
+        return NULL;
+    }
+    wsp_ggml_backend_reg_t reg = rpc_reg();
+    if (reg == NULL) {
+        snprintf(error, error_size, "this program was built without ggml's RPC backend");
+        return NULL;
+    }
+    rpc_add_device_fn add_device =
+        (rpc_add_device_fn) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_device");
+    if (add_device == NULL) {
+        snprintf(error, error_size, "the RPC backend has no wsp_ggml_backend_rpc_add_device");
+        return NULL;
+    }
+    wsp_ggml_backend_dev_t dev = add_device(endpoint);
+    // Adding a device does not connect; its buffer type asks the server for its alignment.
+    if (wsp_ggml_backend_dev_buffer_type(dev) == NULL) {
+        snprintf(error, error_size, "cannot reach an RPC server at %s", endpoint);
+        return NULL;
+    }
+    wsp_ggml_backend_device_register(dev);
+    return dev;
+}
+
+#ifdef __cplusplus
+}
+#endif
