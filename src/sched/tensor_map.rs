@@ -10,6 +10,8 @@ pub struct TensorMap {
     slots: Vec<Slot>,
     generation: u32,
     len: usize,
+    /// Keys the table takes before it grows (half its slots).
+    limit: usize,
 }
 
 /// One entry; live when its stamp equals the map's generation.
@@ -30,7 +32,7 @@ impl TensorMap {
     /// A map that holds `n` keys without growing.
     pub fn with_capacity(n: usize) -> Self {
         let slots = (n.max(8) * 2).next_power_of_two();
-        TensorMap { slots: vec![Slot::default(); slots], generation: 1, len: 0 }
+        TensorMap { slots: vec![Slot::default(); slots], generation: 1, len: 0, limit: slots / 2 }
     }
 
     #[cfg(test)]
@@ -78,7 +80,7 @@ impl TensorMap {
     /// the flag says whether it was inserted.
     #[inline(always)]
     pub fn get_or_insert(&mut self, key: usize, id: Tid) -> (Tid, bool) {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if self.len >= self.limit {
             self.grow();
         }
         let (mut i, mask) = self.start(key);
