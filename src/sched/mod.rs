@@ -358,11 +358,24 @@ impl Scheduler {
     fn tid_of(&mut self, tensor: Tensor) -> Tid {
         let (tid, added) = self.table.id(tensor.addr());
         if added {
-            self.tensors.push(tensor);
-            let n = self.n_backends() * self.n_copies;
-            self.copies.extend(std::iter::repeat_n(None, n));
+            self.record(tid, tensor);
         }
         tid
+    }
+
+    /// Records a new id's tensor. Like the table, these arrays only grow: a new id after a
+    /// reset reuses a forgotten tensor's entries. Its copy slots are left as they are: a new
+    /// id has no copy requested (the table's copy bits start clear), and a copy slot is read
+    /// only after the request that writes it.
+    #[inline(always)]
+    fn record(&mut self, tid: Tid, tensor: Tensor) {
+        let i = tid as usize;
+        if i < self.tensors.len() {
+            self.tensors[i] = tensor;
+        } else {
+            self.tensors.push(tensor);
+            self.copies.extend(std::iter::repeat_n(None, self.n_backends() * self.n_copies));
+        }
     }
 
     fn copy_slot(&self, tid: Tid, backend: usize, copy: usize) -> usize {
@@ -376,8 +389,6 @@ impl Scheduler {
 
     fn clear_tensors(&mut self) {
         self.table.clear();
-        self.tensors.clear();
-        self.copies.clear();
     }
 
     /// Reads what the planner needs to know about `tensor` (once per split).
@@ -408,14 +419,22 @@ impl Scheduler {
             None => own,
         };
         let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-        let mut srcs = [NO_TENSOR; WSP_GGML_MAX_SRC];
-        for (slot, &src) in srcs.iter_mut().zip(t.srcs()) {
-            if let Some(src) = src {
+        // Which slots hold a source, without a branch per slot (most of the ten are empty).
+        let src_ptrs = t.srcs();
+        let mut src_mask = 0u16;
+        for (slot, src) in src_ptrs.iter().enumerate() {
+            src_mask |= (src.is_some() as u16) << slot;
+        }
+        let mut bits = src_mask;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(src) = src_ptrs[slot] {
                 let src_tid = self.tid_of(src);
                 // In graph order sources come first and are fresh already; one outside the
                 // graph (rare) is read here.
                 self.refresh_tid(src_tid);
-                *slot = src_tid;
+                self.table.info[tid as usize].srcs[slot] = src_tid;
             }
         }
         let info = &mut self.table.info[tid as usize];
@@ -428,7 +447,7 @@ impl Scheduler {
         info.input = t.is_input();
         info.is_view_op = t.is_view_op();
         info.is_rope = t.op() == WSP_GGML_OP_ROPE;
-        info.srcs = srcs;
+        info.src_mask = src_mask;
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".

@@ -38,7 +38,45 @@ pub struct TensorInfo {
     pub input: bool,
     pub is_view_op: bool,
     pub is_rope: bool,
+    /// Bit i set: source slot i holds a tensor, `srcs[i]`. Slots without their bit are not read
+    /// (and may hold a previous tensor's ids), so that an empty slot costs nothing.
+    pub src_mask: u16,
     pub srcs: [Tid; WSP_GGML_MAX_SRC],
+}
+
+impl TensorInfo {
+    /// The sources as (slot, id), in slot order.
+    #[inline(always)]
+    pub fn sources(&self) -> Sources {
+        Sources { srcs: self.srcs, mask: self.src_mask }
+    }
+
+    /// Puts `src` in source slot `slot`.
+    pub fn set_src(&mut self, slot: usize, src: Tid) {
+        self.srcs[slot] = src;
+        self.src_mask |= 1 << slot;
+    }
+}
+
+/// The sources of a tensor (see [`TensorInfo::sources`]).
+#[derive(Clone)]
+pub struct Sources {
+    srcs: [Tid; WSP_GGML_MAX_SRC],
+    mask: u16,
+}
+
+impl Iterator for Sources {
+    type Item = (usize, Tid);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, Tid)> {
+        if self.mask == 0 {
+            return None;
+        }
+        let slot = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some((slot, self.srcs[slot]))
+    }
 }
 
 impl Default for TensorInfo {
@@ -52,6 +90,7 @@ impl Default for TensorInfo {
             input: false,
             is_view_op: false,
             is_rope: false,
+            src_mask: 0,
             srcs: [NO_TENSOR; WSP_GGML_MAX_SRC],
         }
     }
@@ -60,12 +99,18 @@ impl Default for TensorInfo {
 /// Everything the scheduler knows per tensor, indexed by [`Tid`]. Backend assignments (and
 /// the copies made for them) persist until the scheduler is reset, as in the reference, so
 /// that `set_tensor_backend` before a split is honoured.
+///
+/// The arrays only grow: clearing forgets the ids (`len` back to 0) and a new tensor reuses the
+/// entries of an old one, so that rebuilding a graph after a reset writes in place instead of
+/// pushing. An id's [`TensorInfo`] is meaningful once the tensor has been refreshed (the
+/// scheduler reads every tensor of a graph before planning it).
 pub struct TensorTable {
     map: TensorMap,
+    /// Ids in use: entries past it belong to forgotten tensors.
+    len: usize,
     pub info: Vec<TensorInfo>,
     /// Assigned backend, -1 for none.
     pub backend: Vec<i32>,
-    /// `[tid][backend]`: copies of the tensor for that backend were requested.
     /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
     has_copy: Vec<u16>,
     /// The split in which each tensor's info was last refreshed.
@@ -77,6 +122,7 @@ impl TensorTable {
         assert!(n_backends <= u16::BITS as usize, "copy bits hold at most 16 backends");
         TensorTable {
             map: TensorMap::with_capacity(capacity),
+            len: 0,
             info: Vec::with_capacity(capacity),
             backend: Vec::with_capacity(capacity),
             has_copy: Vec::with_capacity(capacity),
@@ -87,18 +133,15 @@ impl TensorTable {
     /// Forgets every tensor (and so every assignment and copy).
     pub fn clear(&mut self) {
         self.map.clear();
-        self.info.clear();
-        self.backend.clear();
-        self.has_copy.clear();
-        self.refreshed.clear();
+        self.len = 0;
     }
 
     pub fn len(&self) -> usize {
-        self.info.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.info.is_empty()
+        self.len == 0
     }
 
     /// The id of the tensor at address `key`, if known.
@@ -106,17 +149,24 @@ impl TensorTable {
         self.map.get(key)
     }
 
-    /// The id of the tensor at address `key`, adding it (unassigned, without copies) when
-    /// new; the flag says whether it was added.
+    /// The id of the tensor at address `key`, adding it (unassigned, without copies, not
+    /// refreshed) when new; the flag says whether it was added.
     #[inline(always)]
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
-        let next = self.info.len() as Tid;
-        let (tid, added) = self.map.get_or_insert(key, next);
+        let next = self.len;
+        let (tid, added) = self.map.get_or_insert(key, next as Tid);
         if added {
-            self.info.push(TensorInfo::default());
-            self.backend.push(-1);
-            self.has_copy.push(0);
-            self.refreshed.push(0);
+            self.len += 1;
+            if next < self.info.len() {
+                self.backend[next] = -1;
+                self.has_copy[next] = 0;
+                self.refreshed[next] = 0;
+            } else {
+                self.info.push(TensorInfo::default());
+                self.backend.push(-1);
+                self.has_copy.push(0);
+                self.refreshed.push(0);
+            }
         }
         (tid, added)
     }
@@ -263,7 +313,7 @@ impl<O: Oracle> Planner<'_, O> {
         }
         // Ops with weights prefer the weights' backend (not ROPE: its frequency table is too
         // small to decide by).
-        for src in info.srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+        for (_, src) in info.sources() {
             let src_info = *self.info(src);
             if !info.is_rope && src_info.weights {
                 let src_backend = self.backend_from_buffer(src, tid);
@@ -332,7 +382,7 @@ impl<O: Oracle> Planner<'_, O> {
             if info.is_view_op {
                 continue;
             }
-            let srcs = info.srcs.into_iter().filter(|&s| s != NO_TENSOR);
+            let srcs = info.sources().map(|(_, src)| src);
             let current = self.table.backend[node as usize];
             if current == -1 {
                 let mut best = -1;
@@ -376,7 +426,7 @@ impl<O: Oracle> Planner<'_, O> {
                 self.table.backend[node as usize] = self.table.backend_of(info.view_src);
             }
             let node_backend = self.table.backend[node as usize];
-            for src in info.srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+            for (_, src) in info.sources() {
                 if self.table.backend[src as usize] == -1 {
                     let view_src = self.info(src).view_src;
                     self.table.backend[src as usize] =
@@ -401,7 +451,7 @@ impl<O: Oracle> Planner<'_, O> {
                 continue;
             }
             let node_backend = self.backend_checked(node)?;
-            let srcs = info.srcs.into_iter().enumerate().filter(|&(_, s)| s != NO_TENSOR);
+            let srcs = info.sources();
 
             // A weight on another, incompatible backend starts a new split, so that the memory
             // of the weights copied in for this one can be reused.
@@ -477,7 +527,7 @@ impl<O: Oracle> Planner<'_, O> {
         }
         for &node in nodes {
             self.table.backend[node as usize] = 0;
-            for src in self.info(node).srcs.into_iter().filter(|&s| s != NO_TENSOR) {
+            for (_, src) in self.info(node).sources() {
                 if self.table.backend[src as usize] == -1 {
                     let view_src = self.info(src).view_src;
                     self.table.backend[src as usize] =
@@ -560,7 +610,7 @@ mod tests {
         let ids: Vec<Tid> = (1..=4).map(|i| table.id(i * 0x100).0).collect();
         table.info[ids[0] as usize].input = true;
         for k in 1..4 {
-            table.info[ids[k] as usize].srcs[0] = ids[k - 1];
+            table.info[ids[k] as usize].set_src(0, ids[k - 1]);
         }
         (ids[1..].to_vec(), vec![ids[0]])
     }
@@ -570,7 +620,7 @@ mod tests {
         let weight = table.id(0x10000 + node as usize * 0x100).0;
         table.info[weight as usize] =
             TensorInfo { storage_buft: Some(100), preallocated: true, weights: true, ..Default::default() };
-        table.info[node as usize].srcs[1] = weight;
+        table.info[node as usize].set_src(1, weight);
     }
 
     /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.
@@ -591,7 +641,7 @@ mod tests {
         let (table, _, p) = plan(&[], vec![], 1);
         assert_eq!(p.splits, vec![Split { backend: 1, i_start: 0, i_end: 3, inputs: 0..0 }]);
         assert!(p.copy_requests.is_empty());
-        assert_eq!(table.backend, vec![1, 1, 1, 1]);
+        assert_eq!(table.backend[..table.len()], [1, 1, 1, 1]);
     }
 
     #[test]
@@ -650,7 +700,7 @@ mod tests {
         let weight = table.id(0x6000).0;
         table.info[weight as usize] =
             TensorInfo { storage_buft: Some(200), preallocated: true, weights: true, ..Default::default() };
-        table.info[nodes[2] as usize].srcs[1] = weight;
+        table.info[nodes[2] as usize].set_src(1, weight);
         let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
         let mut p = Plan::default();
         let all_leafs = [leafs[0], unused_leaf];
