@@ -76,6 +76,12 @@ impl AllocGraph {
         &mut self.graph
     }
 
+    /// How many nodes and leafs the graph has.
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub fn counts(&self) -> (usize, usize) {
+        (self.nodes.len(), self.leafs.len())
+    }
+
     /// The graph with its node and leaf ids, for ggml-alloc's reserve.
     pub fn graph_and_ids(&mut self) -> (*mut wsp_ggml_cgraph, *const c_int, *const c_int) {
         (&mut self.graph, self.node_ids.as_ptr(), self.leaf_ids.as_ptr())

@@ -193,10 +193,49 @@ pub struct Scheduler {
 
     op_offload: bool,
     debug: i32,
+    #[cfg(feature = "whisper-rn-0-5")]
+    realloc_check: ReallocCheck,
     dot_path: Option<std::path::PathBuf>,
     /// The export the C caller called, for messages from the hot path (which does not pass it
     /// along).
     caller: &'static str,
+}
+
+/// WSP_GGML_SCHED_DEBUG_REALLOC (0.5), for finding graphs that make the compute buffers grow
+/// again and again: at 1, an abort when a graph the size of the previous one needs its buffers
+/// reallocated although no tensor moved to another buffer type; at 2, on every reallocation.
+/// A graph's size is 0.5's own measure: the larger of its node and leaf counts, plus room for 30
+/// inputs, and their dependencies, per split and pipeline copy.
+#[cfg(feature = "whisper-rn-0-5")]
+struct ReallocCheck {
+    level: i32,
+    graph_size: usize,
+    prev_graph_size: usize,
+}
+
+#[cfg(feature = "whisper-rn-0-5")]
+impl ReallocCheck {
+    fn from_env() -> Self {
+        let level = std::env::var("WSP_GGML_SCHED_DEBUG_REALLOC").ok().and_then(|v| v.trim().parse().ok());
+        ReallocCheck { level: level.unwrap_or(0), graph_size: 0, prev_graph_size: 0 }
+    }
+
+    fn record(&mut self, graph: Graph, n_splits: usize, n_copies: usize) {
+        self.prev_graph_size = self.graph_size;
+        self.graph_size = graph.nodes().len().max(graph.leafs().len()) + n_splits * 30 * 2 * n_copies;
+    }
+
+    /// Before a reallocation of the graph ggml-alloc sees (`(nodes, leafs)`).
+    fn check(&self, buffer_types_changed: bool, (n_nodes, n_leafs): (usize, usize)) {
+        let unexpected = !buffer_types_changed && self.prev_graph_size == self.graph_size;
+        if self.level > 0 && (unexpected || self.level > 1) {
+            fatal!(
+                "wsp_ggml_backend_sched_alloc_splits: unexpected graph reallocation (graph size = {}, nodes = {n_nodes}, leafs = {n_leafs}), debug_realloc = {}",
+                self.graph_size,
+                self.level
+            );
+        }
+    }
 }
 
 /// Answers the planner's questions from the real backends, remembering answers for the
@@ -302,6 +341,8 @@ impl Scheduler {
             callback_eval_user_data: std::ptr::null_mut(),
             op_offload,
             debug,
+            #[cfg(feature = "whisper-rn-0-5")]
+            realloc_check: ReallocCheck::from_env(),
             dot_path,
             caller: "wsp_ggml_backend_sched_new",
         });
@@ -513,6 +554,8 @@ impl Scheduler {
             dot::write_splits(self, caller, graph, &path);
         }
         self.build_alloc_graph(graph);
+        #[cfg(feature = "whisper-rn-0-5")]
+        self.realloc_check.record(graph, self.plan.splits.len(), self.n_copies);
     }
 
     #[cold]
@@ -645,6 +688,8 @@ impl Scheduler {
     fn alloc_splits(&mut self) -> bool {
         let changed = self.alloc_graph.moved_buffer_type(|id| self.buft_of(id));
         if self.needs_reserve || changed || !self.galloc_alloc() {
+            #[cfg(feature = "whisper-rn-0-5")]
+            self.realloc_check.check(changed, self.alloc_graph.counts());
             // Re-allocation may move split inputs: wait for the backends first (without the
             // scheduler's synchronize, which would change the copy slot).
             for &backend in &self.backends {

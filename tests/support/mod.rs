@@ -1,6 +1,7 @@
 //! Building and running the C side of the conformance suite from cargo tests.
 //!
-//! - whisper.rn 0.4.3 is fetched (and its integrity checked) by scripts/fetch-reference.sh;
+//! - the whisper.rn release the tests were built for (0.4.3, or 0.5.5 with the cargo feature
+//!   `whisper-rn-0-5`) is fetched (and its integrity checked) by scripts/fetch-reference.sh;
 //! - its ggml core + CPU backend and, separately, its reference backend layer are compiled
 //!   with the `cc` crate into target/ctest (cached between runs by a stamp of the inputs);
 //! - this library is built with `cargo build --release` (static and shared), as users link it;
@@ -28,6 +29,23 @@ const HOST: &str = env!("WSP_BUILD_HOST");
 
 pub fn is_cross() -> bool {
     TARGET != HOST
+}
+
+/// The whisper.rn release the library under test serves, chosen by the tests' own features.
+pub const RELEASE: &str = if cfg!(feature = "whisper-rn-0-5") { "0.5.5" } else { "0.4.3" };
+
+/// The cargo arguments that build the library for [`RELEASE`].
+const RELEASE_FEATURES: &[&str] =
+    if cfg!(feature = "whisper-rn-0-5") { &["--features", "whisper-rn-0-5"] } else { &[] };
+
+/// A folder name for what is built for [`RELEASE`]: `name` for 0.4.3, `name-rn<release>` for
+/// the others, so that the builds of two releases never replace each other.
+fn per_release(name: &str) -> String {
+    if RELEASE == "0.4.3" {
+        name.to_owned()
+    } else {
+        format!("{name}-rn{RELEASE}")
+    }
 }
 
 /// The command prefix that runs a program of the target (empty when native or when no runner is
@@ -58,7 +76,7 @@ pub fn target_command(exe: &Path) -> Command {
 /// target/ctest for the host's objects and programs, target/ctest-<triple> for a cross target's.
 fn out_dir() -> PathBuf {
     let name = if is_cross() { format!("ctest-{TARGET}") } else { "ctest".to_owned() };
-    let dir = root().join("target").join(name);
+    let dir = root().join("target").join(per_release(&name));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -69,10 +87,12 @@ pub fn whisper_cpp_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let status = Command::new("bash")
             .arg(root().join("scripts/fetch-reference.sh"))
+            .arg(RELEASE)
             .status()
             .expect("run scripts/fetch-reference.sh");
-        assert!(status.success(), "fetching whisper.rn 0.4.3 failed (npm must be reachable)");
-        root().join("third_party/whisper.rn/cpp")
+        assert!(status.success(), "fetching whisper.rn {RELEASE} failed (npm must be reachable)");
+        let folder = if RELEASE == "0.4.3" { "whisper.rn".to_owned() } else { format!("whisper.rn-{RELEASE}") };
+        root().join("third_party").join(folder).join("cpp")
     })
 }
 
@@ -185,20 +205,24 @@ pub fn reference_lib() -> &'static Path {
     LIB.get_or_init(|| archive("ggml-backend-ref", REFERENCE, true, &["WSP_GGML_USE_CPU"]))
 }
 
-/// Builds this library (`cargo build --lib` with `args`, for the tests' target, in `target_dir`
-/// or the default target/) and returns the directory of the `profile`'s build.
-fn cargo_build_lib(args: &[&str], target_dir: Option<&Path>, profile: &str) -> PathBuf {
+/// Builds this library for [`RELEASE`] (`cargo build --lib` with `args`, for the tests' target,
+/// in target/`target_dir` or the default target/; another release's in a folder of its own)
+/// and returns the directory of the `profile`'s build.
+fn cargo_build_lib(args: &[&str], target_dir: Option<&str>, profile: &str) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--lib", "--quiet"]).args(args).current_dir(root());
+    cmd.args(["build", "--lib", "--quiet"]).args(args).args(RELEASE_FEATURES).current_dir(root());
     if is_cross() {
         cmd.args(["--target", TARGET]);
     }
-    if let Some(dir) = target_dir {
-        cmd.arg("--target-dir").arg(dir);
+    let mut dir = root().to_path_buf();
+    match (target_dir, RELEASE) {
+        (None, "0.4.3") => dir.push("target"),
+        (None, _) => dir.extend(["target", &per_release("lib")]),
+        (Some(name), _) => dir.extend(["target", &per_release(name)]),
     }
+    cmd.arg("--target-dir").arg(&dir);
     let status = cmd.status().expect("run cargo build");
-    assert!(status.success(), "cargo build --lib {args:?} failed");
-    let mut dir = target_dir.map_or_else(|| root().join("target"), Path::to_path_buf);
+    assert!(status.success(), "cargo build --lib {args:?} {RELEASE_FEATURES:?} failed");
     if is_cross() {
         dir.push(TARGET);
     }
@@ -247,11 +271,7 @@ pub fn rust_shared_lib() -> PathBuf {
 pub fn rust_nocpu_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        with_soname_link(cargo_build_lib(
-            &["--release", "--no-default-features"],
-            Some(&root().join("target/nocpu")),
-            "release",
-        ))
+        with_soname_link(cargo_build_lib(&["--release", "--no-default-features"], Some("nocpu"), "release"))
     })
 }
 
@@ -260,11 +280,7 @@ pub fn rust_nocpu_lib_dir() -> &'static Path {
 pub fn rust_alloc_count_lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        cargo_build_lib(
-            &["--release", "--features", "count-allocations"],
-            Some(&root().join("target/alloc-count")),
-            "release",
-        )
+        cargo_build_lib(&["--release", "--features", "count-allocations"], Some("alloc-count"), "release")
     })
 }
 
@@ -425,6 +441,10 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/common"));
+    if RELEASE != "0.4.3" {
+        // What the library's own header declares for this release (include/wsp_ggml_backend.h).
+        cmd.arg("-DWSP_GGML_BACKEND_WHISPER_RN_0_5");
+    }
     cmd.args(extra_flags);
     cmd.args(sources);
     cmd.arg("-o").arg(&exe);
