@@ -588,9 +588,7 @@ impl Scheduler {
 
     /// Creates the copies the plan asked for and points the nodes at them.
     fn materialize_copies(&mut self, nodes: &[Tensor]) {
-        // ggml-alloc must not reuse a copy's memory before its split has run: in pipeline mode
-        // in 0.4, always in 0.5.
-        let keep_allocated = self.n_copies > 1 || cfg!(feature = "whisper-rn-0-5");
+        let parallel = self.n_copies > 1;
         for r in 0..self.plan.copy_requests.len() {
             let request = self.plan.copy_requests[r];
             let src = self.tensors[request.tid as usize];
@@ -601,7 +599,7 @@ impl Scheduler {
                 } else {
                     self.make_copy(src, request.backend, c)
                 };
-                if keep_allocated {
+                if parallel {
                     copy.keep_allocated();
                 }
                 let slot = self.copy_slot(request.tid, request.backend, c);

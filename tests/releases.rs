@@ -1,0 +1,180 @@
+//! Which published whisper.rn releases the library's header serves. For each release, fetched
+//! from npm (scripts/fetch-reference.sh, checked against npm's integrity), the header compiled
+//! with the macro of the build that claims the release (none for 0.4, WSP_GGML_BACKEND_WHISPER_RN_0_5
+//! for 0.5) is compared with the release's own ggml-backend.h and ggml-backend-impl.h:
+//!
+//! - the functions declared: the same names;
+//! - their types, as a C++ compiler sees them after typedefs (ctests/abi/abi_prototypes.cpp);
+//! - every struct size, alignment and field offset, enum value and constant
+//!   (ctests/abi/abi_layout.c).
+//!
+//! A served release must agree on all three; the neighbouring releases a build does not serve
+//! must disagree somewhere, which shows the comparison tells releases apart.
+//!
+//! Only the host compilers are used and nothing is linked, so this runs in every build.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::*;
+
+const RN_0_5: &str = "WSP_GGML_BACKEND_WHISPER_RN_0_5";
+
+/// The one known difference: the 0.4 build declares whisper.rn 0.4.0's five-argument
+/// compare_graph_backend (the spec); 0.4.3 added a trailing `test_node`, which the library
+/// ignores (a sixth argument is harmless in the C calling convention).
+const KNOWN_0_4_3: &str = "wsp_ggml_backend_compare_graph_backend";
+
+/// The release's cpp/ folder, fetched on first use.
+fn release_dir(release: &str) -> PathBuf {
+    let status = Command::new("bash")
+        .arg(root().join("scripts/fetch-reference.sh"))
+        .arg(release)
+        .status()
+        .expect("run scripts/fetch-reference.sh");
+    assert!(status.success(), "fetching whisper.rn {release} failed (npm must be reachable)");
+    let folder = if release == "0.4.3" { "whisper.rn".to_owned() } else { format!("whisper.rn-{release}") };
+    root().join("third_party").join(folder).join("cpp")
+}
+
+fn out_dir(release: &str, macro_: Option<&str>) -> PathBuf {
+    let dir = root().join("target/releases").join(format!("{release}-{}", macro_.unwrap_or("0.4")));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The command's stdout, or why it failed (a header that does not compile is a difference too).
+fn checked_output(mut cmd: Command, what: &str) -> Result<String, String> {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("{what} failed: {}", stderr.lines().find(|l| l.contains("error")).unwrap_or(&stderr)));
+    }
+    Ok(String::from_utf8(out.stdout).unwrap())
+}
+
+/// The `wsp_ggml_backend_*` functions a preprocessed header declares: names followed by a
+/// parenthesis, without the handle typedefs (`..._t`, met in function-pointer parameters) and
+/// without the module entry points `wsp_ggml_backend_init`/`_score`, which a backend module
+/// defines, not the backend layer.
+fn declared_functions(preprocessed: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (i, _) in preprocessed.match_indices("wsp_ggml_backend_") {
+        let rest = &preprocessed[i..];
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let (name, after) = rest.split_at(end);
+        if after.trim_start().starts_with('(')
+            && !name.ends_with("_t")
+            && name != "wsp_ggml_backend_init"
+            && name != "wsp_ggml_backend_score"
+        {
+            names.insert(name.to_owned());
+        }
+    }
+    names
+}
+
+/// What one side (the release's headers, or the library's header with `macro_`) says.
+struct View {
+    functions: BTreeSet<String>,
+    prototypes: String,
+    layout: String,
+}
+
+fn view(release: &str, cpp: &Path, macro_: Option<&str>, library_header: bool) -> Result<View, String> {
+    let dir = out_dir(release, macro_);
+    let side = if library_header { "library" } else { "release" };
+    let mut defines: Vec<String> = macro_.map(|m| format!("-D{m}")).into_iter().collect();
+    if library_header {
+        defines.push("-DABI_USE_LIBRARY_HEADER".into());
+    }
+    let includes = [format!("-I{}", root().join("include").display()), format!("-I{}", cpp.display())];
+    let header = if library_header {
+        root().join("include/wsp_ggml_backend.h")
+    } else {
+        let both = dir.join("release_headers.h");
+        std::fs::write(&both, "#include \"ggml-backend.h\"\n#include \"ggml-backend-impl.h\"\n").unwrap();
+        both
+    };
+
+    let mut cpp_cmd = Command::new("cpp");
+    cpp_cmd.args(["-P"]).args(&defines).args(&includes).arg(&header);
+    let functions = declared_functions(&checked_output(cpp_cmd, "preprocessing the headers")?);
+
+    let list = dir.join(format!("functions-{side}.inc"));
+    std::fs::write(&list, functions.iter().map(|f| format!("F({f})\n")).collect::<String>()).unwrap();
+    let prototypes_exe = dir.join(format!("abi_prototypes-{side}"));
+    let mut cxx = Command::new("c++");
+    cxx.args(["-std=c++17", "-Wall", "-Werror"])
+        .arg(format!("-DABI_FUNCTIONS=\"{}\"", list.display()))
+        .args(&defines)
+        .args(&includes)
+        .arg(root().join("ctests/abi/abi_prototypes.cpp"))
+        .arg("-o")
+        .arg(&prototypes_exe);
+    checked_output(cxx, "building abi_prototypes")?;
+    let prototypes = checked_output(Command::new(&prototypes_exe), "running abi_prototypes")?;
+
+    let layout_exe = dir.join(format!("abi_layout-{side}"));
+    let mut cc = Command::new("cc");
+    cc.args(["-std=c11", "-Wall", "-Werror"])
+        .args(&defines)
+        .args(&includes)
+        .arg(root().join("ctests/abi/abi_layout.c"))
+        .arg("-o")
+        .arg(&layout_exe);
+    checked_output(cc, "building abi_layout")?;
+    let layout = checked_output(Command::new(&layout_exe), "running abi_layout")?;
+    Ok(View { functions, prototypes, layout })
+}
+
+/// The differences between the release's view and the library header's, one line each.
+fn differences(release: &str, macro_: Option<&str>) -> Vec<String> {
+    let cpp = release_dir(release);
+    let (theirs, ours) = match (view(release, &cpp, macro_, false), view(release, &cpp, macro_, true)) {
+        (Ok(theirs), Ok(ours)) => (theirs, ours),
+        (Err(why), _) => return vec![format!("whisper.rn {release}'s headers: {why}")],
+        (_, Err(why)) => return vec![format!("the header with whisper.rn {release}: {why}")],
+    };
+    let mut found = Vec::new();
+    for f in theirs.functions.difference(&ours.functions) {
+        found.push(format!("{f}: declared by whisper.rn {release}, not by the header"));
+    }
+    for f in ours.functions.difference(&theirs.functions) {
+        found.push(format!("{f}: declared by the header, not by whisper.rn {release}"));
+    }
+    let their_types: BTreeSet<&str> = theirs.prototypes.lines().collect();
+    for line in ours.prototypes.lines().filter(|l| !their_types.contains(l)) {
+        found.push(format!("type differs: {line}"));
+    }
+    if let Some(diff) = first_difference(&theirs.layout, &ours.layout) {
+        found.push(format!("layout: {diff}"));
+    }
+    found
+}
+
+#[test]
+fn the_0_4_build_serves_whisper_rn_0_4_3() {
+    let found = differences("0.4.3", None);
+    assert!(
+        found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")),
+        "0.4.3: {found:#?}"
+    );
+}
+
+#[test]
+fn the_0_5_build_serves_whisper_rn_0_5_5() {
+    let found = differences("0.5.5", Some(RN_0_5));
+    assert!(found.is_empty(), "0.5.5: {found:#?}");
+}
+
+#[test]
+fn the_0_5_build_does_not_serve_0_5_4_or_0_6_0() {
+    for release in ["0.5.4", "0.6.0"] {
+        let found = differences(release, Some(RN_0_5));
+        assert!(!found.is_empty(), "{release} agrees with the 0.5 build's header");
+        println!("{release}, not served: {} differences, first: {}", found.len(), found[0]);
+    }
+}
