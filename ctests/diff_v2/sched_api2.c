@@ -2,9 +2,9 @@
 //  B: sched_get_buffer_type of every backend, for {TEST, CPU} with the default buffer types, with
 //     a custom host buffer type for the CPU, and for {CPU} alone.
 //  R: sched_reserve_size on {TEST, CPU} and on {CPU}: the sizes per backend, that it allocates
-//     nothing (buffer sizes and TEST buffer counts unchanged), the splits it leaves; then
-//     sched_reserve of the same graph gives those sizes as sched_get_buffer_size; a bigger graph's
-//     sizes; and an evaluation afterwards.
+//     nothing (TEST buffer counts), the splits it leaves; sched_reserve of the same graph then gives
+//     those sizes as sched_get_buffer_size; a bigger graph's sizes (and the buffers ggml-alloc frees
+//     for it); a reserve again and an evaluation.
 //  S: sched_split_graph without allocating, on the CPU + TEST fixture with three op sets (each with
 //     ADD and MUL, through which p is read: the CPU cannot read a TEST buffer): splits,
 //     the backend of every leaf and node, no buffer allocated; then reset and a normal evaluation.
@@ -126,23 +126,27 @@ static void reserve_sizes(const char * tag, wsp_ggml_backend_t * backends, int n
     snprintf(l, sizeof(l), "%s measure16 counters", tag); du_counters(l);
 
     // reserving the same graph allocates exactly those sizes
-    const size_t expected[2] = { sizes[0], sizes[1] };
     snprintf(l, sizeof(l), "%s reserve16", tag); DU_B(l, wsp_ggml_backend_sched_reserve(sched, m.gf));
     bool same = true;
     for (int i = 0; i < n_backends; i++) {
-        same = same && wsp_ggml_backend_sched_get_buffer_size(sched, wsp_ggml_backend_sched_get_backend(sched, i)) == expected[i];
+        same = same && wsp_ggml_backend_sched_get_buffer_size(sched, wsp_ggml_backend_sched_get_backend(sched, i)) == sizes[i];
     }
     snprintf(l, sizeof(l), "%s reserve16 buffer_size_equals_reserve_size", tag); DU_B(l, same);
     snprintf(l, sizeof(l), "%s reserve16", tag); su_print_sched(l, sched);
     snprintf(l, sizeof(l), "%s reserve16 counters", tag); du_counters(l);
-    wsp_ggml_free(m.ctx);
 
-    // a bigger graph: its sizes, while the buffers stay as reserved
+    // a bigger graph's sizes: ggml-alloc frees the buffers it would have to grow (buffer_size 0)
     struct net big = make_net(p, 40);
     wsp_ggml_backend_sched_reserve_size(sched, big.gf, sizes);
     snprintf(l, sizeof(l), "%s measure40", tag); print_sizes(l, sched, sizes);
     snprintf(l, sizeof(l), "%s measure40 counters", tag); du_counters(l);
     wsp_ggml_free(big.ctx);
+
+    // reserve again before evaluating: ggml-alloc is left with the bigger graph's plan and no
+    // buffers, and an alloc_graph right after would use them (the reference crashes)
+    snprintf(l, sizeof(l), "%s again16", tag); DU_B(l, wsp_ggml_backend_sched_reserve(sched, m.gf));
+    snprintf(l, sizeof(l), "%s again16", tag); su_print_sched(l, sched);
+    wsp_ggml_free(m.ctx);
 
     wsp_ggml_backend_sched_reset(sched);
     snprintf(l, sizeof(l), "%s eval8", tag); evaluate(l, sched, cpu, p, p_cpu, 8);
