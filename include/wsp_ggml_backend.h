@@ -20,7 +20,13 @@ typedef struct wsp_ggml_backend_device * wsp_ggml_backend_dev_t;
 typedef struct wsp_ggml_backend_sched * wsp_ggml_backend_sched_t;
 
 
+#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
 #define WSP_GGML_BACKEND_API_VERSION 1
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#define WSP_GGML_BACKEND_API_VERSION 2
+#endif
 
 // `enum wsp_ggml_backend_buffer_usage`
 enum wsp_ggml_backend_buffer_usage {
@@ -33,7 +39,16 @@ enum wsp_ggml_backend_buffer_usage {
 enum wsp_ggml_backend_dev_type {
   WSP_GGML_BACKEND_DEVICE_TYPE_CPU = 0,
   WSP_GGML_BACKEND_DEVICE_TYPE_GPU = 1,
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+  // An integrated GPU using host memory (0.5).
+  WSP_GGML_BACKEND_DEVICE_TYPE_IGPU = 2,
+#endif
+#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
   WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
+#endif
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+  WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
+#endif
 };
 
 // `struct wsp_ggml_backend_buffer_i`
@@ -79,6 +94,11 @@ struct wsp_ggml_backend_dev_props {
   size_t memory_free;
   size_t memory_total;
   enum wsp_ggml_backend_dev_type type;
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+  // A PCI device's bus id ("0000:01:00.0"), or NULL (0.5).
+  const char *device_id
+#endif
+  ;
   struct wsp_ggml_backend_dev_caps caps;
 };
 
@@ -155,6 +175,11 @@ struct wsp_ggml_backend_i {
   enum wsp_ggml_status (*graph_compute)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph);
   void (*event_record)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
   void (*event_wait)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+  // Reorders a split's nodes before it is computed (0.5).
+  void (*graph_optimize)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph)
+#endif
+  ;
 };
 
 // `struct wsp_ggml_backend`
@@ -666,6 +691,7 @@ struct wsp_ggml_backend_graph_copy wsp_ggml_backend_graph_copy(wsp_ggml_backend_
 // `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
 void wsp_ggml_backend_graph_copy_free(struct wsp_ggml_backend_graph_copy copy);
 
+#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
 // Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
 // handing each pair of non-view results to `callback` until it returns false. False when
 // the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
@@ -679,6 +705,26 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
                                             struct wsp_ggml_cgraph *graph,
                                             wsp_ggml_backend_eval_callback callback,
                                             void *user_data);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
+// of results: with no test nodes, each non-view node's after it is computed, one at a time,
+// until the callback returns false; otherwise, after computing the whole graph on both, the
+// pairs of the nodes listed in `test_nodes` (at least one must be in the graph). False when
+// the copy cannot be made or no callback is given.
+//
+// # Safety
+// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+// `user_data`; `test_nodes` is NULL or holds `num_test_nodes` tensor pointers (only compared).
+bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
+                                            wsp_ggml_backend_t backend2,
+                                            struct wsp_ggml_cgraph *graph,
+                                            wsp_ggml_backend_eval_callback callback,
+                                            void *user_data,
+                                            const struct wsp_ggml_tensor *const *test_nodes,
+                                            size_t num_test_nodes);
+#endif
 
 // Registers a reg and its devices. NULL is ignored, as in the reference; registering the
 // same reg twice keeps one registration.
@@ -820,6 +866,37 @@ int wsp_ggml_backend_sched_get_n_copies(wsp_ggml_backend_sched_t sched);
 // `sched` and `backend` are NULL or live.
 size_t wsp_ggml_backend_sched_get_buffer_size(wsp_ggml_backend_sched_t sched,
                                               wsp_ggml_backend_t backend);
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+// The buffer type the scheduler allocates `backend`'s compute buffer from.
+//
+// # Safety
+// `sched` and `backend` are NULL or live.
+wsp_ggml_backend_buffer_type_t wsp_ggml_backend_sched_get_buffer_type(wsp_ggml_backend_sched_t sched,
+                                                                      wsp_ggml_backend_t backend);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+// Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
+// without allocating. The assignments stay, as after `wsp_ggml_backend_sched_split_graph`.
+//
+// # Safety
+// `sched` and `measure_graph` are NULL or live; `sizes` is NULL or has room for one size per
+// backend of the scheduler.
+void wsp_ggml_backend_sched_reserve_size(wsp_ggml_backend_sched_t sched,
+                                         struct wsp_ggml_cgraph *measure_graph,
+                                         size_t *sizes);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+// Assigns backends to `graph`'s tensors and splits it, without allocating it
+// (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+//
+// # Safety
+// `sched` and `graph` are NULL or live.
+void wsp_ggml_backend_sched_split_graph(wsp_ggml_backend_sched_t sched,
+                                        struct wsp_ggml_cgraph *graph);
+#endif
 
 // Pins `node` to `backend` for the next split (kept until the scheduler is reset).
 //

@@ -28,6 +28,15 @@ extern "C" {
         node_buffer_ids: *const c_int,
         leaf_buffer_ids: *const c_int,
     ) -> bool;
+    /// 0.5's ggml-alloc: the sizes reserve_n would allocate, one per buffer, without allocating.
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub fn wsp_ggml_gallocr_reserve_n_size(
+        galloc: wsp_ggml_gallocr_t,
+        graph: *mut wsp_ggml_cgraph,
+        node_buffer_ids: *const c_int,
+        leaf_buffer_ids: *const c_int,
+        sizes: *mut usize,
+    );
     pub fn wsp_ggml_gallocr_alloc_graph(galloc: wsp_ggml_gallocr_t, graph: *mut wsp_ggml_cgraph) -> bool;
     pub fn wsp_ggml_gallocr_get_buffer_size(galloc: wsp_ggml_gallocr_t, buffer_id: c_int) -> usize;
     pub fn wsp_ggml_backend_alloc_ctx_tensors(

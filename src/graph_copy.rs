@@ -246,3 +246,42 @@ pub fn compare_graph_backend(
     unsafe { graph_copy_free(copy) };
     true
 }
+
+/// Computes `graph` on `backend1` and a copy of it on `backend2`, whole, then hands `callback`
+/// the pairs of results of the nodes `is_test_node` picks (its answer is not used), in graph
+/// order. At least one node must be picked: an abort names the caller otherwise.
+#[cfg(feature = "whisper-rn-0-5")]
+pub fn compare_test_nodes(
+    caller: &str,
+    backend1: Backend,
+    backend2: Backend,
+    graph: Graph,
+    is_test_node: impl Fn(Tensor) -> bool,
+    mut callback: impl FnMut(usize, Tensor, Tensor) -> bool,
+) -> bool {
+    let copy = graph_copy(backend2, graph);
+    // SAFETY: NULL or the copy's live graph.
+    let Some(graph2) = (unsafe { Graph::from_raw(copy.graph) }) else {
+        return false;
+    };
+    // SAFETY: live, allocated graphs.
+    unsafe {
+        backend1.graph_compute(caller, graph.as_ptr());
+        backend1.synchronize();
+        backend2.graph_compute(caller, graph2.as_ptr());
+        backend2.synchronize();
+    }
+    let mut found = false;
+    for (i, (&t1, &t2)) in graph.nodes().iter().zip(graph2.nodes()).enumerate() {
+        if is_test_node(t1) {
+            callback(i, t1, t2);
+            found = true;
+        }
+    }
+    // SAFETY: made above, not used afterwards.
+    unsafe { graph_copy_free(copy) };
+    if !found {
+        crate::ggml::fatal!("{caller}: none of the test nodes is a node of the graph");
+    }
+    true
+}

@@ -275,12 +275,15 @@ pub unsafe fn init_by_type(
     unsafe { init_on(caller, device_of_type(caller, device_type), params) }
 }
 
-/// A backend on a GPU device if there is one, else on the CPU device.
+/// A backend on a GPU device if there is one (0.5: else on an integrated GPU), else on the CPU
+/// device.
 pub fn init_best(caller: &str) -> Option<Backend> {
     use wsp_ggml_backend_dev_type::*;
     let _calls = calling_backends();
-    let device = device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_GPU)
-        .or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_CPU));
+    let device = device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
+    #[cfg(feature = "whisper-rn-0-5")]
+    let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_IGPU));
+    let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_CPU));
     // SAFETY: no parameters.
     unsafe { init_on(caller, device, std::ptr::null()) }
 }

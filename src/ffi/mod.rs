@@ -98,6 +98,22 @@ impl FromC for *mut wsp_ggml_backend_dev_props {
     }
 }
 
+/// An array the caller fills in (its length is the export's to know).
+impl FromC for *mut usize {
+    type Rust = std::ptr::NonNull<usize>;
+    unsafe fn into_rust(self) -> Option<Self::Rust> {
+        std::ptr::NonNull::new(self)
+    }
+}
+
+/// A caller's array of tensor pointers.
+impl FromC for *const *const wsp_ggml_tensor {
+    type Rust = std::ptr::NonNull<*const wsp_ggml_tensor>;
+    unsafe fn into_rust(self) -> Option<Self::Rust> {
+        std::ptr::NonNull::new(self.cast_mut())
+    }
+}
+
 /// Converts an export's argument `p` (the export must define `const FN`):
 /// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
 ///   crashes);

@@ -144,6 +144,58 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
     sched.buffer_size(index_of(FN, sched, arg!(backend, optional)))
 }
 
+/// The buffer type the scheduler allocates `backend`'s compute buffer from.
+///
+/// # Safety
+/// `sched` and `backend` are NULL or live.
+#[cfg(feature = "whisper-rn-0-5")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
+    sched: wsp_ggml_backend_sched_t,
+    backend: wsp_ggml_backend_t,
+) -> wsp_ggml_backend_buffer_type_t {
+    const FN: &str = "wsp_ggml_backend_sched_get_buffer_type";
+    let sched = arg!(sched).get();
+    sched.buffer_type(index_of(FN, sched, arg!(backend, optional))).as_ptr()
+}
+
+/// Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
+/// without allocating. The assignments stay, as after `wsp_ggml_backend_sched_split_graph`.
+///
+/// # Safety
+/// `sched` and `measure_graph` are NULL or live; `sizes` is NULL or has room for one size per
+/// backend of the scheduler.
+#[cfg(feature = "whisper-rn-0-5")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
+    sched: wsp_ggml_backend_sched_t,
+    measure_graph: *mut wsp_ggml_cgraph,
+    sizes: *mut usize,
+) {
+    const FN: &str = "wsp_ggml_backend_sched_reserve_size";
+    let (sched, measure_graph) = (arg!(sched).get(), arg!(measure_graph));
+    let sizes = arg!(sizes);
+    // SAFETY: the caller's promise: room for a size per backend.
+    let sizes = unsafe { std::slice::from_raw_parts_mut(sizes.as_ptr(), sched.n_backends()) };
+    sched.reserve_sizes(FN, measure_graph, sizes)
+}
+
+/// Assigns backends to `graph`'s tensors and splits it, without allocating it
+/// (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+///
+/// # Safety
+/// `sched` and `graph` are NULL or live.
+#[cfg(feature = "whisper-rn-0-5")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
+    sched: wsp_ggml_backend_sched_t,
+    graph: *mut wsp_ggml_cgraph,
+) {
+    const FN: &str = "wsp_ggml_backend_sched_split_graph";
+    let (sched, graph) = (arg!(sched).get(), arg!(graph));
+    sched.split(FN, graph)
+}
+
 /// Pins `node` to `backend` for the next split (kept until the scheduler is reset).
 ///
 /// # Safety

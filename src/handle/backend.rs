@@ -134,6 +134,19 @@ impl Backend {
         unsafe { compute(self.as_ptr(), graph) }
     }
 
+    /// Lets the backend reorder a graph's nodes before they are allocated and computed; false
+    /// when it has no such entry (optional), and the order is unchanged.
+    ///
+    /// # Safety
+    /// The graph and its tensors are live.
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub unsafe fn graph_optimize(self, graph: *mut wsp_ggml_cgraph) -> bool {
+        let Some(optimize) = self.raw().iface.graph_optimize else { return false };
+        // SAFETY: the caller's promise.
+        unsafe { optimize(self.as_ptr(), graph) };
+        true
+    }
+
     pub fn event_record(self, caller: &str, event: Event) {
         let record = required(self.raw().iface.event_record, caller, "event_record");
         // SAFETY: the entry of a live backend, with a live event.

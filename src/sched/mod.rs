@@ -335,6 +335,12 @@ impl Scheduler {
         unsafe { wsp_ggml_gallocr_get_buffer_size(self.galloc, index as c_int) }
     }
 
+    /// The buffer type of the compute buffer of the backend at `index`.
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub fn buffer_type(&self, index: usize) -> BufferType {
+        self.bufts[index]
+    }
+
     pub fn set_eval_callback(&mut self, callback: Option<EvalCallback>, user_data: *mut c_void) {
         self.callback_eval = callback;
         self.callback_eval_user_data = user_data;
@@ -539,7 +545,9 @@ impl Scheduler {
 
     /// Creates the copies the plan asked for and points the nodes at them.
     fn materialize_copies(&mut self, nodes: &[Tensor]) {
-        let parallel = self.n_copies > 1;
+        // ggml-alloc must not reuse a copy's memory before its split has run: in pipeline mode
+        // in 0.4, always in 0.5.
+        let keep_allocated = self.n_copies > 1 || cfg!(feature = "whisper-rn-0-5");
         for r in 0..self.plan.copy_requests.len() {
             let request = self.plan.copy_requests[r];
             let src = self.tensors[request.tid as usize];
@@ -550,7 +558,7 @@ impl Scheduler {
                 } else {
                     self.make_copy(src, request.backend, c)
                 };
-                if parallel {
+                if keep_allocated {
                     copy.keep_allocated();
                 }
                 let slot = self.copy_slot(request.tid, request.backend, c);
@@ -573,7 +581,10 @@ impl Scheduler {
         let mut builder = alloc_graph.start();
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
-            self.split_graphs.push(graph.view(split.i_start, split.i_end));
+            let split_graph = graph.view(split.i_start, split.i_end);
+            #[cfg(feature = "whisper-rn-0-5")]
+            let split_graph = self.optimize_split(split_graph, &split);
+            self.split_graphs.push(split_graph);
             for k in split.inputs.clone() {
                 let input_tid = self.plan.split_inputs[k];
                 let input = self.tensors[input_tid as usize];
@@ -606,6 +617,21 @@ impl Scheduler {
         }
         builder.finish();
         self.alloc_graph = alloc_graph;
+    }
+
+    /// Lets the split's backend reorder the split's nodes (in the user's graph, which the view
+    /// shares), before ggml-alloc sees them, and follows the new order.
+    #[cfg(feature = "whisper-rn-0-5")]
+    fn optimize_split(&mut self, mut split_graph: wsp_ggml_cgraph, split: &plan::Split) -> wsp_ggml_cgraph {
+        // SAFETY: a view of the user's live graph.
+        if unsafe { self.backends[split.backend].graph_optimize(&mut split_graph) } {
+            // SAFETY: as above.
+            let view = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
+            for (j, &node) in (split.i_start..split.i_end).zip(view.nodes()) {
+                self.node_tids[j] = self.refresh(node);
+            }
+        }
+        split_graph
     }
 
     /// The slots of every pipeline copy of `tid` for `backend`.
@@ -780,6 +806,24 @@ impl Scheduler {
         }
         self.reset();
         ok
+    }
+
+    /// Assigns backends and splits `graph`, without allocating it.
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub fn split(&mut self, caller: &'static str, graph: Graph) {
+        self.split_graph(caller, graph);
+    }
+
+    /// Writes the compute buffer size each backend would need for `graph` into `sizes` (one per
+    /// backend, in order), without allocating; the assignments are kept as for [`Self::split`].
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub fn reserve_sizes(&mut self, caller: &'static str, graph: Graph, sizes: &mut [usize]) {
+        self.reset();
+        self.synchronize();
+        self.split_graph(caller, graph);
+        let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
+        // SAFETY: as for reserve, with room for a size per buffer (one per backend).
+        unsafe { wsp_ggml_gallocr_reserve_n_size(self.galloc, graph, node_ids, leaf_ids, sizes.as_mut_ptr()) };
     }
 
     /// Assigns, splits and allocates `graph` without computing it. False, with a log line,

@@ -418,7 +418,8 @@ impl<O: Oracle> Planner<'_, O> {
         }
     }
 
-    /// Pass 4: views follow their source; unassigned sources follow their user.
+    /// Pass 4: views follow their source; unassigned sources follow their user; a node still
+    /// unassigned goes to the first backend that runs it (as 0.5 does; 0.4 would crash).
     fn assign_sources(&mut self, nodes: &[Tid]) {
         for &node in nodes {
             let info = *self.info(node);
@@ -431,6 +432,11 @@ impl<O: Oracle> Planner<'_, O> {
                     let view_src = self.info(src).view_src;
                     self.table.backend[src as usize] =
                         if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { node_backend };
+                }
+            }
+            if node_backend == -1 {
+                if let Some(b) = (0..self.config.n_backends()).find(|&b| self.oracle.supports_op(b, node)) {
+                    self.table.backend[node as usize] = b as i32;
                 }
             }
         }
@@ -668,6 +674,19 @@ mod tests {
         let (table, nodes, p) = plan(&[], vec![2], 1);
         assert_eq!(table.backend[nodes[1] as usize], 1);
         assert_eq!(p.splits.len(), 1);
+    }
+
+    #[test]
+    fn a_node_no_pass_placed_goes_to_the_first_backend_that_runs_it() {
+        // Node 2 is a view op without a view source: passes 2 and 3 skip view ops, and pass 4
+        // has no source to take a backend from.
+        let mut table = TensorTable::new(2, 8);
+        let (nodes, leafs) = chain(&mut table);
+        table.info[nodes[1] as usize].is_view_op = true;
+        let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: true };
+        let mut p = Plan::default();
+        plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![nodes[1]] }, &nodes, &leafs, &mut p).unwrap();
+        assert_eq!(table.backend[nodes[1] as usize], 0, "the GPU, first in priority, runs it");
     }
 
     #[test]

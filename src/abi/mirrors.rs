@@ -1,6 +1,7 @@
-//! whisper.rn 0.4's C ABI (ggml backend API version 1): `#[repr(C)]` mirrors of the structs,
-//! interface tables, enums and typedefs of its `ggml-backend.h` / `ggml-backend-impl.h`, and of
-//! the parts of `ggml.h` / `ggml-impl.h` that the backend layer reads. Layouts are asserted at
+//! whisper.rn's C ABI (ggml backend API version 1 for 0.4, 2 for 0.5): `#[repr(C)]` mirrors of
+//! the structs, interface tables, enums and typedefs of its `ggml-backend.h` /
+//! `ggml-backend-impl.h`, and of the parts of `ggml.h` / `ggml-impl.h` that the backend layer
+//! reads. What only 0.5 has is marked `#[cfg(feature = "whisper-rn-0-5")]`. Layouts are asserted at
 //! compile time at the bottom of this file and compared with the C compiler's view by the ABI
 //! parity test.
 //!
@@ -22,12 +23,14 @@ pub type wsp_ggml_type = c_int;
 /// `enum wsp_ggml_op`, kept as its integer for the same reason.
 pub type wsp_ggml_op = c_int;
 
+/// 0.5's ggml.h inserts ADD_ID and CUMSUM before RESHAPE, shifting the ops below by two.
+const OP_SHIFT: wsp_ggml_op = if cfg!(feature = "whisper-rn-0-5") { 2 } else { 0 };
 pub const WSP_GGML_OP_NONE: wsp_ggml_op = 0;
-pub const WSP_GGML_OP_RESHAPE: wsp_ggml_op = 34;
-pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35;
-pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36;
-pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37;
-pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46;
+pub const WSP_GGML_OP_RESHAPE: wsp_ggml_op = 34 + OP_SHIFT;
+pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35 + OP_SHIFT;
+pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36 + OP_SHIFT;
+pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37 + OP_SHIFT;
+pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46 + OP_SHIFT;
 
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
 pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
@@ -155,7 +158,13 @@ pub enum wsp_ggml_backend_buffer_usage {
 pub enum wsp_ggml_backend_dev_type {
     WSP_GGML_BACKEND_DEVICE_TYPE_CPU = 0,
     WSP_GGML_BACKEND_DEVICE_TYPE_GPU = 1,
+    /// An integrated GPU using host memory (0.5).
+    #[cfg(feature = "whisper-rn-0-5")]
+    WSP_GGML_BACKEND_DEVICE_TYPE_IGPU = 2,
+    #[cfg(not(feature = "whisper-rn-0-5"))]
     WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
+    #[cfg(feature = "whisper-rn-0-5")]
+    WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
 }
 
 /// `struct wsp_ggml_backend_dev_caps`
@@ -176,6 +185,9 @@ pub struct wsp_ggml_backend_dev_props {
     pub memory_free: usize,
     pub memory_total: usize,
     pub r#type: wsp_ggml_backend_dev_type,
+    /// A PCI device's bus id ("0000:01:00.0"), or NULL (0.5).
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub device_id: *const c_char,
     pub caps: wsp_ggml_backend_dev_caps,
 }
 
@@ -226,7 +238,10 @@ pub type wsp_ggml_backend_eval_callback = Option<
 // ggml-backend-impl.h
 // ---------------------------------------------------------------------------------------------
 
+#[cfg(not(feature = "whisper-rn-0-5"))]
 pub const WSP_GGML_BACKEND_API_VERSION: c_int = 1;
+#[cfg(feature = "whisper-rn-0-5")]
+pub const WSP_GGML_BACKEND_API_VERSION: c_int = 2;
 
 /// `struct wsp_ggml_backend_buffer_type_i`
 #[repr(C)]
@@ -376,6 +391,9 @@ pub struct wsp_ggml_backend_i {
         Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status>,
     pub event_record: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
     pub event_wait: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
+    /// Reorders a split's nodes before it is computed (0.5).
+    #[cfg(feature = "whisper-rn-0-5")]
+    pub graph_optimize: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph)>,
 }
 
 /// `struct wsp_ggml_backend`
@@ -460,6 +478,9 @@ pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
 // C side is compared at run time by the ABI test.
 // ---------------------------------------------------------------------------------------------
 
+/// Whether the layouts checked are API v2's (0.5), whose backend interface has one entry more.
+const V2: bool = cfg!(feature = "whisper-rn-0-5");
+
 macro_rules! assert_layout {
     ($t:ty, size $size:expr, align $align:expr $(, $field:ident @ $off:expr)* $(,)?) => {
         const _: () = assert!(std::mem::size_of::<$t>() == $size);
@@ -484,8 +505,12 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
         r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+    #[cfg(not(feature = "whisper-rn-0-5"))]
     assert_layout!(wsp_ggml_backend_dev_props, size 40, align 8,
         name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, caps @ 36);
+    #[cfg(feature = "whisper-rn-0-5")]
+    assert_layout!(wsp_ggml_backend_dev_props, size 56, align 8,
+        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, device_id @ 40, caps @ 48);
     assert_layout!(wsp_ggml_backend_feature, size 16, align 8, name @ 0, value @ 8);
     assert_layout!(wsp_ggml_backend_graph_copy, size 32, align 8,
         buffer @ 0, ctx_allocated @ 8, ctx_unallocated @ 16, graph @ 24);
@@ -497,11 +522,14 @@ mod layout_checks {
         get_tensor @ 40, cpy_tensor @ 48, clear @ 56, reset @ 64);
     assert_layout!(wsp_ggml_backend_buffer, size 104, align 8,
         iface @ 0, buft @ 72, context @ 80, size @ 88, usage @ 96);
-    assert_layout!(wsp_ggml_backend_i, size 104, align 8,
+    assert_layout!(wsp_ggml_backend_i, size if V2 { 112 } else { 104 }, align 8,
         get_name @ 0, free @ 8, set_tensor_async @ 16, get_tensor_async @ 24, cpy_tensor_async @ 32,
         synchronize @ 40, graph_plan_create @ 48, graph_plan_free @ 56, graph_plan_update @ 64,
         graph_plan_compute @ 72, graph_compute @ 80, event_record @ 88, event_wait @ 96);
-    assert_layout!(wsp_ggml_backend, size 128, align 8, guid @ 0, iface @ 8, device @ 112, context @ 120);
+    #[cfg(feature = "whisper-rn-0-5")]
+    assert_layout!(wsp_ggml_backend_i, size 112, align 8, graph_optimize @ 104);
+    assert_layout!(wsp_ggml_backend, size if V2 { 136 } else { 128 }, align 8,
+        guid @ 0, iface @ 8, device @ if V2 { 120 } else { 112 }, context @ if V2 { 128 } else { 120 });
     assert_layout!(wsp_ggml_backend_event, size 16, align 8, device @ 0, context @ 8);
     assert_layout!(wsp_ggml_backend_device_i, size 120, align 8,
         get_name @ 0, get_description @ 8, get_memory @ 16, get_type @ 24, get_props @ 32,
@@ -532,8 +560,12 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
         r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+    #[cfg(not(feature = "whisper-rn-0-5"))]
     assert_layout!(wsp_ggml_backend_dev_props, size 24, align 4,
         name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, caps @ 20);
+    #[cfg(feature = "whisper-rn-0-5")]
+    assert_layout!(wsp_ggml_backend_dev_props, size 28, align 4,
+        name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, device_id @ 20, caps @ 24);
     assert_layout!(wsp_ggml_backend_feature, size 8, align 4, name @ 0, value @ 4);
     assert_layout!(wsp_ggml_backend_graph_copy, size 16, align 4,
         buffer @ 0, ctx_allocated @ 4, ctx_unallocated @ 8, graph @ 12);
@@ -545,11 +577,14 @@ mod layout_checks {
         get_tensor @ 20, cpy_tensor @ 24, clear @ 28, reset @ 32);
     assert_layout!(wsp_ggml_backend_buffer, size 52, align 4,
         iface @ 0, buft @ 36, context @ 40, size @ 44, usage @ 48);
-    assert_layout!(wsp_ggml_backend_i, size 52, align 4,
+    assert_layout!(wsp_ggml_backend_i, size if V2 { 56 } else { 52 }, align 4,
         get_name @ 0, free @ 4, set_tensor_async @ 8, get_tensor_async @ 12, cpy_tensor_async @ 16,
         synchronize @ 20, graph_plan_create @ 24, graph_plan_free @ 28, graph_plan_update @ 32,
         graph_plan_compute @ 36, graph_compute @ 40, event_record @ 44, event_wait @ 48);
-    assert_layout!(wsp_ggml_backend, size 64, align 4, guid @ 0, iface @ 4, device @ 56, context @ 60);
+    #[cfg(feature = "whisper-rn-0-5")]
+    assert_layout!(wsp_ggml_backend_i, size 56, align 4, graph_optimize @ 52);
+    assert_layout!(wsp_ggml_backend, size if V2 { 68 } else { 64 }, align 4,
+        guid @ 0, iface @ 4, device @ if V2 { 60 } else { 56 }, context @ if V2 { 64 } else { 60 });
     assert_layout!(wsp_ggml_backend_event, size 8, align 4, device @ 0, context @ 4);
     assert_layout!(wsp_ggml_backend_device_i, size 60, align 4,
         get_name @ 0, get_description @ 4, get_memory @ 8, get_type @ 12, get_props @ 16,
