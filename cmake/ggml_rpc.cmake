@@ -1,6 +1,6 @@
 # ggml's RPC backend for the examples and tests: ggml-rpc.cpp from PyPI's llama-cpp-python sdist
 # (fetched by scripts/fetch-rpc.sh, checked against its sha256, renamed as whisper.rn renames
-# ggml, never committed), compiled against whisper.rn 0.4.3's headers:
+# ggml, never committed), compiled against the headers of the configured whisper.rn release:
 #   wsp_ggml_rpc   its objects (an OBJECT library: programs reach it through the registry only,
 #                  so an archive member would never be pulled in)
 

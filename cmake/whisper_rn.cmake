@@ -1,17 +1,24 @@
-# whisper.rn 0.4.3's C/C++ sources (fetched from npm by scripts/fetch-reference.sh, checked
-# against npm's integrity, never committed) as CMake targets for tests and examples:
+# The C/C++ sources of the whisper.rn release WSP_WHISPER_RN_RELEASE (fetched from npm by
+# scripts/fetch-reference.sh, checked against npm's integrity, never committed) as CMake targets
+# for tests and examples:
 #   wsp_whisper_rn_core       ggml core, ggml-alloc, ggml-opt, gguf, CPU backend (static)
 #   wsp_whisper_rn_reference  whisper.rn's own backend layer, the reference we compare with
 #   wsp_whisper_rn_base       the core WITHOUT the CPU backend, shared (libggml-core.so)
 #   wsp_whisper_rn_cpu_module the CPU backend compiled as a loadable module (objects)
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-reference.sh"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-reference.sh" "${WSP_WHISPER_RN_RELEASE}"
     RESULT_VARIABLE _fetch_result)
 if(NOT _fetch_result EQUAL 0)
-    message(FATAL_ERROR "fetching whisper.rn 0.4.3 failed (npm must be reachable)")
+    message(FATAL_ERROR "fetching whisper.rn ${WSP_WHISPER_RN_RELEASE} failed (npm must be reachable)")
 endif()
-set(WHISPER_RN_CPP "${PROJECT_SOURCE_DIR}/third_party/whisper.rn/cpp" CACHE INTERNAL "")
+# where scripts/fetch-reference.sh unpacks each release (0.4.3 keeps its historical folder)
+if(WSP_WHISPER_RN_RELEASE STREQUAL "0.4.3")
+    set(_whisper_rn_folder whisper.rn)
+else()
+    set(_whisper_rn_folder whisper.rn-${WSP_WHISPER_RN_RELEASE})
+endif()
+set(WHISPER_RN_CPP "${PROJECT_SOURCE_DIR}/third_party/${_whisper_rn_folder}/cpp" CACHE INTERNAL "")
 
 # The per-arch kernel folder and flags of the target (the "arch" lines of ggml-core-sources.txt).
 file(STRINGS "${PROJECT_SOURCE_DIR}/ctests/ggml-core-sources.txt" _arch_lines REGEX "^arch +${WSP_RUST_ARCH} ")

@@ -1,5 +1,5 @@
 # cmake -DBUILD_DIR=<this project's build> -DSOURCE_DIR=<this project> -DWORK=<scratch dir>
-#       -DCORE_LIB=<libwsp_whisper_rn_core.a> -DCORE_INCLUDE=<whisper.rn cpp/>
+#       -DCORE_LIB=<libwsp_whisper_rn_core.a> -DCORE_INCLUDE=<whisper.rn cpp/> -DRELEASE=<whisper.rn release>
 #       [-DLINK_FLAGS=<flags the core needs at link time, e.g. -fsanitize=address>] -P install.cmake
 # Installs the library into a prefix, checks the layout, then builds and runs a consumer
 # project through find_package() and through add_subdirectory(), statically and shared.
@@ -31,12 +31,17 @@ string(REGEX MATCH "-I([^ \n]+)" _ "${last_output}")
 if(NOT EXISTS "${CMAKE_MATCH_1}/wsp_ggml_backend.h" OR NOT last_output MATCHES "-lwsp_ggml_backend")
     message(FATAL_ERROR "unexpected pkg-config output: ${last_output}")
 endif()
+run(pkg-config --variable=whisper_rn_release wsp-ggml-backend)
+string(STRIP "${last_output}" _release)
+if(NOT _release STREQUAL RELEASE)
+    message(FATAL_ERROR "pkg-config says whisper_rn_release=${_release}, the build is for ${RELEASE}")
+endif()
 
 foreach(mode package subdirectory)
     set(build "${WORK}/consumer-${mode}")
     run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/ctests/consumer" -B "${build}" -DMODE=${mode}
         "-DCMAKE_PREFIX_PATH=${prefix}" "-DWSP_SOURCE=${SOURCE_DIR}"
-        "-DWSP_GGML_BACKEND_CARGO_TARGET_DIR=${SOURCE_DIR}/target"
+        "-DWSP_GGML_BACKEND_CARGO_TARGET_DIR=${SOURCE_DIR}/target" "-DWSP_WHISPER_RN_RELEASE=${RELEASE}"
         "-DWSP_CORE_LIB=${CORE_LIB}" "-DWSP_CORE_INCLUDE=${CORE_INCLUDE}"
         "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
     run("${CMAKE_COMMAND}" --build "${build}" -j 2)

@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Fetch whisper.rn 0.4.3 from npm (the reference backend layer and the ggml core the
-# tests link against), check it against npm's published integrity, and unpack it into
-# third_party/whisper.rn (ignored by git): cpp/, and the Android CMakeLists and the podspec that
-# integrations/whisper.rn/ adapts. Idempotent: does nothing when already there.
+# Fetch a whisper.rn release from npm (the reference backend layer and the ggml core the tests
+# link against), check it against npm's published integrity, and unpack it into third_party/
+# (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
+# adapts. Idempotent: does nothing when already there.
+#
+#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default) or 0.5.5
 set -euo pipefail
 
-VERSION=0.4.3
-INTEGRITY='sha512-isvW9AAtY73l7yvH5u9MzR8J1T4O1J8XXjbYZwiEjQaisoWW25gkiDgYeSK69NmY/RUuPNC+G8iJB76oKCQk5w=='
+# release  folder under third_party/  npm integrity of the tarball
+RELEASES='
+0.4.3 whisper.rn       sha512-isvW9AAtY73l7yvH5u9MzR8J1T4O1J8XXjbYZwiEjQaisoWW25gkiDgYeSK69NmY/RUuPNC+G8iJB76oKCQk5w==
+0.5.5 whisper.rn-0.5.5 sha512-awFE+ImMtRdGhA+hjm3GEwnSvyEVP1sdhMb+MyCa5bVdoOCpaxrwVwXDo9U46Qwkhwml3PCFaauTsGmRkTyhdw==
+'
+
+VERSION=${1:-0.4.3}
+read -r _ folder INTEGRITY < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
+if [ -z "${INTEGRITY:-}" ]; then
+    echo "fetch-reference: unknown whisper.rn release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
+    exit 2
+fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest="$root/third_party/whisper.rn"
+dest="$root/third_party/$folder"
 stamp="$dest/.integrity"
 
 android_cmake=android/src/main/CMakeLists.txt

@@ -114,6 +114,9 @@ int main(void) {
     FIELD(wsp_ggml_backend_i, graph_compute);
     FIELD(wsp_ggml_backend_i, event_record);
     FIELD(wsp_ggml_backend_i, event_wait);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    FIELD(wsp_ggml_backend_i, graph_optimize);
+#endif
 
     STRUCT(wsp_ggml_backend);
     FIELD(wsp_ggml_backend, guid);
@@ -172,6 +175,9 @@ int main(void) {
     FIELD(wsp_ggml_backend_dev_props, memory_free);
     FIELD(wsp_ggml_backend_dev_props, memory_total);
     FIELD(wsp_ggml_backend_dev_props, type);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    FIELD(wsp_ggml_backend_dev_props, device_id);
+#endif
     FIELD(wsp_ggml_backend_dev_props, caps);
 
     STRUCT(wsp_ggml_backend_feature);
@@ -240,6 +246,9 @@ int main(void) {
     TYPE("wsp_ggml_backend_dev_type", enum wsp_ggml_backend_dev_type);
     ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
     ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_IGPU);
+#endif
     ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL);
 
     TYPE("wsp_ggml_status", enum wsp_ggml_status);

@@ -442,6 +442,44 @@ static int c_sched_get_buffer_size_foreign(void) {
     return 0;
 }
 
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+/* the scheduler functions of backend API 2 */
+static size_t sizes[2];
+
+static int c_sched_get_buffer_type_null(void) { wsp_ggml_backend_sched_get_buffer_type(NULL, cpu_backend()); return 0; }
+
+static int c_sched_get_buffer_type_foreign(void) {
+    wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
+    wsp_ggml_backend_t other = cpu_backend();
+    wsp_ggml_backend_sched_get_buffer_type(sched, other);
+    return 0;
+}
+
+static int c_sched_get_buffer_type_null_backend(void) {
+    wsp_ggml_backend_sched_get_buffer_type(cpu_sched(cpu_backend()), NULL);
+    return 0;
+}
+
+static int c_sched_reserve_size_null(void)    { wsp_ggml_backend_sched_reserve_size(NULL, small_graph(), sizes); return 0; }
+
+static int c_sched_reserve_size_null_graph(void) {
+    wsp_ggml_backend_sched_reserve_size(cpu_sched(cpu_backend()), NULL, sizes);
+    return 0;
+}
+
+static int c_sched_reserve_size_null_sizes(void) {
+    wsp_ggml_backend_sched_reserve_size(cpu_sched(cpu_backend()), small_graph(), NULL);
+    return 0;
+}
+
+static int c_sched_split_graph_null(void)     { wsp_ggml_backend_sched_split_graph(NULL, small_graph()); return 0; }
+
+static int c_sched_split_graph_null_graph(void) {
+    wsp_ggml_backend_sched_split_graph(cpu_sched(cpu_backend()), NULL);
+    return 0;
+}
+#endif
+
 /* tensor_alloc / view_init misuse */
 static int c_tensor_alloc_past_end(void) {
     wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
@@ -603,6 +641,20 @@ static const struct bad_case cases[] = {
     { "sched_get_backend_negative","abort", "out of range", c_sched_get_backend_negative },
     { "sched_set_tensor_backend_foreign", "abort", "not in the scheduler", c_sched_set_tensor_backend_foreign },
     { "sched_get_buffer_size_foreign",    "abort", "not in the scheduler", c_sched_get_buffer_size_foreign },
+
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    /* backend API 2: each message names the function called, not one it calls */
+    { "sched_get_buffer_type_null",       "abort", NULLMSG(wsp_ggml_backend_sched_get_buffer_type, sched), c_sched_get_buffer_type_null },
+    { "sched_get_buffer_type_foreign",    "abort", "wsp_ggml_backend_sched_get_buffer_type: backend CPU is not in the scheduler",
+      c_sched_get_buffer_type_foreign },
+    { "sched_get_buffer_type_null_backend", "abort", "wsp_ggml_backend_sched_get_buffer_type: backend NULL is not in the scheduler",
+      c_sched_get_buffer_type_null_backend },
+    { "sched_reserve_size_null",          "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sched),    c_sched_reserve_size_null },
+    { "sched_reserve_size_null_graph",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, measure_graph), c_sched_reserve_size_null_graph },
+    { "sched_reserve_size_null_sizes",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes),    c_sched_reserve_size_null_sizes },
+    { "sched_split_graph_null",           "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, sched),     c_sched_split_graph_null },
+    { "sched_split_graph_null_graph",     "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, graph),     c_sched_split_graph_null_graph },
+#endif
 
     /* allocation misuse */
     { "tensor_alloc_past_end",     "error", "outside the buffer",   c_tensor_alloc_past_end },

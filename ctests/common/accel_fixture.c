@@ -255,6 +255,9 @@ static void accel_dev_get_props(wsp_ggml_backend_dev_t dev, struct wsp_ggml_back
     props->description = accel_dev_get_description(dev);
     accel_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->type        = accel_dev_get_type(dev);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    props->device_id   = NULL;  // not a PCI device
+#endif
     props->caps.async                = false;
     props->caps.host_buffer          = false;
     props->caps.buffer_from_host_ptr = false;

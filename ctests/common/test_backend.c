@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+// graph_optimize reorders a split's nodes, which only the internal header exposes
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "ggml-impl.h"
+#pragma GCC diagnostic pop
+
 // Fake buffer addresses: aligned, and spaced further apart than the largest buffer
 // (TEST_BACKEND_MAX_SIZE) so that the ranges of live buffers never overlap. With 64-bit pointers they
 // are far away from anything the process maps; a 32-bit address space has room for fewer, closer
@@ -35,6 +41,7 @@ static bool     g_offload[WSP_GGML_OP_COUNT];
 static bool     g_accept_host_srcs;
 static bool     g_async_iface;
 static bool     g_fail_alloc;
+static bool     g_optimize_swap;
 static bool     g_config_ready;
 static unsigned g_next_slot;
 static struct test_backend_counters g_cnt;
@@ -51,6 +58,7 @@ void test_backend_reset_config(void) {
     g_accept_host_srcs = false;
     g_async_iface      = true;
     g_fail_alloc       = false;
+    g_optimize_swap    = false;
     g_config_ready     = true;
 }
 
@@ -76,9 +84,30 @@ void test_backend_set_offload_ops(const enum wsp_ggml_op * ops, int n_ops)   { t
 void test_backend_set_accept_host_srcs(bool accept) { tb_config(); g_accept_host_srcs = accept; }
 void test_backend_set_async_iface(bool enable)      { tb_config(); g_async_iface = enable; }
 void test_backend_set_fail_alloc(bool fail)         { tb_config(); g_fail_alloc = fail; }
+void test_backend_set_optimize_swap(bool swap)      { tb_config(); g_optimize_swap = swap; }
+
+// the graph_optimize record: kept apart from struct test_backend_counters, whose layout the fuzz
+// target mirrors
+#define TB_MAX_OPTIMIZE_CALLS 64
+#define TB_OPTIMIZE_TEXT      256
+static char g_optimize_log[TB_MAX_OPTIMIZE_CALLS][TB_OPTIMIZE_TEXT];
+static int  g_optimize_calls;
 
 void test_backend_counters(struct test_backend_counters * out) { *out = g_cnt; }
-void test_backend_reset_counters(void) { memset(&g_cnt, 0, sizeof(g_cnt)); }
+
+void test_backend_reset_counters(void) {
+    memset(&g_cnt, 0, sizeof(g_cnt));
+    g_optimize_calls = 0;
+}
+
+int test_backend_graph_optimize_calls(void) { return g_optimize_calls; }
+
+void test_backend_print_graph_optimize(FILE * f, const char * label) {
+    const int n = g_optimize_calls < TB_MAX_OPTIMIZE_CALLS ? g_optimize_calls : TB_MAX_OPTIMIZE_CALLS;
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s graph_optimize %d %s\n", label, i, g_optimize_log[i]);
+    }
+}
 
 void test_backend_print_counters(FILE * f, const char * label) {
     const struct test_backend_counters * c = &g_cnt;
@@ -407,6 +436,39 @@ static void tb_backend_event_wait(wsp_ggml_backend_t backend, wsp_ggml_backend_e
     g_cnt.event_wait++;
 }
 
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+static bool tb_reads(const struct wsp_ggml_tensor * node, const struct wsp_ggml_tensor * t) {
+    for (int i = 0; i < WSP_GGML_MAX_SRC; i++) {
+        if (node->src[i] != NULL && (node->src[i] == t || node->src[i]->view_src == t)) {
+            return true;
+        }
+    }
+    return node->view_src == t;
+}
+
+static void tb_backend_graph_optimize(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * cgraph) {
+    (void) backend;
+    const int n_nodes = wsp_ggml_graph_n_nodes(cgraph);
+    if (g_optimize_calls < TB_MAX_OPTIMIZE_CALLS) {
+        char * text = g_optimize_log[g_optimize_calls];
+        int len = snprintf(text, TB_OPTIMIZE_TEXT, "n_nodes=%d nodes=", n_nodes);
+        for (int i = 0; i < n_nodes && len < TB_OPTIMIZE_TEXT; i++) {
+            len += snprintf(text + len, (size_t) (TB_OPTIMIZE_TEXT - len), "%s%s", i ? "," : "",
+                            wsp_ggml_get_name(wsp_ggml_graph_node(cgraph, i)));
+        }
+    }
+    g_optimize_calls++;
+    if (g_optimize_swap && n_nodes >= 2) {
+        struct wsp_ggml_tensor * a = wsp_ggml_graph_node(cgraph, 0);
+        struct wsp_ggml_tensor * b = wsp_ggml_graph_node(cgraph, 1);
+        if (!tb_reads(a, b) && !tb_reads(b, a)) {
+            cgraph->nodes[0] = b;
+            cgraph->nodes[1] = a;
+        }
+    }
+}
+#endif
+
 bool test_backend_is_test(wsp_ggml_backend_t backend) {
     return backend != NULL && backend->iface.get_name == tb_backend_get_name;
 }
@@ -431,6 +493,9 @@ static void tb_dev_get_props(wsp_ggml_backend_dev_t dev, struct wsp_ggml_backend
     props->description = tb_dev_get_description(dev);
     tb_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->type        = tb_dev_get_type(dev);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    props->device_id   = NULL;  // not a PCI device
+#endif
     props->caps.async                = false;
     props->caps.host_buffer          = false;
     props->caps.buffer_from_host_ptr = false;
@@ -454,6 +519,9 @@ static wsp_ggml_backend_t tb_dev_init_backend(wsp_ggml_backend_dev_t dev, const 
     backend->iface.graph_compute   = tb_backend_graph_compute;
     backend->iface.event_record    = tb_backend_event_record;
     backend->iface.event_wait      = tb_backend_event_wait;
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    backend->iface.graph_optimize  = tb_backend_graph_optimize;
+#endif
     backend->device                = dev;
     backend->context               = NULL;
     g_cnt.backends_init++;

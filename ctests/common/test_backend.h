@@ -76,6 +76,15 @@ void test_backend_reset_counters(void);
 // cpy_async=N buffer_cpy=N events=N/F record=N wait=N sync=N"
 void test_backend_print_counters(FILE * f, const char * label);
 
+// Backend API 2 (whisper.rn 0.5): the backend's graph_optimize, which the scheduler calls on each
+// split it plans. Every call is recorded (test_backend_reset_counters clears the record) with the
+// split's node names as they were when it came in. With swap on, it reorders the split the way an
+// optimizing backend may: it exchanges the first two nodes when neither reads the other. Default: off.
+void test_backend_set_optimize_swap(bool swap);
+int  test_backend_graph_optimize_calls(void);
+// One line per recorded call: "<label> graph_optimize <i> n_nodes=N nodes=<name>,<name>,..."
+void test_backend_print_graph_optimize(FILE * f, const char * label);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,10 @@ static void device_facts(const char * tag, wsp_ggml_backend_dev_t dev, wsp_ggml_
         snprintf(l, sizeof(l), "%s props_memory_total", tag); DU_Z(l, p.memory_total);
     }
     snprintf(l, sizeof(l), "%s props_type", tag);                 DU_I(l, p.type);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    // neither device sets it: get_props must have zeroed the 0xab bytes (never dereferenced)
+    snprintf(l, sizeof(l), "%s props_device_id_null", tag);       DU_B(l, p.device_id == NULL);
+#endif
     snprintf(l, sizeof(l), "%s props_caps_async", tag);           DU_B(l, p.caps.async);
     snprintf(l, sizeof(l), "%s props_caps_host_buffer", tag);     DU_B(l, p.caps.host_buffer);
     snprintf(l, sizeof(l), "%s props_caps_buffer_from_host_ptr", tag); DU_B(l, p.caps.buffer_from_host_ptr);

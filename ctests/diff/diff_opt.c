@@ -193,8 +193,12 @@ static void mlp(wsp_ggml_backend_t cpu) {
         labels[i] = (x0 + x1 > 0.0f ? x0 + x1 : 0.0f) - 0.5f * x0;
     }
 
-    wsp_ggml_opt_fit(sched, ctx_compute, x, y, ds, WSP_GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR, mlp_opt_pars,
-                     /*nepoch =*/ 8, /*nbatch_logical =*/ 8, /*val_split =*/ 0.25f, /*silent =*/ true);
+    // whisper.rn 0.5's ggml-opt (with backend API 2) also takes the optimizer: AdamW, 0.4's only one
+    wsp_ggml_opt_fit(sched, ctx_compute, x, y, ds, WSP_GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR,
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+                     WSP_GGML_OPT_OPTIMIZER_TYPE_ADAMW,
+#endif
+                     mlp_opt_pars, /*nepoch =*/ 8, /*nbatch_logical =*/ 8, /*val_split =*/ 0.25f, /*silent =*/ true);
     print_param("T3 w1", w1);
     print_param("T3 b1", b1);
     print_param("T3 w2", w2);

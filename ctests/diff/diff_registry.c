@@ -4,7 +4,9 @@
 // (case-insensitive names, unknown names), init_by_name, init_by_type, init_best at each stage, and
 // wsp_ggml_backend_dev_get_props zeroing what a device leaves unset. Then two more devices registered on
 // their own, "SIDE" whose reg is TEST and "OTHER" whose reg is the CPU's, and wsp_ggml_backend_unload(TEST):
-// it removes every device whose reg is TEST (its own and SIDE) and no other.
+// it removes every device whose reg is TEST (its own and SIDE) and no other. With backend API 2, an
+// integrated GPU ("IGPU", reg NULL) registered last: init_best prefers it to the CPU, and get_props
+// passes its device_id through (EXTRA's comes out NULL).
 #include "diff_util.h"
 
 // --- a standalone device that is not part of any reg ---
@@ -43,6 +45,18 @@ static const char * context_name(wsp_ggml_backend_dev_t dev) { return (const cha
 static char side_name[] = "SIDE", other_name[] = "OTHER";
 static struct wsp_ggml_backend_device side_dev, other_dev;
 
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+// IGPU: EXTRA's interface with its own type, name and props
+static char igpu_name[] = "IGPU";
+static enum wsp_ggml_backend_dev_type igpu_type(wsp_ggml_backend_dev_t dev) { (void) dev; return WSP_GGML_BACKEND_DEVICE_TYPE_IGPU; }
+static void igpu_props(wsp_ggml_backend_dev_t dev, struct wsp_ggml_backend_dev_props * p) {
+    p->name      = context_name(dev);
+    p->type      = igpu_type(dev);
+    p->device_id = "0000:00:02.0";
+}
+static struct wsp_ggml_backend_device igpu_dev;
+#endif
+
 static void print_backend(const char * label, wsp_ggml_backend_t be) {
     printf("%s %s\n", label, be ? wsp_ggml_backend_name(be) : "(null)");
     wsp_ggml_backend_free(be);
@@ -71,8 +85,12 @@ static void dump(const char * stage) {
                d ? wsp_ggml_backend_dev_name(d) : "(null)");
     }
     const enum wsp_ggml_backend_dev_type types[] = {
-        WSP_GGML_BACKEND_DEVICE_TYPE_CPU, WSP_GGML_BACKEND_DEVICE_TYPE_GPU, WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL };
-    for (int i = 0; i < 3; i++) {
+        WSP_GGML_BACKEND_DEVICE_TYPE_CPU, WSP_GGML_BACKEND_DEVICE_TYPE_GPU,
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+        WSP_GGML_BACKEND_DEVICE_TYPE_IGPU,
+#endif
+        WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL };
+    for (int i = 0; i < (int) (sizeof(types) / sizeof(types[0])); i++) {
         wsp_ggml_backend_dev_t d = wsp_ggml_backend_dev_by_type(types[i]);
         printf("%s dev_by_type %d %s\n", stage, (int) types[i], d ? wsp_ggml_backend_dev_name(d) : "(null)");
         snprintf(l, sizeof(l), "%s init_by_type %d", stage, (int) types[i]);
@@ -107,6 +125,9 @@ int main(void) {
     DU_Z("extra props_memory_free", p.memory_free);
     DU_Z("extra props_memory_total", p.memory_total);
     DU_I("extra props_type", p.type);
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    DU_B("extra props_device_id_null", p.device_id == NULL);  // never dereferenced: it may be the 0x5a bytes
+#endif
     printf("extra props_caps %d %d %d %d\n", p.caps.async, p.caps.host_buffer, p.caps.buffer_from_host_ptr, p.caps.events);
     size_t f = 0, t = 0;
     wsp_ggml_backend_dev_memory(d, &f, &t);
@@ -133,6 +154,22 @@ int main(void) {
     dump("with_side");
     wsp_ggml_backend_unload(test_backend_reg());
     dump("after_unload");
+
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    igpu_dev = extra_dev;
+    igpu_dev.iface.get_name  = context_name;
+    igpu_dev.iface.get_type  = igpu_type;
+    igpu_dev.iface.get_props = igpu_props;
+    igpu_dev.context         = igpu_name;
+    wsp_ggml_backend_device_register(&igpu_dev);
+    dump("with_igpu");
+    memset(&p, 0x5a, sizeof(p));
+    wsp_ggml_backend_dev_get_props(&igpu_dev, &p);
+    DU_S("igpu props_name", p.name);
+    DU_S("igpu props_description", p.description);
+    DU_I("igpu props_type", p.type);
+    DU_S("igpu props_device_id", p.device_id);
+#endif
 
     du_counters("final counters");
     printf("done\n");

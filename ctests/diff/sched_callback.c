@@ -210,11 +210,16 @@ static void graph_copies(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
     free_cgraph(&n);
 }
 
-// compare_graph_backend is declared with 5 arguments in 0.4.0 and 6 (trailing test_node) in 0.4.3; a NULL
-// sixth argument means "compare every node" for a 0.4.3 implementation and is ignored by a 0.4.0 one
-// (harmless with the x86-64 and arm64 calling conventions)
+// compare_graph_backend is declared with 5 arguments in 0.4.0, 6 (trailing test_node) in 0.4.3 and 7
+// (test_nodes, num_test_nodes) with backend API 2; no test node means "compare every node" (a NULL
+// sixth argument is ignored by a 0.4.0 implementation: harmless with the x86-64 and arm64 calling
+// conventions)
 static bool compare(wsp_ggml_backend_t b1, wsp_ggml_backend_t b2, struct wsp_ggml_cgraph * g, wsp_ggml_backend_eval_callback cb, void * ud) {
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, ud, NULL, 0);
+#else
     return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, ud, NULL);
+#endif
 }
 
 // compare_graph_backend(first, second) over the graph allocated on `first`, the callback stopping at node

@@ -3,7 +3,8 @@
 //   BAD_SCORE=<n>  export wsp_ggml_backend_score returning n (left undefined: no score function)
 //   BAD_INIT=0     no wsp_ggml_backend_init at all
 //   BAD_INIT=1     wsp_ggml_backend_init returns NULL
-//   BAD_INIT=2     wsp_ggml_backend_init returns a reg of API version 2
+//   BAD_INIT=2     wsp_ggml_backend_init returns a reg of the next API version (2 with whisper.rn
+//                  0.4's headers, 3 with 0.5's)
 //   BAD_INIT=3     wsp_ggml_backend_init aborts: for modules the loader must reject before init
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static size_t future_device_count(wsp_ggml_backend_reg_t reg) {
 
 // A reg from a later API: the loader must refuse it without calling into it.
 static struct wsp_ggml_backend_reg future_reg = {
-    .api_version = 2,
+    .api_version = WSP_GGML_BACKEND_API_VERSION + 1,
     .iface       = { .get_name = future_name, .get_device_count = future_device_count },
     .context     = NULL,
 };
