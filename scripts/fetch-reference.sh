@@ -4,13 +4,16 @@
 # (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
 # adapts. Idempotent: does nothing when already there.
 #
-#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default) or 0.5.5
+#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default) or 0.5.5; 0.5.4 and 0.6.0,
+#   which no build serves, for tests/releases.rs to show that it tells releases apart
 set -euo pipefail
 
 # release  folder under third_party/  npm integrity of the tarball
 RELEASES='
 0.4.3 whisper.rn       sha512-isvW9AAtY73l7yvH5u9MzR8J1T4O1J8XXjbYZwiEjQaisoWW25gkiDgYeSK69NmY/RUuPNC+G8iJB76oKCQk5w==
 0.5.5 whisper.rn-0.5.5 sha512-awFE+ImMtRdGhA+hjm3GEwnSvyEVP1sdhMb+MyCa5bVdoOCpaxrwVwXDo9U46Qwkhwml3PCFaauTsGmRkTyhdw==
+0.5.4 whisper.rn-0.5.4 sha512-4G3MFnC/EQoUFqv1k6EahERI6W3vAgfau2uyLidq0/axZPuHC4ZMhPEtTYaGljUN8OzD2W8erLRm/sA3jR5FBQ==
+0.6.0 whisper.rn-0.6.0 sha512-zuwIdiZzUYZDZSrGRBrM7kNknWWYCPT6BcGgmhTlZ5Z8k0QTtHRV/RxhmqrXZ8PAgh8FtUyrH3aQJptrsOHDDA==
 '
 
 VERSION=${1:-0.4.3}

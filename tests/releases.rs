@@ -56,16 +56,18 @@ fn checked_output(mut cmd: Command, what: &str) -> Result<String, String> {
 }
 
 /// The `wsp_ggml_backend_*` functions a preprocessed header declares: names followed by a
-/// parenthesis, without the handle typedefs (`..._t`, met in function-pointer parameters) and
-/// without the module entry points `wsp_ggml_backend_init`/`_score`, which a backend module
-/// defines, not the backend layer.
+/// parenthesis, without the handle typedefs (`..._t`, met in function-pointer parameters), struct
+/// and enum tags (met as function-pointer return types) and the module entry points
+/// `wsp_ggml_backend_init`/`_score`, which a backend module defines, not the backend layer.
 fn declared_functions(preprocessed: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for (i, _) in preprocessed.match_indices("wsp_ggml_backend_") {
         let rest = &preprocessed[i..];
         let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
         let (name, after) = rest.split_at(end);
+        let tag = ["struct ", "enum "].iter().any(|t| preprocessed[..i].ends_with(t));
         if after.trim_start().starts_with('(')
+            && !tag
             && !name.ends_with("_t")
             && name != "wsp_ggml_backend_init"
             && name != "wsp_ggml_backend_score"
@@ -119,7 +121,8 @@ fn view(release: &str, cpp: &Path, macro_: Option<&str>, library_header: bool) -
 
     let layout_exe = dir.join(format!("abi_layout-{side}"));
     let mut cc = Command::new("cc");
-    cc.args(["-std=c11", "-Wall", "-Werror"])
+    // -O1 drops the unused static helpers of ggml-impl.h, which would need ggml core to link.
+    cc.args(["-std=c11", "-O1", "-Wall", "-Werror"])
         .args(&defines)
         .args(&includes)
         .arg(root().join("ctests/abi/abi_layout.c"))
