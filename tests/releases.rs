@@ -161,10 +161,7 @@ fn differences(release: &str, macro_: Option<&str>) -> Vec<String> {
 #[test]
 fn the_0_4_build_serves_whisper_rn_0_4_3() {
     let found = differences("0.4.3", None);
-    assert!(
-        found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")),
-        "0.4.3: {found:#?}"
-    );
+    assert!(found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")), "0.4.3: {found:#?}");
 }
 
 #[test]

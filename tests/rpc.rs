@@ -10,9 +10,8 @@
 //! - a server killed mid-run, a closed port and malformed endpoints end with a clear message;
 //! - a client and a server linked with different layers work together.
 //!
-//! Only for whisper.rn 0.4.3: the ggml-rpc that scripts/fetch-rpc.sh fetches is ggml a2253f34's,
-//! built on backend API v1 and 0.4.3's ggml core.
-#![cfg(not(feature = "whisper-rn-0-5"))]
+//! The ggml-rpc that scripts/fetch-rpc.sh fetches is ggml a2253f34's (whisper.rn 0.4.3's); it is
+//! compiled against the headers of the release under test, and works with 0.5.5's as well.
 
 mod support;
 
@@ -49,7 +48,7 @@ fn build_programs(layer: Layer) -> Programs {
         server: build_rpc_example("rpc-server", &["examples/rpc/rpc-server.cpp"], &[], layer),
         transcribe: build_rpc_example(
             "transcribe",
-            &["examples/transcribe/transcribe.cpp", "third_party/whisper.rn/cpp/whisper.cpp"],
+            &["examples/transcribe/transcribe.cpp", &whisper_cpp_dir().join("whisper.cpp").display().to_string()],
             &["ctests/common/accel_fixture.c"],
             layer,
         ),

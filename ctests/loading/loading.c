@@ -6,7 +6,7 @@
 //   loading <scenario> <modules-dir> <work-dir> [ops-per-thread]
 //
 // <modules-dir> holds libggml-cpu-high.so (score 30), libggml-cpu-low.so (score 10) and
-// bad-{noinit,score0,initnull,api2}.so (api2: a reg of the next backend API version); <work-dir>
+// bad-{noinit,score0,initnull,api2}.so (api2: a reg of the other backend API version); <work-dir>
 // is an empty directory the scenario may fill.
 // Every log line is captured through wsp_ggml_log_set and printed as "log <level>: <text>", so
 // that the drivers can check the messages too. A scenario checks itself and ends with
@@ -509,15 +509,15 @@ static void scenario_best_variant(void) {
     CHECK(g_log_count[WSP_GGML_LOG_LEVEL_ERROR] == 0, "%ld error lines", g_log_count[WSP_GGML_LOG_LEVEL_ERROR]);
 }
 
-// Why bad-api2.so is refused: its reg is of the API version after the headers' one.
+// Why bad-api2.so is refused: its reg is of the other API version (bad_module.c).
 static const char * api_mismatch(void) {
     static char cause[96];
     snprintf(cause, sizeof(cause), "has an incompatible API version (backend: %d, current: %d)",
-             WSP_GGML_BACKEND_API_VERSION + 1, WSP_GGML_BACKEND_API_VERSION);
+             WSP_GGML_BACKEND_API_VERSION == 1 ? 2 : 1, WSP_GGML_BACKEND_API_VERSION);
     return cause;
 }
 
-// Better-scored variants that fail (init returns NULL, the next API version, no init) beside a good
+// Better-scored variants that fail (init returns NULL, the other API version, no init) beside a good
 // lower-scored one, and one that is unsupported (score 0): the good one is loaded. (The
 // reference loads nothing here.)
 static void scenario_fallback(void) {

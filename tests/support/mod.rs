@@ -38,13 +38,14 @@ pub const RELEASE: &str = if cfg!(feature = "whisper-rn-0-5") { "0.5.5" } else {
 const RELEASE_FEATURES: &[&str] =
     if cfg!(feature = "whisper-rn-0-5") { &["--features", "whisper-rn-0-5"] } else { &[] };
 
-/// A folder name for what is built for [`RELEASE`]: `name` for 0.4.3, `name-rn<release>` for
-/// the others, so that the builds of two releases never replace each other.
-fn per_release(name: &str) -> String {
+/// Where what is built for [`RELEASE`] goes: target/ for 0.4.3, target/whisper-rn-<release> for
+/// the others (as CMake does), so that the builds of two releases never replace each other.
+fn release_target_dir() -> PathBuf {
+    let target = root().join("target");
     if RELEASE == "0.4.3" {
-        name.to_owned()
+        target
     } else {
-        format!("{name}-rn{RELEASE}")
+        target.join(format!("whisper-rn-{RELEASE}"))
     }
 }
 
@@ -76,7 +77,7 @@ pub fn target_command(exe: &Path) -> Command {
 /// target/ctest for the host's objects and programs, target/ctest-<triple> for a cross target's.
 fn out_dir() -> PathBuf {
     let name = if is_cross() { format!("ctest-{TARGET}") } else { "ctest".to_owned() };
-    let dir = root().join("target").join(per_release(&name));
+    let dir = release_target_dir().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -206,20 +207,16 @@ pub fn reference_lib() -> &'static Path {
 }
 
 /// Builds this library for [`RELEASE`] (`cargo build --lib` with `args`, for the tests' target,
-/// in target/`target_dir` or the default target/; another release's in a folder of its own)
-/// and returns the directory of the `profile`'s build.
+/// in the release's target folder or its subfolder `target_dir`) and returns the directory of
+/// the `profile`'s build.
 fn cargo_build_lib(args: &[&str], target_dir: Option<&str>, profile: &str) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(["build", "--lib", "--quiet"]).args(args).args(RELEASE_FEATURES).current_dir(root());
     if is_cross() {
         cmd.args(["--target", TARGET]);
     }
-    let mut dir = root().to_path_buf();
-    match (target_dir, RELEASE) {
-        (None, "0.4.3") => dir.push("target"),
-        (None, _) => dir.extend(["target", &per_release("lib")]),
-        (Some(name), _) => dir.extend(["target", &per_release(name)]),
-    }
+    let mut dir = release_target_dir();
+    dir.extend(target_dir);
     cmd.arg("--target-dir").arg(&dir);
     let status = cmd.status().expect("run cargo build");
     assert!(status.success(), "cargo build --lib {args:?} {RELEASE_FEATURES:?} failed");

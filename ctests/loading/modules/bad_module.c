@@ -38,9 +38,10 @@ static size_t future_device_count(wsp_ggml_backend_reg_t reg) {
     return 0;
 }
 
-// A reg from a later API: the loader must refuse it without calling into it.
+// A reg of the other backend API (v2 in a whisper.rn 0.4 build, v1 in a 0.5 build): the loader
+// must refuse it without calling into it.
 static struct wsp_ggml_backend_reg future_reg = {
-    .api_version = WSP_GGML_BACKEND_API_VERSION + 1,
+    .api_version = WSP_GGML_BACKEND_API_VERSION == 1 ? 2 : 1,
     .iface       = { .get_name = future_name, .get_device_count = future_device_count },
     .context     = NULL,
 };
