@@ -99,6 +99,7 @@ impl FromC for *mut wsp_ggml_backend_dev_props {
 }
 
 /// An array the caller fills in (its length is the export's to know).
+#[cfg(feature = "whisper-rn-0-5")]
 impl FromC for *mut usize {
     type Rust = std::ptr::NonNull<usize>;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
@@ -107,6 +108,7 @@ impl FromC for *mut usize {
 }
 
 /// A caller's array of tensor pointers.
+#[cfg(feature = "whisper-rn-0-5")]
 impl FromC for *const *const wsp_ggml_tensor {
     type Rust = std::ptr::NonNull<*const wsp_ggml_tensor>;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
