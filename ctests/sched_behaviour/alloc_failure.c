@@ -6,7 +6,10 @@
 //   2. allocation re-enabled: the same scheduler reserves, allocates and computes the right result;
 //   3. a graph bigger than the reserved buffers while allocation fails again: alloc_graph returns false;
 //      re-enabled: alloc_graph and compute work and are right;
-//   4. the same with parallel = true.
+//   4. (backend API 2) sched_reserve_size of a bigger graph after a reserve, then alloc_graph of that
+//      graph: ggml-alloc freed the buffers it would have had to grow, and 0.5.5's reference crashes
+//      there; the library must allocate and compute it right;
+//   5. the same with parallel = true.
 // "Right" means bit-identical to a CPU-only computation. Exit status 0 if every expectation holds.
 #include "sched_util.h"
 
@@ -119,6 +122,23 @@ static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t
     expect(eval_ok(sched, cpu, p, pc, 64), what);
     snprintf(what, sizeof(what), "%s 3 original graph again right", tag);
     expect(eval_ok(sched, cpu, p, pc, 16), what);
+
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    // 4
+    wsp_ggml_backend_sched_reset(sched);
+    m = make_net(p, 16);
+    snprintf(what, sizeof(what), "%s 4 reserve succeeds", tag);
+    expect(wsp_ggml_backend_sched_reserve(sched, m.gf), what);
+    wsp_ggml_free(m.ctx);
+    m = make_net(p, 128);
+    size_t sizes[2] = { 0, 0 };
+    wsp_ggml_backend_sched_reserve_size(sched, m.gf, sizes);
+    wsp_ggml_free(m.ctx);
+    snprintf(what, sizeof(what), "%s 4 reserve_size of a bigger graph measures it", tag);
+    expect(sizes[0] > 0 && sizes[1] > 0, what);
+    snprintf(what, sizeof(what), "%s 4 that graph right after it", tag);
+    expect(eval_ok(sched, cpu, p, pc, 128), what);
+#endif
 
     wsp_ggml_backend_sched_free(sched);
 }

@@ -867,6 +867,9 @@ impl Scheduler {
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
         // SAFETY: as for reserve, with room for a size per buffer (one per backend).
         unsafe { wsp_ggml_gallocr_reserve_n_size(self.galloc, graph, node_ids, leaf_ids, sizes.as_mut_ptr()) };
+        // ggml-alloc now holds this graph's layout but has freed the buffers that were too small
+        // for it: the next allocation must reserve again (0.5.5's reference crashes there).
+        self.needs_reserve = true;
     }
 
     /// Assigns, splits and allocates `graph` without computing it. False, with a log line,
