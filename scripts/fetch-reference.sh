@@ -4,8 +4,8 @@
 # (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
 # adapts. Idempotent: does nothing when already there.
 #
-#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default) or 0.5.5; 0.5.4 and 0.6.0,
-#   which no build serves, for tests/releases.rs to show that it tells releases apart
+#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default), 0.5.5 or 0.7.4; 0.7.3, which
+#   the 0.7 build serves too, and 0.5.4 and 0.6.0, which no build serves, for tests/releases.rs
 set -euo pipefail
 
 # release  folder under third_party/  npm integrity of the tarball
@@ -13,6 +13,8 @@ RELEASES='
 0.4.3 whisper.rn       sha512-isvW9AAtY73l7yvH5u9MzR8J1T4O1J8XXjbYZwiEjQaisoWW25gkiDgYeSK69NmY/RUuPNC+G8iJB76oKCQk5w==
 0.5.5 whisper.rn-0.5.5 sha512-awFE+ImMtRdGhA+hjm3GEwnSvyEVP1sdhMb+MyCa5bVdoOCpaxrwVwXDo9U46Qwkhwml3PCFaauTsGmRkTyhdw==
 0.5.4 whisper.rn-0.5.4 sha512-4G3MFnC/EQoUFqv1k6EahERI6W3vAgfau2uyLidq0/axZPuHC4ZMhPEtTYaGljUN8OzD2W8erLRm/sA3jR5FBQ==
+0.7.4 whisper.rn-0.7.4 sha512-9MyWFoRmUWHDHLhjm4dZgZzxG2fFNuClOPE/Ne5KXlm0vSi4It5oS2xZi9WfPEfUGHcgPMiVviv9t18zC4BSNw==
+0.7.3 whisper.rn-0.7.3 sha512-4N1KeXkdlkReX0UB4dFdORe0MRDBPYriUHWBgZnpuxE98lRnyCbqtcP21nwjytQbDzNCMjYFS+m1QxrsCDB9UQ==
 0.6.0 whisper.rn-0.6.0 sha512-zuwIdiZzUYZDZSrGRBrM7kNknWWYCPT6BcGgmhTlZ5Z8k0QTtHRV/RxhmqrXZ8PAgh8FtUyrH3aQJptrsOHDDA==
 '
 

@@ -303,6 +303,8 @@ impl Graph {
             use_counts: g.use_counts,
             visited_hash_set: g.visited_hash_set,
             order: g.order,
+            #[cfg(feature = "whisper-rn-0-7")]
+            uid: 0,
         }
     }
 
@@ -345,5 +347,7 @@ pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> wsp_ggml_
         use_counts: std::ptr::null_mut(),
         visited_hash_set: wsp_ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
         order: 0,
+        #[cfg(feature = "whisper-rn-0-7")]
+        uid: 0,
     }
 }

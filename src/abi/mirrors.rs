@@ -1,7 +1,8 @@
-//! whisper.rn's C ABI (ggml backend API version 1 for 0.4, 2 for 0.5): `#[repr(C)]` mirrors of
-//! the structs, interface tables, enums and typedefs of its `ggml-backend.h` /
+//! whisper.rn's C ABI (ggml backend API version 1 for 0.4, 2 for 0.5 and 0.7): `#[repr(C)]`
+//! mirrors of the structs, interface tables, enums and typedefs of its `ggml-backend.h` /
 //! `ggml-backend-impl.h`, and of the parts of `ggml.h` / `ggml-impl.h` that the backend layer
-//! reads. What only 0.5 has is marked `#[cfg(feature = "whisper-rn-0-5")]`. Layouts are asserted at
+//! reads. What 0.5 added is marked `#[cfg(feature = "whisper-rn-0-5")]` (which 0.7 implies), what
+//! 0.7 added `#[cfg(feature = "whisper-rn-0-7")]`. Layouts are asserted at
 //! compile time at the bottom of this file and compared with the C compiler's view by the ABI
 //! parity test.
 //!
@@ -31,6 +32,10 @@ pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35 + OP_SHIFT;
 pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36 + OP_SHIFT;
 pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37 + OP_SHIFT;
 pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46 + OP_SHIFT;
+/// 0.7 names it to skip it when placing ops by their weights (0.7's ggml.h inserts COL2IM_1D
+/// before it).
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_OP_FLASH_ATTN_EXT: wsp_ggml_op = 74;
 
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
 pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
@@ -98,6 +103,9 @@ pub struct wsp_ggml_cgraph {
     pub use_counts: *mut i32,
     pub visited_hash_set: wsp_ggml_hash_set,
     pub order: c_int,
+    /// Identifies a graph to backends that cache per graph; 0 means unset (0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub uid: u64,
 }
 
 /// `struct wsp_ggml_init_params`
@@ -165,6 +173,9 @@ pub enum wsp_ggml_backend_dev_type {
     WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
     #[cfg(feature = "whisper-rn-0-5")]
     WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
+    /// A device spanning several others, for tensor parallelism (0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    WSP_GGML_BACKEND_DEVICE_TYPE_META = 4,
 }
 
 /// `struct wsp_ggml_backend_dev_caps`
@@ -175,6 +186,9 @@ pub struct wsp_ggml_backend_dev_caps {
     pub host_buffer: bool,
     pub buffer_from_host_ptr: bool,
     pub events: bool,
+    /// Whether model files can be mapped into this device's memory (0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub mmap_support: bool,
 }
 
 /// `struct wsp_ggml_backend_dev_props`
@@ -308,6 +322,34 @@ pub struct wsp_ggml_backend_buffer_i {
             dst: *mut wsp_ggml_tensor,
         ) -> bool,
     >,
+    /// Writes `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub set_tensor_2d: Option<
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            tensor: *mut wsp_ggml_tensor,
+            data: *const c_void,
+            offset: usize,
+            size: usize,
+            n_copies: usize,
+            stride_tensor: usize,
+            stride_data: usize,
+        ),
+    >,
+    /// Reads `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub get_tensor_2d: Option<
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            tensor: *const wsp_ggml_tensor,
+            data: *mut c_void,
+            offset: usize,
+            size: usize,
+            n_copies: usize,
+            stride_tensor: usize,
+            stride_data: usize,
+        ),
+    >,
     pub clear: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, value: u8)>,
     pub reset: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
 }
@@ -322,6 +364,10 @@ impl wsp_ggml_backend_buffer_i {
         set_tensor: None,
         get_tensor: None,
         cpy_tensor: None,
+        #[cfg(feature = "whisper-rn-0-7")]
+        set_tensor_2d: None,
+        #[cfg(feature = "whisper-rn-0-7")]
+        get_tensor_2d: None,
         clear: None,
         reset: None,
     };
@@ -359,6 +405,34 @@ pub struct wsp_ggml_backend_i {
             data: *mut c_void,
             offset: usize,
             size: usize,
+        ),
+    >,
+    /// The asynchronous `set_tensor_2d` (optional, 0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub set_tensor_2d_async: Option<
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            tensor: *mut wsp_ggml_tensor,
+            data: *const c_void,
+            offset: usize,
+            size: usize,
+            n_copies: usize,
+            stride_tensor: usize,
+            stride_data: usize,
+        ),
+    >,
+    /// The asynchronous `get_tensor_2d` (optional, 0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub get_tensor_2d_async: Option<
+        unsafe extern "C" fn(
+            backend: wsp_ggml_backend_t,
+            tensor: *const wsp_ggml_tensor,
+            data: *mut c_void,
+            offset: usize,
+            size: usize,
+            n_copies: usize,
+            stride_tensor: usize,
+            stride_data: usize,
         ),
     >,
     pub cpy_tensor_async: Option<
@@ -478,7 +552,8 @@ pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
 // C side is compared at run time by the ABI test.
 // ---------------------------------------------------------------------------------------------
 
-/// Whether the layouts checked are API v2's (0.5), whose backend interface has one entry more.
+/// Whether the layouts checked are 0.5's (API v2), whose backend interface has one entry more.
+#[cfg(not(feature = "whisper-rn-0-7"))]
 const V2: bool = cfg!(feature = "whisper-rn-0-5");
 
 macro_rules! assert_layout {
@@ -496,6 +571,7 @@ mod layout_checks {
         r#type @ 0, buffer @ 8, ne @ 16, nb @ 48, op @ 80, op_params @ 84, flags @ 148, src @ 152,
         view_src @ 232, view_offs @ 240, data @ 248, name @ 256, extra @ 320, padding @ 328);
     assert_layout!(wsp_ggml_hash_set, size 24, align 8, size @ 0, used @ 8, keys @ 16);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_cgraph, size 88, align 8,
         size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 16, grads @ 24, grad_accs @ 32, leafs @ 40,
         use_counts @ 48, visited_hash_set @ 56, order @ 80);
@@ -503,12 +579,13 @@ mod layout_checks {
     assert_layout!(wsp_ggml_status, size 4, align 4);
     assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
         r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
     #[cfg(not(feature = "whisper-rn-0-5"))]
     assert_layout!(wsp_ggml_backend_dev_props, size 40, align 8,
         name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, caps @ 36);
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
     assert_layout!(wsp_ggml_backend_dev_props, size 56, align 8,
         name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, device_id @ 40, caps @ 48);
     assert_layout!(wsp_ggml_backend_feature, size 16, align 8, name @ 0, value @ 8);
@@ -517,17 +594,21 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_buffer_type_i, size 48, align 8,
         get_name @ 0, alloc_buffer @ 8, get_alignment @ 16, get_max_size @ 24, get_alloc_size @ 32, is_host @ 40);
     assert_layout!(wsp_ggml_backend_buffer_type, size 64, align 8, iface @ 0, device @ 48, context @ 56);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_buffer_i, size 72, align 8,
         free_buffer @ 0, get_base @ 8, init_tensor @ 16, memset_tensor @ 24, set_tensor @ 32,
         get_tensor @ 40, cpy_tensor @ 48, clear @ 56, reset @ 64);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_buffer, size 104, align 8,
         iface @ 0, buft @ 72, context @ 80, size @ 88, usage @ 96);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_i, size if V2 { 112 } else { 104 }, align 8,
         get_name @ 0, free @ 8, set_tensor_async @ 16, get_tensor_async @ 24, cpy_tensor_async @ 32,
         synchronize @ 40, graph_plan_create @ 48, graph_plan_free @ 56, graph_plan_update @ 64,
         graph_plan_compute @ 72, graph_compute @ 80, event_record @ 88, event_wait @ 96);
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
     assert_layout!(wsp_ggml_backend_i, size 112, align 8, graph_optimize @ 104);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend, size if V2 { 136 } else { 128 }, align 8,
         guid @ 0, iface @ 8, device @ if V2 { 120 } else { 112 }, context @ if V2 { 128 } else { 120 });
     assert_layout!(wsp_ggml_backend_event, size 16, align 8, device @ 0, context @ 8);
@@ -551,6 +632,7 @@ mod layout_checks {
         r#type @ 0, buffer @ 4, ne @ 8, nb @ 40, op @ 56, op_params @ 60, flags @ 124, src @ 128,
         view_src @ 168, view_offs @ 172, data @ 176, name @ 180, extra @ 244, padding @ 248);
     assert_layout!(wsp_ggml_hash_set, size 12, align 4, size @ 0, used @ 4, keys @ 8);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_cgraph, size 48, align 4,
         size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 12, grads @ 16, grad_accs @ 20, leafs @ 24,
         use_counts @ 28, visited_hash_set @ 32, order @ 44);
@@ -558,12 +640,13 @@ mod layout_checks {
     assert_layout!(wsp_ggml_status, size 4, align 4);
     assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
     assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
         r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
     #[cfg(not(feature = "whisper-rn-0-5"))]
     assert_layout!(wsp_ggml_backend_dev_props, size 24, align 4,
         name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, caps @ 20);
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
     assert_layout!(wsp_ggml_backend_dev_props, size 28, align 4,
         name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, device_id @ 20, caps @ 24);
     assert_layout!(wsp_ggml_backend_feature, size 8, align 4, name @ 0, value @ 4);
@@ -572,17 +655,21 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_buffer_type_i, size 24, align 4,
         get_name @ 0, alloc_buffer @ 4, get_alignment @ 8, get_max_size @ 12, get_alloc_size @ 16, is_host @ 20);
     assert_layout!(wsp_ggml_backend_buffer_type, size 32, align 4, iface @ 0, device @ 24, context @ 28);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_buffer_i, size 36, align 4,
         free_buffer @ 0, get_base @ 4, init_tensor @ 8, memset_tensor @ 12, set_tensor @ 16,
         get_tensor @ 20, cpy_tensor @ 24, clear @ 28, reset @ 32);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_buffer, size 52, align 4,
         iface @ 0, buft @ 36, context @ 40, size @ 44, usage @ 48);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend_i, size if V2 { 56 } else { 52 }, align 4,
         get_name @ 0, free @ 4, set_tensor_async @ 8, get_tensor_async @ 12, cpy_tensor_async @ 16,
         synchronize @ 20, graph_plan_create @ 24, graph_plan_free @ 28, graph_plan_update @ 32,
         graph_plan_compute @ 36, graph_compute @ 40, event_record @ 44, event_wait @ 48);
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
     assert_layout!(wsp_ggml_backend_i, size 56, align 4, graph_optimize @ 52);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
     assert_layout!(wsp_ggml_backend, size if V2 { 68 } else { 64 }, align 4,
         guid @ 0, iface @ 4, device @ if V2 { 60 } else { 56 }, context @ if V2 { 64 } else { 60 });
     assert_layout!(wsp_ggml_backend_event, size 8, align 4, device @ 0, context @ 4);
@@ -595,4 +682,33 @@ mod layout_checks {
     assert_layout!(wsp_ggml_backend_reg_i, size 16, align 4,
         get_name @ 0, get_device_count @ 4, get_device @ 8, get_proc_address @ 12);
     assert_layout!(wsp_ggml_backend_reg, size 24, align 4, api_version @ 0, iface @ 4, context @ 20);
+}
+
+/// 0.7's layouts, for either pointer width: the interface tables are arrays of pointer-sized
+/// entries, with the 2d copies inserted.
+#[cfg(feature = "whisper-rn-0-7")]
+mod layout_checks_0_7 {
+    use super::*;
+    const P: usize = std::mem::size_of::<usize>();
+    const ORDER: usize = std::mem::offset_of!(wsp_ggml_cgraph, order);
+    const U64_ALIGN: usize = std::mem::align_of::<u64>();
+    assert_layout!(wsp_ggml_cgraph, size (ORDER + 4).next_multiple_of(U64_ALIGN) + 8, align U64_ALIGN,
+        uid @ (ORDER + 4).next_multiple_of(U64_ALIGN));
+    assert_layout!(wsp_ggml_backend_dev_caps, size 5, align 1,
+        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3, mmap_support @ 4);
+    assert_layout!(wsp_ggml_backend_dev_props, size (6 * P + 5).next_multiple_of(P), align P,
+        device_id @ 5 * P, caps @ 6 * P);
+    assert_layout!(wsp_ggml_backend_buffer_i, size 11 * P, align P,
+        free_buffer @ 0, get_base @ P, init_tensor @ 2 * P, memset_tensor @ 3 * P, set_tensor @ 4 * P,
+        get_tensor @ 5 * P, cpy_tensor @ 6 * P, set_tensor_2d @ 7 * P, get_tensor_2d @ 8 * P,
+        clear @ 9 * P, reset @ 10 * P);
+    assert_layout!(wsp_ggml_backend_buffer, size 15 * P, align P,
+        iface @ 0, buft @ 11 * P, context @ 12 * P, size @ 13 * P, usage @ 14 * P);
+    assert_layout!(wsp_ggml_backend_i, size 16 * P, align P,
+        get_name @ 0, free @ P, set_tensor_async @ 2 * P, get_tensor_async @ 3 * P,
+        set_tensor_2d_async @ 4 * P, get_tensor_2d_async @ 5 * P, cpy_tensor_async @ 6 * P,
+        synchronize @ 7 * P, graph_plan_create @ 8 * P, graph_plan_free @ 9 * P,
+        graph_plan_update @ 10 * P, graph_plan_compute @ 11 * P, graph_compute @ 12 * P,
+        event_record @ 13 * P, event_wait @ 14 * P, graph_optimize @ 15 * P);
+    assert_layout!(wsp_ggml_backend, size 19 * P, align P, guid @ 0, iface @ P, device @ 17 * P, context @ 18 * P);
 }
