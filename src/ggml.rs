@@ -37,12 +37,22 @@ extern "C" {
         leaf_buffer_ids: *const c_int,
         sizes: *mut usize,
     );
+    /// 0.7's ggml core: a process-wide, increasing graph identifier.
+    #[cfg(feature = "whisper-rn-0-7")]
+    fn wsp_ggml_graph_next_uid() -> u64;
     pub fn wsp_ggml_gallocr_alloc_graph(galloc: wsp_ggml_gallocr_t, graph: *mut wsp_ggml_cgraph) -> bool;
     pub fn wsp_ggml_gallocr_get_buffer_size(galloc: wsp_ggml_gallocr_t, buffer_id: c_int) -> usize;
     pub fn wsp_ggml_backend_alloc_ctx_tensors(
         ctx: *mut wsp_ggml_context,
         backend: wsp_ggml_backend_t,
     ) -> wsp_ggml_backend_buffer_t;
+}
+
+/// A new graph identifier from ggml core (0.7).
+#[cfg(feature = "whisper-rn-0-7")]
+pub fn next_graph_uid() -> u64 {
+    // SAFETY: no arguments; ggml core increments an atomic counter.
+    unsafe { wsp_ggml_graph_next_uid() }
 }
 
 /// Sends one line to ggml's log (and so to whatever callback the application installed).

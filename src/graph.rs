@@ -175,10 +175,12 @@ impl Tensor {
         name[len] = 0;
     }
 
-    /// Copies the operation (op, parameters, view offset) of `src`; the graph copy links
-    /// sources and view sources itself.
+    /// Copies the operation (op and parameters, and from 0.7 the flags) of `src`; the graph copy
+    /// links sources and view sources itself.
     pub fn copy_op_from(self, src: Tensor) {
         set!(self, op, get!(src, op));
+        #[cfg(feature = "whisper-rn-0-7")]
+        set!(self, flags, get!(src, flags));
         set!(self, op_params, get!(src, op_params));
     }
 
@@ -269,6 +271,13 @@ impl Graph {
     fn raw(&self) -> &wsp_ggml_cgraph {
         // SAFETY: a handle is only made from a live graph (see from_raw).
         unsafe { self.0.as_ref() }
+    }
+
+    /// Sets the identifier by which backends recognise a graph they have seen (0.7).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn set_uid(self, uid: u64) {
+        // SAFETY: live graph (see from_raw), not borrowed elsewhere meanwhile.
+        unsafe { (*self.0.as_ptr()).uid = uid }
     }
 
     /// The size the graph was created with (its node capacity).

@@ -22,13 +22,18 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Backend names probed by `load_all`, in the reference's order (0.5 dropped kompute and added
-/// zendnn and hexagon).
+/// zendnn and hexagon; 0.7 added virtgpu and openvino).
 #[cfg(not(feature = "whisper-rn-0-5"))]
 const KNOWN_BACKENDS: &[&str] =
     &["blas", "cann", "cuda", "hip", "kompute", "metal", "rpc", "sycl", "vulkan", "opencl", "musa", "cpu"];
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
 const KNOWN_BACKENDS: &[&str] =
     &["blas", "zendnn", "cann", "cuda", "hip", "metal", "rpc", "sycl", "vulkan", "opencl", "hexagon", "musa", "cpu"];
+#[cfg(feature = "whisper-rn-0-7")]
+const KNOWN_BACKENDS: &[&str] = &[
+    "blas", "zendnn", "cann", "cuda", "hip", "metal", "rpc", "sycl", "vulkan", "virtgpu", "opencl", "hexagon", "musa",
+    "openvino", "cpu",
+];
 
 /// Serialises load and unload, so that two threads loading the same module register it once.
 static LOADER: StaticMutex<()> = StaticMutex::new(());

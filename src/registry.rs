@@ -61,11 +61,17 @@ impl Registry {
             return false;
         }
         self.backends.push(Entry { reg, loads: usize::from(module.is_some()), module });
-        self.devices.extend_from_slice(devices);
+        for &(device, device_reg) in devices {
+            self.add_device(device, device_reg);
+        }
         true
     }
 
+    /// Adds a device; from 0.7 a device already registered is not added again.
     pub fn add_device(&mut self, device: Device, reg: Option<Reg>) {
+        if cfg!(feature = "whisper-rn-0-7") && self.devices.iter().any(|&(known, _)| known == device) {
+            return;
+        }
         self.devices.push((device, reg));
     }
 

@@ -3,6 +3,8 @@
 
 use crate::ggml::{ensure, fatal, null_handle};
 use crate::graph::Tensor;
+#[cfg(feature = "whisper-rn-0-7")]
+use crate::handle::Runs;
 use crate::handle::{Backend, Buffer};
 use std::ffi::c_void;
 
@@ -59,6 +61,10 @@ fn storage_buffer(caller: &str, tensor: Tensor) -> Buffer {
 /// # Safety
 /// `data` holds `size` readable bytes.
 pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
+    if cfg!(feature = "whisper-rn-0-7") {
+        // 0.7 reports a tensor without a buffer even when there is nothing to write.
+        storage_buffer(caller, tensor);
+    }
     if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.set_tensor(caller, tensor, data, offset, size) }
@@ -70,6 +76,10 @@ pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usi
 /// # Safety
 /// `data` has room for `size` bytes.
 pub unsafe fn get(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
+    if cfg!(feature = "whisper-rn-0-7") {
+        // As in set.
+        storage_buffer(caller, tensor);
+    }
     if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Read) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.get_tensor(caller, tensor, data, offset, size) }
@@ -99,6 +109,7 @@ pub unsafe fn set_async(
     check_range(caller, tensor, offset, size, Access::Write);
     // SAFETY: the range was checked; the caller vouches for `data`.
     if !unsafe { backend.set_tensor_async(tensor, data, offset, size) } {
+        wait_before_sync_access(backend);
         // SAFETY: as above.
         unsafe { set(caller, tensor, data, offset, size) }
     }
@@ -112,9 +123,152 @@ pub unsafe fn get_async(caller: &str, backend: Backend, tensor: Tensor, data: *m
     check_range(caller, tensor, offset, size, Access::Read);
     // SAFETY: the range was checked; the caller vouches for `data`.
     if !unsafe { backend.get_tensor_async(tensor, data, offset, size) } {
+        wait_before_sync_access(backend);
         // SAFETY: as above.
         unsafe { get(caller, tensor, data, offset, size) }
     }
+}
+
+/// 0.7 finishes the backend's queued work before accessing a tensor synchronously in place of
+/// an asynchronous access, so that the access is ordered after it.
+fn wait_before_sync_access(backend: Backend) {
+    if cfg!(feature = "whisper-rn-0-7") {
+        backend.synchronize();
+    }
+}
+
+/// Checks that the runs of a 2d access starting at `offset` lie inside an allocated tensor.
+#[cfg(feature = "whisper-rn-0-7")]
+fn check_runs(caller: &str, tensor: Tensor, offset: usize, runs: Runs, access: Access) {
+    ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
+    let nbytes = tensor.nbytes();
+    let in_bounds = runs.tensor_span().and_then(|span| span.checked_add(offset)).is_some_and(|end| end <= nbytes);
+    ensure!(
+        in_bounds,
+        "{caller}: tensor {} out of bounds (offset {offset} + {} runs of {} bytes, {} apart > {nbytes} bytes of {})",
+        access.word(),
+        runs.count,
+        runs.size,
+        runs.stride_tensor,
+        tensor.name()
+    );
+}
+
+/// Run `index` of a 2d access as a plain access: its offset in the tensor and its address in
+/// the caller's memory; aborts when the offset does not fit in an address.
+#[cfg(feature = "whisper-rn-0-7")]
+fn run_at(caller: &str, tensor: Tensor, offset: usize, runs: Runs, index: usize, access: Access) -> (usize, usize) {
+    match runs.run_start(index).and_then(|(in_tensor, in_data)| Some((offset.checked_add(in_tensor)?, in_data))) {
+        Some(run) => run,
+        None => fatal!("{caller}: tensor {} out of bounds (run {index} of {})", access.word(), tensor.name()),
+    }
+}
+
+/// Writes `runs` of `data` at `offset` (0.7's tensor_set_2d): through the buffer's 2d entry when
+/// it has one and there are several runs, otherwise run by run.
+///
+/// # Safety
+/// `data` holds the runs' bytes.
+#[cfg(feature = "whisper-rn-0-7")]
+pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) {
+    let buffer = storage_buffer(caller, tensor);
+    if runs.count > 1 && runs.size > 0 {
+        check_runs(caller, tensor, offset, runs, Access::Write);
+        // SAFETY: the runs were checked; the caller vouches for `data`.
+        if unsafe { buffer.set_tensor_2d(tensor, data, offset, runs) } {
+            return;
+        }
+    }
+    for index in 0..runs.count {
+        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Write);
+        // SAFETY: set checks the run; the caller vouches for `data`.
+        unsafe { set(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
+    }
+}
+
+/// Reads `runs` at `offset` into `data` (0.7's tensor_get_2d), as set_2d writes them.
+///
+/// # Safety
+/// `data` has room for the runs.
+#[cfg(feature = "whisper-rn-0-7")]
+pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) {
+    let buffer = storage_buffer(caller, tensor);
+    if runs.count > 1 && runs.size > 0 {
+        check_runs(caller, tensor, offset, runs, Access::Read);
+        // SAFETY: the runs were checked; the caller vouches for `data`.
+        if unsafe { buffer.get_tensor_2d(tensor, data, offset, runs) } {
+            return;
+        }
+    }
+    for index in 0..runs.count {
+        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Read);
+        // SAFETY: get checks the run; the caller vouches for `data`.
+        unsafe { get(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
+    }
+}
+
+/// Writes `runs` of `data` on the backend's queue (0.7's tensor_set_2d_async), run by run when
+/// the backend has no 2d entry or there is one run.
+///
+/// # Safety
+/// `data` holds the runs' bytes until the backend is synchronized.
+#[cfg(feature = "whisper-rn-0-7")]
+pub unsafe fn set_2d_async(
+    caller: &str,
+    backend: Backend,
+    tensor: Tensor,
+    data: *const c_void,
+    offset: usize,
+    runs: Runs,
+) {
+    ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
+    if runs.count > 1 && runs.size > 0 {
+        check_runs(caller, tensor, offset, runs, Access::Write);
+        // SAFETY: the runs were checked; the caller vouches for `data`.
+        if unsafe { backend.set_tensor_2d_async(tensor, data, offset, runs) } {
+            return;
+        }
+    }
+    for index in 0..runs.count {
+        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Write);
+        // SAFETY: set_async checks the run; the caller vouches for `data`.
+        unsafe { set_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
+    }
+}
+
+/// Reads `runs` into `data` on the backend's queue (0.7's tensor_get_2d_async), as set_2d_async
+/// writes them.
+///
+/// # Safety
+/// `data` has room for the runs until the backend is synchronized.
+#[cfg(feature = "whisper-rn-0-7")]
+pub unsafe fn get_2d_async(
+    caller: &str,
+    backend: Backend,
+    tensor: Tensor,
+    data: *mut c_void,
+    offset: usize,
+    runs: Runs,
+) {
+    ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
+    if runs.count > 1 && runs.size > 0 {
+        check_runs(caller, tensor, offset, runs, Access::Read);
+        // SAFETY: the runs were checked; the caller vouches for `data`.
+        if unsafe { backend.get_tensor_2d_async(tensor, data, offset, runs) } {
+            return;
+        }
+    }
+    for index in 0..runs.count {
+        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Read);
+        // SAFETY: get_async checks the run; the caller vouches for `data`.
+        unsafe { get_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
+    }
+}
+
+/// wsp_ggml_backend_tensor_copy: `copy` after checking the layouts.
+pub fn checked_copy(caller: &str, src: Tensor, dst: Tensor) {
+    check_copy(caller, src, dst);
+    copy(caller, src, dst)
 }
 
 /// Aborts unless both tensors have the same layout.

@@ -2,6 +2,8 @@
 
 use super::{arg, ToC};
 use crate::abi::*;
+#[cfg(feature = "whisper-rn-0-7")]
+use crate::handle::Runs;
 use crate::tensor_io;
 use std::ffi::{c_char, c_void};
 
@@ -154,6 +156,90 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
 }
 
 /// # Safety
+/// `tensor` is NULL or a live tensor; `data` holds the runs' bytes (0.7).
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+    n_copies: usize,
+    stride_tensor: usize,
+    stride_data: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_set_2d";
+    let tensor = arg!(tensor);
+    let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::set_2d(FN, tensor, data, offset, runs) }
+}
+
+/// # Safety
+/// `tensor` is NULL or a live tensor; `data` has room for the runs (0.7).
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+    n_copies: usize,
+    stride_tensor: usize,
+    stride_data: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_get_2d";
+    let tensor = arg!(tensor);
+    let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::get_2d(FN, tensor, data, offset, runs) }
+}
+
+/// # Safety
+/// `backend` and `tensor` are NULL or live; `data` holds the runs' bytes until the backend is
+/// synchronized (0.7).
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+    n_copies: usize,
+    stride_tensor: usize,
+    stride_data: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_set_2d_async";
+    let (backend, tensor) = (arg!(backend), arg!(tensor));
+    let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::set_2d_async(FN, backend, tensor, data, offset, runs) }
+}
+
+/// # Safety
+/// `backend` and `tensor` are NULL or live; `data` has room for the runs until the backend is
+/// synchronized (0.7).
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
+    backend: wsp_ggml_backend_t,
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+    n_copies: usize,
+    stride_tensor: usize,
+    stride_data: usize,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_get_2d_async";
+    let (backend, tensor) = (arg!(backend), arg!(tensor));
+    let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
+    // SAFETY: the caller's promise for `data`.
+    unsafe { tensor_io::get_2d_async(FN, backend, tensor, data, offset, runs) }
+}
+
+/// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
@@ -275,12 +361,22 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t
 ///
 /// # Safety
 /// `src` and `dst` are NULL or live, allocated tensors.
+#[cfg(not(feature = "whisper-rn-0-7"))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
     const FN: &str = "wsp_ggml_backend_tensor_copy";
-    let (src, dst) = (arg!(src), arg!(dst));
-    tensor_io::check_copy(FN, src, dst);
-    tensor_io::copy(FN, src, dst)
+    tensor_io::checked_copy(FN, arg!(src), arg!(dst))
+}
+
+/// As before 0.7, which declares `src` const (the same ABI).
+///
+/// # Safety
+/// `src` and `dst` are NULL or live, allocated tensors.
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy";
+    tensor_io::checked_copy(FN, arg!(src), arg!(dst))
 }
 
 /// Copies `src` into `dst` on the backends' queues when the destination can, otherwise after
@@ -288,11 +384,29 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor,
 ///
 /// # Safety
 /// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
+#[cfg(not(feature = "whisper-rn-0-7"))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
     backend_src: wsp_ggml_backend_t,
     backend_dst: wsp_ggml_backend_t,
     src: *mut wsp_ggml_tensor,
+    dst: *mut wsp_ggml_tensor,
+) {
+    const FN: &str = "wsp_ggml_backend_tensor_copy_async";
+    let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
+    tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))
+}
+
+/// As before 0.7, which declares `src` const (the same ABI).
+///
+/// # Safety
+/// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
+#[cfg(feature = "whisper-rn-0-7")]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
+    backend_src: wsp_ggml_backend_t,
+    backend_dst: wsp_ggml_backend_t,
+    src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_copy_async";

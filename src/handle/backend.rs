@@ -1,5 +1,7 @@
 //! `wsp_ggml_backend`: a stream on a device.
 
+#[cfg(feature = "whisper-rn-0-7")]
+use super::Runs;
 use super::{handle, required, Device, Event};
 use crate::abi::*;
 use crate::ggml::null_handle;
@@ -60,6 +62,55 @@ impl Backend {
         let Some(get_async) = self.raw().iface.get_tensor_async else { return false };
         // SAFETY: the caller's promise.
         unsafe { get_async(self.as_ptr(), tensor.as_ptr(), data, offset, size) };
+        true
+    }
+
+    /// Starts writing `runs` of `data` at `offset`; false when the backend has no 2d entry (it
+    /// is optional) and the caller must write run by run.
+    ///
+    /// # Safety
+    /// Every run lies inside the allocated tensor; `data` holds the runs' bytes until the
+    /// backend is synchronized.
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub unsafe fn set_tensor_2d_async(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
+        let Some(set_2d) = self.raw().iface.set_tensor_2d_async else { return false };
+        // SAFETY: the caller's promise.
+        unsafe {
+            set_2d(
+                self.as_ptr(),
+                tensor.as_ptr(),
+                data,
+                offset,
+                runs.size,
+                runs.count,
+                runs.stride_tensor,
+                runs.stride_data,
+            )
+        };
+        true
+    }
+
+    /// Starts reading `runs` at `offset` into `data`; false without a 2d entry, as for
+    /// set_tensor_2d_async.
+    ///
+    /// # Safety
+    /// As for set_tensor_2d_async, with room for the runs at `data`.
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub unsafe fn get_tensor_2d_async(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
+        let Some(get_2d) = self.raw().iface.get_tensor_2d_async else { return false };
+        // SAFETY: the caller's promise.
+        unsafe {
+            get_2d(
+                self.as_ptr(),
+                tensor.as_ptr(),
+                data,
+                offset,
+                runs.size,
+                runs.count,
+                runs.stride_tensor,
+                runs.stride_data,
+            )
+        };
         true
     }
 

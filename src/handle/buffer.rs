@@ -126,6 +126,55 @@ impl Buffer {
         unsafe { get_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
     }
 
+    /// Writes `runs` of `data` starting at `offset`; false when the buffer has no 2d entry (it
+    /// is optional) and the caller must write run by run.
+    ///
+    /// # Safety
+    /// Every run lies inside the allocated tensor, which lives in this buffer; `data` holds the
+    /// runs' bytes.
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub unsafe fn set_tensor_2d(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
+        let Some(set_2d) = self.raw().iface.set_tensor_2d else { return false };
+        // SAFETY: the caller's promise.
+        unsafe {
+            set_2d(
+                self.as_ptr(),
+                tensor.as_ptr(),
+                data,
+                offset,
+                runs.size,
+                runs.count,
+                runs.stride_tensor,
+                runs.stride_data,
+            )
+        };
+        true
+    }
+
+    /// Reads `runs` starting at `offset` into `data`; false without a 2d entry, as for
+    /// set_tensor_2d.
+    ///
+    /// # Safety
+    /// As for set_tensor_2d, with room for the runs at `data`.
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub unsafe fn get_tensor_2d(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
+        let Some(get_2d) = self.raw().iface.get_tensor_2d else { return false };
+        // SAFETY: the caller's promise.
+        unsafe {
+            get_2d(
+                self.as_ptr(),
+                tensor.as_ptr(),
+                data,
+                offset,
+                runs.size,
+                runs.count,
+                runs.stride_tensor,
+                runs.stride_data,
+            )
+        };
+        true
+    }
+
     /// Copies `src` into `dst`, which lives in this buffer; optional, false (not done) by
     /// default.
     ///
@@ -173,5 +222,32 @@ impl Tensor {
     /// Places the tensor at `data` inside `buffer`.
     pub fn set_buffer_and_data(self, buffer: Buffer, data: *mut c_void) {
         self.set_buffer_ptr_and_data(buffer.as_ptr(), data);
+    }
+}
+
+/// A 2d transfer (0.7): `count` runs of `size` bytes, `stride_tensor` apart in the tensor and
+/// `stride_data` apart in the caller's memory.
+#[cfg(feature = "whisper-rn-0-7")]
+#[derive(Clone, Copy, Debug)]
+pub struct Runs {
+    pub size: usize,
+    pub count: usize,
+    pub stride_tensor: usize,
+    pub stride_data: usize,
+}
+
+#[cfg(feature = "whisper-rn-0-7")]
+impl Runs {
+    /// Where run `index` starts, relative to the transfer's start, in the tensor and in the
+    /// caller's memory; None when that does not fit in an address.
+    pub fn run_start(self, index: usize) -> Option<(usize, usize)> {
+        Some((index.checked_mul(self.stride_tensor)?, index.checked_mul(self.stride_data)?))
+    }
+
+    /// The bytes of the tensor the runs cover, from their start to the end of the last run;
+    /// None when that does not fit in an address.
+    pub fn tensor_span(self) -> Option<usize> {
+        let (last_start, _) = self.run_start(self.count.checked_sub(1)?)?;
+        last_start.checked_add(self.size)
     }
 }

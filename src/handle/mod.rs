@@ -18,6 +18,8 @@ mod reg;
 
 pub use backend::Backend;
 pub use buffer::Buffer;
+#[cfg(feature = "whisper-rn-0-7")]
+pub use buffer::Runs;
 pub use buffer_type::{BufferType, StaticBufferType};
 pub use device::Device;
 pub use event::Event;

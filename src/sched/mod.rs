@@ -493,7 +493,7 @@ impl Scheduler {
         info.host = weights.is_some_and(|b| b.is_host(self.caller));
         info.input = t.is_input();
         info.is_view_op = t.is_view_op();
-        info.is_rope = t.op() == WSP_GGML_OP_ROPE;
+        info.ignores_weights = ignores_weights(t.op());
         info.src_mask = src_mask;
     }
 
@@ -517,6 +517,10 @@ impl Scheduler {
         self.is_reset = false;
         self.arena.reset();
         self.epoch = self.epoch.wrapping_add(1).max(1);
+
+        // 0.7: the graph is new to backends that cache per graph, as it may have changed.
+        #[cfg(feature = "whisper-rn-0-7")]
+        graph.set_uid(crate::ggml::next_graph_uid());
 
         self.node_tids.clear();
         self.leaf_tids.clear();
@@ -658,6 +662,11 @@ impl Scheduler {
         }
         builder.finish();
         self.alloc_graph = alloc_graph;
+        // 0.7: each split is a new graph to backends that cache per graph.
+        #[cfg(feature = "whisper-rn-0-7")]
+        for split_graph in &mut self.split_graphs {
+            split_graph.uid = crate::ggml::next_graph_uid();
+        }
     }
 
     /// Lets the split's backend reorder the split's nodes (in the user's graph, which the view
@@ -736,10 +745,19 @@ impl Scheduler {
 
     /// Copies each split's inputs in and runs it.
     fn compute_splits(&mut self, caller: &str) -> wsp_ggml_status {
+        let mut prev_backend: Option<usize> = None;
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
             let split_backend = self.backends[split.backend];
             let event = self.event(split.backend);
+
+            // 0.7: ggml-alloc may have given this split memory a split of another backend still
+            // uses, and without inputs nothing else waits for that one.
+            if cfg!(feature = "whisper-rn-0-7") && split.inputs.is_empty() {
+                if let Some(prev) = prev_backend.filter(|&prev| prev != split.backend) {
+                    self.wait_for_split_backend(caller, self.backends[prev], self.event(prev), true);
+                }
+            }
 
             for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
                 let input = self.tensors[input_tid as usize];
@@ -773,9 +791,12 @@ impl Scheduler {
                 return status;
             }
 
-            if let Some(event) = event.filter(|_| !split.inputs.is_empty()) {
+            // Before 0.7 only a split with inputs recorded its event.
+            let records = cfg!(feature = "whisper-rn-0-7") || !split.inputs.is_empty();
+            if let Some(event) = event.filter(|_| records) {
                 split_backend.event_record(caller, event);
             }
+            prev_backend = Some(split.backend);
         }
         wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
     }
@@ -968,4 +989,13 @@ impl Drop for Scheduler {
         // SAFETY: the allocator was created by this scheduler and is freed once.
         unsafe { wsp_ggml_gallocr_free(self.galloc) };
     }
+}
+
+/// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
+fn ignores_weights(op: wsp_ggml_op) -> bool {
+    #[cfg(feature = "whisper-rn-0-7")]
+    if op == WSP_GGML_OP_FLASH_ATTN_EXT {
+        return true;
+    }
+    op == WSP_GGML_OP_ROPE
 }

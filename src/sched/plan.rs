@@ -37,7 +37,9 @@ pub struct TensorInfo {
     /// Flagged as a graph input (WSP_GGML_TENSOR_FLAG_INPUT).
     pub input: bool,
     pub is_view_op: bool,
-    pub is_rope: bool,
+    /// Not placed by its weights: ROPE (its frequency table is too small to decide by), and from
+    /// 0.7 FLASH_ATTN_EXT (for its sinks tensor, likewise).
+    pub ignores_weights: bool,
     /// Bit i set: source slot i holds a tensor, `srcs[i]`. Slots without their bit are not read
     /// (and may hold a previous tensor's ids), so that an empty slot costs nothing.
     pub src_mask: u16,
@@ -89,7 +91,7 @@ impl Default for TensorInfo {
             host: false,
             input: false,
             is_view_op: false,
-            is_rope: false,
+            ignores_weights: false,
             src_mask: 0,
             srcs: [NO_TENSOR; WSP_GGML_MAX_SRC],
         }
@@ -311,11 +313,10 @@ impl<O: Oracle> Planner<'_, O> {
         if info.input {
             return Ok(self.config.last());
         }
-        // Ops with weights prefer the weights' backend (not ROPE: its frequency table is too
-        // small to decide by).
+        // Ops with weights prefer the weights' backend.
         for (_, src) in info.sources() {
             let src_info = *self.info(src);
-            if !info.is_rope && src_info.weights {
+            if !info.ignores_weights && src_info.weights {
                 let src_backend = self.backend_from_buffer(src, tid);
                 if self.config.op_offload && src_backend == self.config.last() && src_info.host {
                     for b in 0..src_backend as usize {
