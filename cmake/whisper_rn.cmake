@@ -73,8 +73,14 @@ add_library(wsp_whisper_rn_core STATIC ${_core_sources})
 wsp_whisper_rn_options(wsp_whisper_rn_core)
 target_link_libraries(wsp_whisper_rn_core PUBLIC m pthread dl stdc++)
 
-add_library(wsp_whisper_rn_reference STATIC
-    "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
+# (0.7 adds the meta backend and the dlopen helpers to the layer)
+set(_reference_sources "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
+foreach(source ggml-backend-meta.cpp ggml-backend-dl.cpp)
+    if(EXISTS "${WHISPER_RN_CPP}/${source}")
+        list(APPEND _reference_sources "${WHISPER_RN_CPP}/${source}")
+    endif()
+endforeach()
+add_library(wsp_whisper_rn_reference STATIC ${_reference_sources})
 wsp_whisper_rn_options(wsp_whisper_rn_reference)
 
 # For dynamic loading: the core without the CPU backend as a shared library, which a program and

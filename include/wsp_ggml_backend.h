@@ -49,6 +49,10 @@ enum wsp_ggml_backend_dev_type {
 #if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
   WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
 #endif
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // A device spanning several others, for tensor parallelism (0.7).
+  WSP_GGML_BACKEND_DEVICE_TYPE_META = 4,
+#endif
 };
 
 // `struct wsp_ggml_backend_buffer_i`
@@ -72,6 +76,30 @@ struct wsp_ggml_backend_buffer_i {
                      void *data,
                      size_t offset,
                      size_t size);
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // Writes `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
+  void (*set_tensor_2d)(wsp_ggml_backend_buffer_t buffer,
+                        struct wsp_ggml_tensor *tensor,
+                        const void *data,
+                        size_t offset,
+                        size_t size,
+                        size_t n_copies,
+                        size_t stride_tensor,
+                        size_t stride_data)
+#endif
+  ;
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // Reads `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
+  void (*get_tensor_2d)(wsp_ggml_backend_buffer_t buffer,
+                        const struct wsp_ggml_tensor *tensor,
+                        void *data,
+                        size_t offset,
+                        size_t size,
+                        size_t n_copies,
+                        size_t stride_tensor,
+                        size_t stride_data)
+#endif
+  ;
   bool (*cpy_tensor)(wsp_ggml_backend_buffer_t buffer,
                      const struct wsp_ggml_tensor *src,
                      struct wsp_ggml_tensor *dst);
@@ -85,6 +113,11 @@ struct wsp_ggml_backend_dev_caps {
   bool host_buffer;
   bool buffer_from_host_ptr;
   bool events;
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // Whether model files can be mapped into this device's memory (0.7).
+  bool mmap_support
+#endif
+  ;
 };
 
 // `struct wsp_ggml_backend_dev_props`
@@ -159,6 +192,30 @@ struct wsp_ggml_backend_i {
                            void *data,
                            size_t offset,
                            size_t size);
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // The asynchronous `set_tensor_2d` (optional, 0.7).
+  void (*set_tensor_2d_async)(wsp_ggml_backend_t backend,
+                              struct wsp_ggml_tensor *tensor,
+                              const void *data,
+                              size_t offset,
+                              size_t size,
+                              size_t n_copies,
+                              size_t stride_tensor,
+                              size_t stride_data)
+#endif
+  ;
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+  // The asynchronous `get_tensor_2d` (optional, 0.7).
+  void (*get_tensor_2d_async)(wsp_ggml_backend_t backend,
+                              const struct wsp_ggml_tensor *tensor,
+                              void *data,
+                              size_t offset,
+                              size_t size,
+                              size_t n_copies,
+                              size_t stride_tensor,
+                              size_t stride_data)
+#endif
+  ;
   bool (*cpy_tensor_async)(wsp_ggml_backend_t backend_src,
                            wsp_ggml_backend_t backend_dst,
                            const struct wsp_ggml_tensor *src,
@@ -342,6 +399,58 @@ void wsp_ggml_backend_tensor_get_async(wsp_ggml_backend_t backend,
                                        size_t offset,
                                        size_t size);
 
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// # Safety
+// `tensor` is NULL or a live tensor; `data` holds the runs' bytes (0.7).
+void wsp_ggml_backend_tensor_set_2d(struct wsp_ggml_tensor *tensor,
+                                    const void *data,
+                                    size_t offset,
+                                    size_t size,
+                                    size_t n_copies,
+                                    size_t stride_tensor,
+                                    size_t stride_data);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// # Safety
+// `tensor` is NULL or a live tensor; `data` has room for the runs (0.7).
+void wsp_ggml_backend_tensor_get_2d(const struct wsp_ggml_tensor *tensor,
+                                    void *data,
+                                    size_t offset,
+                                    size_t size,
+                                    size_t n_copies,
+                                    size_t stride_tensor,
+                                    size_t stride_data);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// # Safety
+// `backend` and `tensor` are NULL or live; `data` holds the runs' bytes until the backend is
+// synchronized (0.7).
+void wsp_ggml_backend_tensor_set_2d_async(wsp_ggml_backend_t backend,
+                                          struct wsp_ggml_tensor *tensor,
+                                          const void *data,
+                                          size_t offset,
+                                          size_t size,
+                                          size_t n_copies,
+                                          size_t stride_tensor,
+                                          size_t stride_data);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// # Safety
+// `backend` and `tensor` are NULL or live; `data` has room for the runs until the backend is
+// synchronized (0.7).
+void wsp_ggml_backend_tensor_get_2d_async(wsp_ggml_backend_t backend,
+                                          const struct wsp_ggml_tensor *tensor,
+                                          void *data,
+                                          size_t offset,
+                                          size_t size,
+                                          size_t n_copies,
+                                          size_t stride_tensor,
+                                          size_t stride_data);
+#endif
+
 // # Safety
 // `backend` is NULL or a live backend.
 void wsp_ggml_backend_synchronize(wsp_ggml_backend_t backend);
@@ -394,12 +503,23 @@ bool wsp_ggml_backend_offload_op(wsp_ggml_backend_t backend, const struct wsp_gg
 // `backend` is NULL or a live backend.
 wsp_ggml_backend_dev_t wsp_ggml_backend_get_device(wsp_ggml_backend_t backend);
 
+#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
 // Copies `src` into `dst` (same layout), whatever backends they belong to.
 //
 // # Safety
 // `src` and `dst` are NULL or live, allocated tensors.
 void wsp_ggml_backend_tensor_copy(struct wsp_ggml_tensor *src, struct wsp_ggml_tensor *dst);
+#endif
 
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// As before 0.7, which declares `src` const (the same ABI).
+//
+// # Safety
+// `src` and `dst` are NULL or live, allocated tensors.
+void wsp_ggml_backend_tensor_copy(const struct wsp_ggml_tensor *src, struct wsp_ggml_tensor *dst);
+#endif
+
+#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
 // Copies `src` into `dst` on the backends' queues when the destination can, otherwise after
 // waiting for both.
 //
@@ -409,6 +529,18 @@ void wsp_ggml_backend_tensor_copy_async(wsp_ggml_backend_t backend_src,
                                         wsp_ggml_backend_t backend_dst,
                                         struct wsp_ggml_tensor *src,
                                         struct wsp_ggml_tensor *dst);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// As before 0.7, which declares `src` const (the same ABI).
+//
+// # Safety
+// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
+void wsp_ggml_backend_tensor_copy_async(wsp_ggml_backend_t backend_src,
+                                        wsp_ggml_backend_t backend_dst,
+                                        const struct wsp_ggml_tensor *src,
+                                        struct wsp_ggml_tensor *dst);
+#endif
 
 // A new buffer object over `context`, with the interface `iface`; backends call it from their
 // `alloc_buffer`. It is released by `wsp_ggml_backend_buffer_free`.

@@ -39,6 +39,8 @@ const ENUMS: &[&str] = &["wsp_ggml_status", "wsp_ggml_backend_buffer_usage", "ws
 
 /// The ops whose numbers the backend layer uses.
 const OPS: &[&str] = &["NONE", "RESHAPE", "VIEW", "PERMUTE", "TRANSPOSE", "ROPE"];
+/// The ops whose numbers only the 0.7 build uses.
+const OPS_0_7: &[&str] = &["FLASH_ATTN_EXT"];
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -113,7 +115,8 @@ fn checks(bindings: &str) -> String {
             writeln!(out, "same_value!({name}, {variant});").unwrap();
         }
     }
-    for op in OPS {
+    let ops_0_7 = if std::env::var_os("CARGO_FEATURE_WHISPER_RN_0_7").is_some() { OPS_0_7 } else { &[] };
+    for op in OPS.iter().chain(ops_0_7) {
         writeln!(out, "same_op!(WSP_GGML_OP_{op});").unwrap();
     }
     out

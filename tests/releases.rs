@@ -1,7 +1,8 @@
 //! Which published whisper.rn releases the library's header serves. For each release, fetched
 //! from npm (scripts/fetch-reference.sh, checked against npm's integrity), the header compiled
-//! with the macro of the build that claims the release (none for 0.4, WSP_GGML_BACKEND_WHISPER_RN_0_5
-//! for 0.5) is compared with the release's own ggml-backend.h and ggml-backend-impl.h:
+//! with the macros of the build that claims the release (none for 0.4, WSP_GGML_BACKEND_WHISPER_RN_0_5
+//! for 0.5, and also WSP_GGML_BACKEND_WHISPER_RN_0_7 for 0.7) is compared with the release's own
+//! ggml-backend.h and ggml-backend-impl.h:
 //!
 //! - the functions declared: the same names;
 //! - their types, as a C++ compiler sees them after typedefs (ctests/abi/abi_prototypes.cpp);
@@ -20,7 +21,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::*;
 
-const RN_0_5: &str = "WSP_GGML_BACKEND_WHISPER_RN_0_5";
+/// A build of the library, by the macros its header is compiled with.
+#[derive(Clone, Copy)]
+struct Build {
+    name: &'static str,
+    macros: &'static [&'static str],
+}
+
+const BUILD_0_4: Build = Build { name: "0.4", macros: &[] };
+const BUILD_0_5: Build = Build { name: "0.5", macros: &["WSP_GGML_BACKEND_WHISPER_RN_0_5"] };
+const BUILD_0_7: Build =
+    Build { name: "0.7", macros: &["WSP_GGML_BACKEND_WHISPER_RN_0_5", "WSP_GGML_BACKEND_WHISPER_RN_0_7"] };
 
 /// The one known difference: the 0.4 build declares whisper.rn 0.4.0's five-argument
 /// compare_graph_backend (the spec); 0.4.3 added a trailing `test_node`, which the library
@@ -39,8 +50,8 @@ fn release_dir(release: &str) -> PathBuf {
     root().join("third_party").join(folder).join("cpp")
 }
 
-fn out_dir(release: &str, macro_: Option<&str>) -> PathBuf {
-    let dir = root().join("target/releases").join(format!("{release}-{}", macro_.unwrap_or("0.4")));
+fn out_dir(release: &str, build: Build) -> PathBuf {
+    let dir = root().join("target/releases").join(format!("{release}-build-{}", build.name));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -78,17 +89,17 @@ fn declared_functions(preprocessed: &str) -> BTreeSet<String> {
     names
 }
 
-/// What one side (the release's headers, or the library's header with `macro_`) says.
+/// What one side (the release's headers, or the library's header as `build` compiles it) says.
 struct View {
     functions: BTreeSet<String>,
     prototypes: String,
     layout: String,
 }
 
-fn view(release: &str, cpp: &Path, macro_: Option<&str>, library_header: bool) -> Result<View, String> {
-    let dir = out_dir(release, macro_);
+fn view(release: &str, cpp: &Path, build: Build, library_header: bool) -> Result<View, String> {
+    let dir = out_dir(release, build);
     let side = if library_header { "library" } else { "release" };
-    let mut defines: Vec<String> = macro_.map(|m| format!("-D{m}")).into_iter().collect();
+    let mut defines: Vec<String> = build.macros.iter().map(|m| format!("-D{m}")).collect();
     if library_header {
         defines.push("-DABI_USE_LIBRARY_HEADER".into());
     }
@@ -134,9 +145,9 @@ fn view(release: &str, cpp: &Path, macro_: Option<&str>, library_header: bool) -
 }
 
 /// The differences between the release's view and the library header's, one line each.
-fn differences(release: &str, macro_: Option<&str>) -> Vec<String> {
+fn differences(release: &str, build: Build) -> Vec<String> {
     let cpp = release_dir(release);
-    let (theirs, ours) = match (view(release, &cpp, macro_, false), view(release, &cpp, macro_, true)) {
+    let (theirs, ours) = match (view(release, &cpp, build, false), view(release, &cpp, build, true)) {
         (Ok(theirs), Ok(ours)) => (theirs, ours),
         (Err(why), _) => return vec![format!("whisper.rn {release}'s headers: {why}")],
         (_, Err(why)) => return vec![format!("the header with whisper.rn {release}: {why}")],
@@ -160,21 +171,38 @@ fn differences(release: &str, macro_: Option<&str>) -> Vec<String> {
 
 #[test]
 fn the_0_4_build_serves_whisper_rn_0_4_3() {
-    let found = differences("0.4.3", None);
+    let found = differences("0.4.3", BUILD_0_4);
     assert!(found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")), "0.4.3: {found:#?}");
 }
 
 #[test]
 fn the_0_5_build_serves_whisper_rn_0_5_5() {
-    let found = differences("0.5.5", Some(RN_0_5));
+    let found = differences("0.5.5", BUILD_0_5);
     assert!(found.is_empty(), "0.5.5: {found:#?}");
 }
 
 #[test]
 fn the_0_5_build_does_not_serve_0_5_4_or_0_6_0() {
     for release in ["0.5.4", "0.6.0"] {
-        let found = differences(release, Some(RN_0_5));
+        let found = differences(release, BUILD_0_5);
         assert!(!found.is_empty(), "{release} agrees with the 0.5 build's header");
         println!("{release}, not served: {} differences, first: {}", found.len(), found[0]);
+    }
+}
+
+#[test]
+fn the_0_7_build_serves_whisper_rn_0_7_3_and_0_7_4() {
+    for release in ["0.7.3", "0.7.4"] {
+        let found = differences(release, BUILD_0_7);
+        assert!(found.is_empty(), "{release}: {found:#?}");
+    }
+}
+
+#[test]
+fn the_0_7_build_does_not_serve_0_6_0_or_0_5_5() {
+    for release in ["0.6.0", "0.5.5"] {
+        let found = differences(release, BUILD_0_7);
+        assert!(!found.is_empty(), "{release} agrees with the 0.7 build's header");
+        println!("{release}, not served by the 0.7 build: {} differences, first: {}", found.len(), found[0]);
     }
 }

@@ -89,6 +89,10 @@ int main(void) {
     FIELD(wsp_ggml_backend_buffer_i, memset_tensor);
     FIELD(wsp_ggml_backend_buffer_i, set_tensor);
     FIELD(wsp_ggml_backend_buffer_i, get_tensor);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES /* whisper.rn 0.7 */
+    FIELD(wsp_ggml_backend_buffer_i, set_tensor_2d);
+    FIELD(wsp_ggml_backend_buffer_i, get_tensor_2d);
+#endif
     FIELD(wsp_ggml_backend_buffer_i, cpy_tensor);
     FIELD(wsp_ggml_backend_buffer_i, clear);
     FIELD(wsp_ggml_backend_buffer_i, reset);
@@ -105,6 +109,10 @@ int main(void) {
     FIELD(wsp_ggml_backend_i, free);
     FIELD(wsp_ggml_backend_i, set_tensor_async);
     FIELD(wsp_ggml_backend_i, get_tensor_async);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    FIELD(wsp_ggml_backend_i, set_tensor_2d_async);
+    FIELD(wsp_ggml_backend_i, get_tensor_2d_async);
+#endif
     FIELD(wsp_ggml_backend_i, cpy_tensor_async);
     FIELD(wsp_ggml_backend_i, synchronize);
     FIELD(wsp_ggml_backend_i, graph_plan_create);
@@ -168,6 +176,9 @@ int main(void) {
     FIELD(wsp_ggml_backend_dev_caps, host_buffer);
     FIELD(wsp_ggml_backend_dev_caps, buffer_from_host_ptr);
     FIELD(wsp_ggml_backend_dev_caps, events);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    FIELD(wsp_ggml_backend_dev_caps, mmap_support);
+#endif
 
     STRUCT(wsp_ggml_backend_dev_props);
     FIELD(wsp_ggml_backend_dev_props, name);
@@ -224,6 +235,9 @@ int main(void) {
     FIELD(wsp_ggml_cgraph, use_counts);
     FIELD(wsp_ggml_cgraph, visited_hash_set);
     FIELD(wsp_ggml_cgraph, order);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    FIELD(wsp_ggml_cgraph, uid);
+#endif
 
     STRUCT(wsp_ggml_init_params);
     FIELD(wsp_ggml_init_params, mem_size);
@@ -250,6 +264,9 @@ int main(void) {
     ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_IGPU);
 #endif
     ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    ENUM(WSP_GGML_BACKEND_DEVICE_TYPE_META);
+#endif
 
     TYPE("wsp_ggml_status", enum wsp_ggml_status);
     ENUM(WSP_GGML_STATUS_ALLOC_FAILED);
@@ -283,6 +300,9 @@ int main(void) {
     ENUM(WSP_GGML_OP_PERMUTE);
     ENUM(WSP_GGML_OP_TRANSPOSE);
     ENUM(WSP_GGML_OP_ROPE);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    ENUM(WSP_GGML_OP_FLASH_ATTN_EXT);
+#endif
     ENUM(WSP_GGML_OP_COUNT);
 
     TYPE("wsp_ggml_type", enum wsp_ggml_type);

@@ -315,13 +315,6 @@ pub struct wsp_ggml_backend_buffer_i {
             size: usize,
         ),
     >,
-    pub cpy_tensor: Option<
-        unsafe extern "C" fn(
-            buffer: wsp_ggml_backend_buffer_t,
-            src: *const wsp_ggml_tensor,
-            dst: *mut wsp_ggml_tensor,
-        ) -> bool,
-    >,
     /// Writes `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
     #[cfg(feature = "whisper-rn-0-7")]
     pub set_tensor_2d: Option<
@@ -350,6 +343,13 @@ pub struct wsp_ggml_backend_buffer_i {
             stride_data: usize,
         ),
     >,
+    pub cpy_tensor: Option<
+        unsafe extern "C" fn(
+            buffer: wsp_ggml_backend_buffer_t,
+            src: *const wsp_ggml_tensor,
+            dst: *mut wsp_ggml_tensor,
+        ) -> bool,
+    >,
     pub clear: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t, value: u8)>,
     pub reset: Option<unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t)>,
 }
@@ -363,11 +363,11 @@ impl wsp_ggml_backend_buffer_i {
         memset_tensor: None,
         set_tensor: None,
         get_tensor: None,
-        cpy_tensor: None,
         #[cfg(feature = "whisper-rn-0-7")]
         set_tensor_2d: None,
         #[cfg(feature = "whisper-rn-0-7")]
         get_tensor_2d: None,
+        cpy_tensor: None,
         clear: None,
         reset: None,
     };
@@ -685,7 +685,7 @@ mod layout_checks {
 }
 
 /// 0.7's layouts, for either pointer width: the interface tables are arrays of pointer-sized
-/// entries, with the 2d copies inserted.
+/// entries, with the 2d accessors inserted after the plain ones.
 #[cfg(feature = "whisper-rn-0-7")]
 mod layout_checks_0_7 {
     use super::*;
@@ -700,7 +700,7 @@ mod layout_checks_0_7 {
         device_id @ 5 * P, caps @ 6 * P);
     assert_layout!(wsp_ggml_backend_buffer_i, size 11 * P, align P,
         free_buffer @ 0, get_base @ P, init_tensor @ 2 * P, memset_tensor @ 3 * P, set_tensor @ 4 * P,
-        get_tensor @ 5 * P, cpy_tensor @ 6 * P, set_tensor_2d @ 7 * P, get_tensor_2d @ 8 * P,
+        get_tensor @ 5 * P, set_tensor_2d @ 6 * P, get_tensor_2d @ 7 * P, cpy_tensor @ 8 * P,
         clear @ 9 * P, reset @ 10 * P);
     assert_layout!(wsp_ggml_backend_buffer, size 15 * P, align P,
         iface @ 0, buft @ 11 * P, context @ 12 * P, size @ 13 * P, usage @ 14 * P);

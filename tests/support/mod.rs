@@ -1,7 +1,7 @@
 //! Building and running the C side of the conformance suite from cargo tests.
 //!
-//! - the whisper.rn release the tests were built for (0.4.3, or 0.5.5 with the cargo feature
-//!   `whisper-rn-0-5`) is fetched (and its integrity checked) by scripts/fetch-reference.sh;
+//! - the whisper.rn release the tests were built for (0.4.3, 0.5.5 with the cargo feature
+//!   `whisper-rn-0-5`, or 0.7.4 with `whisper-rn-0-7`) is fetched (and its integrity checked) by scripts/fetch-reference.sh;
 //! - its ggml core + CPU backend and, separately, its reference backend layer are compiled
 //!   with the `cc` crate into target/ctest (cached between runs by a stamp of the inputs);
 //! - this library is built with `cargo build --release` (static and shared), as users link it;
@@ -32,11 +32,32 @@ pub fn is_cross() -> bool {
 }
 
 /// The whisper.rn release the library under test serves, chosen by the tests' own features.
-pub const RELEASE: &str = if cfg!(feature = "whisper-rn-0-5") { "0.5.5" } else { "0.4.3" };
+pub const RELEASE: &str = if cfg!(feature = "whisper-rn-0-7") {
+    "0.7.4"
+} else if cfg!(feature = "whisper-rn-0-5") {
+    "0.5.5"
+} else {
+    "0.4.3"
+};
 
 /// The cargo arguments that build the library for [`RELEASE`].
-const RELEASE_FEATURES: &[&str] =
-    if cfg!(feature = "whisper-rn-0-5") { &["--features", "whisper-rn-0-5"] } else { &[] };
+const RELEASE_FEATURES: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
+    &["--features", "whisper-rn-0-7"]
+} else if cfg!(feature = "whisper-rn-0-5") {
+    &["--features", "whisper-rn-0-5"]
+} else {
+    &[]
+};
+
+/// The macros under which the library's own header (include/wsp_ggml_backend.h) declares what
+/// [`RELEASE`] has beyond 0.4.
+const RELEASE_DEFINES: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
+    &["-DWSP_GGML_BACKEND_WHISPER_RN_0_5", "-DWSP_GGML_BACKEND_WHISPER_RN_0_7"]
+} else if cfg!(feature = "whisper-rn-0-5") {
+    &["-DWSP_GGML_BACKEND_WHISPER_RN_0_5"]
+} else {
+    &[]
+};
 
 /// Where what is built for [`RELEASE`] goes: target/ for 0.4.3, target/whisper-rn-<release> for
 /// the others (as CMake does), so that the builds of two releases never replace each other.
@@ -120,7 +141,12 @@ fn is_cpu_source(source: &str) -> bool {
     source.starts_with("ggml-cpu/")
 }
 
-const REFERENCE: &[&str] = &["ggml-backend.cpp", "ggml-backend-reg.cpp"];
+/// whisper.rn's own backend layer (0.7 adds the meta backend and the dlopen helpers).
+const REFERENCE: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
+    &["ggml-backend.cpp", "ggml-backend-reg.cpp", "ggml-backend-meta.cpp", "ggml-backend-dl.cpp"]
+} else {
+    &["ggml-backend.cpp", "ggml-backend-reg.cpp"]
+};
 
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
 /// buffer type; the architecture's flags (AVX2-level code on x86_64, which valgrind can run).
@@ -438,10 +464,7 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/common"));
-    if RELEASE != "0.4.3" {
-        // What the library's own header declares for this release (include/wsp_ggml_backend.h).
-        cmd.arg("-DWSP_GGML_BACKEND_WHISPER_RN_0_5");
-    }
+    cmd.args(RELEASE_DEFINES);
     cmd.args(extra_flags);
     cmd.args(sources);
     cmd.arg("-o").arg(&exe);
