@@ -172,9 +172,12 @@ fn run_at(caller: &str, tensor: Tensor, offset: usize, runs: Runs, index: usize,
 #[cfg(feature = "whisper-rn-0-7")]
 pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
-    if runs.count > 1 && runs.size > 0 {
-        check_runs(caller, tensor, offset, runs, Access::Write);
-        // SAFETY: the runs were checked; the caller vouches for `data`.
+    if runs.count > 1 {
+        if runs.size > 0 {
+            check_runs(caller, tensor, offset, runs, Access::Write);
+        }
+        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
+        // `data`.
         if unsafe { buffer.set_tensor_2d(tensor, data, offset, runs) } {
             return;
         }
@@ -193,9 +196,12 @@ pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: 
 #[cfg(feature = "whisper-rn-0-7")]
 pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
-    if runs.count > 1 && runs.size > 0 {
-        check_runs(caller, tensor, offset, runs, Access::Read);
-        // SAFETY: the runs were checked; the caller vouches for `data`.
+    if runs.count > 1 {
+        if runs.size > 0 {
+            check_runs(caller, tensor, offset, runs, Access::Read);
+        }
+        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
+        // `data`.
         if unsafe { buffer.get_tensor_2d(tensor, data, offset, runs) } {
             return;
         }
@@ -222,9 +228,12 @@ pub unsafe fn set_2d_async(
     runs: Runs,
 ) {
     ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
-    if runs.count > 1 && runs.size > 0 {
-        check_runs(caller, tensor, offset, runs, Access::Write);
-        // SAFETY: the runs were checked; the caller vouches for `data`.
+    if runs.count > 1 {
+        if runs.size > 0 {
+            check_runs(caller, tensor, offset, runs, Access::Write);
+        }
+        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
+        // `data`.
         if unsafe { backend.set_tensor_2d_async(tensor, data, offset, runs) } {
             return;
         }
@@ -251,9 +260,12 @@ pub unsafe fn get_2d_async(
     runs: Runs,
 ) {
     ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
-    if runs.count > 1 && runs.size > 0 {
-        check_runs(caller, tensor, offset, runs, Access::Read);
-        // SAFETY: the runs were checked; the caller vouches for `data`.
+    if runs.count > 1 {
+        if runs.size > 0 {
+            check_runs(caller, tensor, offset, runs, Access::Read);
+        }
+        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
+        // `data`.
         if unsafe { backend.get_tensor_2d_async(tensor, data, offset, runs) } {
             return;
         }

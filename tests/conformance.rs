@@ -220,6 +220,10 @@ fn differential_programs_print_what_the_reference_prints() {
         // What backend API 2 (whisper.rn 0.5) adds.
         programs.extend(ctest_sources("diff_v2"));
     }
+    if RELEASE == "0.7.4" {
+        // What whisper.rn 0.7 adds.
+        programs.extend(ctest_sources("diff_v7"));
+    }
     assert!(!programs.is_empty());
     let mut failures = Vec::new();
     let mut lines = 0;

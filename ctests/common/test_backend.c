@@ -42,6 +42,9 @@ static bool     g_accept_host_srcs;
 static bool     g_async_iface;
 static bool     g_fail_alloc;
 static bool     g_optimize_swap;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES // whisper.rn 0.7
+static bool     g_2d_iface;
+#endif
 static bool     g_config_ready;
 static unsigned g_next_slot;
 static struct test_backend_counters g_cnt;
@@ -59,6 +62,9 @@ void test_backend_reset_config(void) {
     g_async_iface      = true;
     g_fail_alloc       = false;
     g_optimize_swap    = false;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    g_2d_iface         = false;
+#endif
     g_config_ready     = true;
 }
 
@@ -93,11 +99,43 @@ void test_backend_set_optimize_swap(bool swap)      { tb_config(); g_optimize_sw
 static char g_optimize_log[TB_MAX_OPTIMIZE_CALLS][TB_OPTIMIZE_TEXT];
 static int  g_optimize_calls;
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+// the 2d access record and the last computed graph's uid (whisper.rn 0.7), kept apart likewise
+#define TB_MAX_2D_CALLS 64
+#define TB_2D_TEXT      160
+static char     g_2d_log[TB_MAX_2D_CALLS][TB_2D_TEXT];
+static int      g_2d_calls;
+static uint64_t g_last_uid;
+
+void test_backend_set_2d_iface(bool enable) { tb_config(); g_2d_iface = enable; }
+
+void test_backend_print_2d(FILE * f, const char * label) {
+    const int n = g_2d_calls < TB_MAX_2D_CALLS ? g_2d_calls : TB_MAX_2D_CALLS;
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s 2d %d %s\n", label, i, g_2d_log[i]);
+    }
+}
+
+uint64_t test_backend_last_graph_uid(void) { return g_last_uid; }
+
+static void tb_log_2d(const char * what, size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
+                      size_t stride_data) {
+    if (g_2d_calls < TB_MAX_2D_CALLS) {
+        snprintf(g_2d_log[g_2d_calls], TB_2D_TEXT, "%s offset=%zu size=%zu n_copies=%zu stride_tensor=%zu stride_data=%zu",
+                 what, offset, size, n_copies, stride_tensor, stride_data);
+    }
+    g_2d_calls++;
+}
+#endif
+
 void test_backend_counters(struct test_backend_counters * out) { *out = g_cnt; }
 
 void test_backend_reset_counters(void) {
     memset(&g_cnt, 0, sizeof(g_cnt));
     g_optimize_calls = 0;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    g_2d_calls = 0;
+#endif
 }
 
 int test_backend_graph_optimize_calls(void) { return g_optimize_calls; }
@@ -189,6 +227,24 @@ static void tb_buffer_clear(wsp_ggml_backend_buffer_t buffer, uint8_t value) {
     memset(((struct tb_buffer *) buffer->context)->mem, value, buffer->size);
 }
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES // whisper.rn 0.7
+static void tb_buffer_set_tensor_2d(wsp_ggml_backend_buffer_t buffer, struct wsp_ggml_tensor * tensor, const void * data,
+                                    size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    tb_log_2d("buffer set", offset, size, n_copies, stride_tensor, stride_data);
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy(tb_real(buffer, tensor->data, offset + i*stride_tensor, size), (const uint8_t *) data + i*stride_data, size);
+    }
+}
+
+static void tb_buffer_get_tensor_2d(wsp_ggml_backend_buffer_t buffer, const struct wsp_ggml_tensor * tensor, void * data,
+                                    size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    tb_log_2d("buffer get", offset, size, n_copies, stride_tensor, stride_data);
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy((uint8_t *) data + i*stride_data, tb_real(buffer, tensor->data, offset + i*stride_tensor, size), size);
+    }
+}
+#endif
+
 static const struct wsp_ggml_backend_buffer_i tb_buffer_iface = {
     .free_buffer   = tb_buffer_free,
     .get_base      = tb_buffer_get_base,
@@ -200,6 +256,23 @@ static const struct wsp_ggml_backend_buffer_i tb_buffer_iface = {
     .clear         = tb_buffer_clear,
     .reset         = NULL,
 };
+
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+// the same with the 2d entries (test_backend_set_2d_iface)
+static const struct wsp_ggml_backend_buffer_i tb_buffer_iface_2d = {
+    .free_buffer   = tb_buffer_free,
+    .get_base      = tb_buffer_get_base,
+    .init_tensor   = NULL,
+    .memset_tensor = tb_buffer_memset_tensor,
+    .set_tensor    = tb_buffer_set_tensor,
+    .get_tensor    = tb_buffer_get_tensor,
+    .set_tensor_2d = tb_buffer_set_tensor_2d,
+    .get_tensor_2d = tb_buffer_get_tensor_2d,
+    .cpy_tensor    = tb_buffer_cpy_tensor,
+    .clear         = tb_buffer_clear,
+    .reset         = NULL,
+};
+#endif
 
 bool test_backend_buffer_is_test(wsp_ggml_backend_buffer_t buffer) {
     return buffer != NULL && buffer->iface.get_base == tb_buffer_get_base;
@@ -228,6 +301,11 @@ static wsp_ggml_backend_buffer_t tb_buft_alloc_buffer(wsp_ggml_backend_buffer_ty
     memset(b->mem, TB_FILL, size);
     b->fake = TB_FAKE_BASE + (uintptr_t) (g_next_slot++ % TB_FAKE_SLOTS) * TB_FAKE_STRIDE;
     g_cnt.buffers_alloc++;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    if (g_2d_iface) {
+        return wsp_ggml_backend_buffer_init(buft, tb_buffer_iface_2d, b, size);
+    }
+#endif
     return wsp_ggml_backend_buffer_init(buft, tb_buffer_iface, b, size);
 }
 
@@ -391,6 +469,26 @@ static void tb_backend_get_tensor_async(wsp_ggml_backend_t backend, const struct
     g_cnt.get_async++;
 }
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+static void tb_backend_set_tensor_2d_async(wsp_ggml_backend_t backend, struct wsp_ggml_tensor * tensor, const void * data,
+                                           size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    (void) backend;
+    tb_log_2d("backend set_async", offset, size, n_copies, stride_tensor, stride_data);
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy(tb_access(tensor, offset + i*stride_tensor, size), (const uint8_t *) data + i*stride_data, size);
+    }
+}
+
+static void tb_backend_get_tensor_2d_async(wsp_ggml_backend_t backend, const struct wsp_ggml_tensor * tensor, void * data,
+                                           size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data) {
+    (void) backend;
+    tb_log_2d("backend get_async", offset, size, n_copies, stride_tensor, stride_data);
+    for (size_t i = 0; i < n_copies; i++) {
+        memcpy((uint8_t *) data + i*stride_data, tb_access(tensor, offset + i*stride_tensor, size), size);
+    }
+}
+#endif
+
 // like real devices: only between two TEST backends and two TEST buffers
 static bool tb_backend_cpy_tensor_async(wsp_ggml_backend_t backend_src, wsp_ggml_backend_t backend_dst,
                                         const struct wsp_ggml_tensor * src, struct wsp_ggml_tensor * dst) {
@@ -413,6 +511,9 @@ static bool tb_dev_supports_op(wsp_ggml_backend_dev_t dev, const struct wsp_ggml
 
 static enum wsp_ggml_status tb_backend_graph_compute(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * cgraph) {
     g_cnt.graph_computes++;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    g_last_uid = cgraph->uid;
+#endif
     for (int i = 0; i < wsp_ggml_graph_n_nodes(cgraph); i++) {
         const struct wsp_ggml_tensor * node = wsp_ggml_graph_node(cgraph, i);
         if (node->op == WSP_GGML_OP_NONE || tb_is_view_op(node->op)) {
@@ -514,6 +615,12 @@ static wsp_ggml_backend_t tb_dev_init_backend(wsp_ggml_backend_dev_t dev, const 
         backend->iface.set_tensor_async = tb_backend_set_tensor_async;
         backend->iface.get_tensor_async = tb_backend_get_tensor_async;
         backend->iface.cpy_tensor_async = tb_backend_cpy_tensor_async;
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+        if (g_2d_iface) {
+            backend->iface.set_tensor_2d_async = tb_backend_set_tensor_2d_async;
+            backend->iface.get_tensor_2d_async = tb_backend_get_tensor_2d_async;
+        }
+#endif
     }
     backend->iface.synchronize     = tb_backend_synchronize;
     backend->iface.graph_compute   = tb_backend_graph_compute;

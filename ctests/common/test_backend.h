@@ -85,6 +85,18 @@ int  test_backend_graph_optimize_calls(void);
 // One line per recorded call: "<label> graph_optimize <i> n_nodes=N nodes=<name>,<name>,..."
 void test_backend_print_graph_optimize(FILE * f, const char * label);
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+// whisper.rn 0.7: 2d tensor access. With the 2d interface on, TEST buffers allocated from now on
+// have set_tensor_2d/get_tensor_2d, and TEST backends created from now on with the async interface
+// have set_tensor_2d_async/get_tensor_2d_async. Every call is recorded (cleared with the counters).
+// Default: off. Also the uid of the last graph a TEST backend computed.
+void     test_backend_set_2d_iface(bool enable);
+// One line per recorded call: "<label> 2d <i> <buffer set|buffer get|backend set_async|backend
+// get_async> offset=N size=N n_copies=N stride_tensor=N stride_data=N"
+void     test_backend_print_2d(FILE * f, const char * label);
+uint64_t test_backend_last_graph_uid(void);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,8 +65,9 @@ impl Backend {
         true
     }
 
-    /// Starts writing `runs` of `data` at `offset`; false when the backend has no 2d entry (it
-    /// is optional) and the caller must write run by run.
+    /// Starts writing `runs` of `data` at `offset` (nothing when the runs are empty, as in 0.7);
+    /// false when the backend has no 2d entry (it is optional) and the caller must write run by
+    /// run.
     ///
     /// # Safety
     /// Every run lies inside the allocated tensor; `data` holds the runs' bytes until the
@@ -74,19 +75,21 @@ impl Backend {
     #[cfg(feature = "whisper-rn-0-7")]
     pub unsafe fn set_tensor_2d_async(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d_async else { return false };
-        // SAFETY: the caller's promise.
-        unsafe {
-            set_2d(
-                self.as_ptr(),
-                tensor.as_ptr(),
-                data,
-                offset,
-                runs.size,
-                runs.count,
-                runs.stride_tensor,
-                runs.stride_data,
-            )
-        };
+        if runs.size > 0 {
+            // SAFETY: the caller's promise.
+            unsafe {
+                set_2d(
+                    self.as_ptr(),
+                    tensor.as_ptr(),
+                    data,
+                    offset,
+                    runs.size,
+                    runs.count,
+                    runs.stride_tensor,
+                    runs.stride_data,
+                )
+            };
+        }
         true
     }
 
@@ -98,19 +101,21 @@ impl Backend {
     #[cfg(feature = "whisper-rn-0-7")]
     pub unsafe fn get_tensor_2d_async(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d_async else { return false };
-        // SAFETY: the caller's promise.
-        unsafe {
-            get_2d(
-                self.as_ptr(),
-                tensor.as_ptr(),
-                data,
-                offset,
-                runs.size,
-                runs.count,
-                runs.stride_tensor,
-                runs.stride_data,
-            )
-        };
+        if runs.size > 0 {
+            // SAFETY: the caller's promise.
+            unsafe {
+                get_2d(
+                    self.as_ptr(),
+                    tensor.as_ptr(),
+                    data,
+                    offset,
+                    runs.size,
+                    runs.count,
+                    runs.stride_tensor,
+                    runs.stride_data,
+                )
+            };
+        }
         true
     }
 

@@ -126,8 +126,9 @@ impl Buffer {
         unsafe { get_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
     }
 
-    /// Writes `runs` of `data` starting at `offset`; false when the buffer has no 2d entry (it
-    /// is optional) and the caller must write run by run.
+    /// Writes `runs` of `data` starting at `offset` (nothing when the runs are empty, as in 0.7);
+    /// false when the buffer has no 2d entry (it is optional) and the caller must write run by
+    /// run.
     ///
     /// # Safety
     /// Every run lies inside the allocated tensor, which lives in this buffer; `data` holds the
@@ -135,19 +136,21 @@ impl Buffer {
     #[cfg(feature = "whisper-rn-0-7")]
     pub unsafe fn set_tensor_2d(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d else { return false };
-        // SAFETY: the caller's promise.
-        unsafe {
-            set_2d(
-                self.as_ptr(),
-                tensor.as_ptr(),
-                data,
-                offset,
-                runs.size,
-                runs.count,
-                runs.stride_tensor,
-                runs.stride_data,
-            )
-        };
+        if runs.size > 0 {
+            // SAFETY: the caller's promise.
+            unsafe {
+                set_2d(
+                    self.as_ptr(),
+                    tensor.as_ptr(),
+                    data,
+                    offset,
+                    runs.size,
+                    runs.count,
+                    runs.stride_tensor,
+                    runs.stride_data,
+                )
+            };
+        }
         true
     }
 
@@ -159,19 +162,21 @@ impl Buffer {
     #[cfg(feature = "whisper-rn-0-7")]
     pub unsafe fn get_tensor_2d(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d else { return false };
-        // SAFETY: the caller's promise.
-        unsafe {
-            get_2d(
-                self.as_ptr(),
-                tensor.as_ptr(),
-                data,
-                offset,
-                runs.size,
-                runs.count,
-                runs.stride_tensor,
-                runs.stride_data,
-            )
-        };
+        if runs.size > 0 {
+            // SAFETY: the caller's promise.
+            unsafe {
+                get_2d(
+                    self.as_ptr(),
+                    tensor.as_ptr(),
+                    data,
+                    offset,
+                    runs.size,
+                    runs.count,
+                    runs.stride_tensor,
+                    runs.stride_data,
+                )
+            };
+        }
         true
     }
 
