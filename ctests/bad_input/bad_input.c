@@ -480,6 +480,51 @@ static int c_sched_split_graph_null_graph(void) {
 }
 #endif
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+/* whisper.rn 0.7's 2d tensor access (a CPU tensor holds 16 bytes) */
+static int c_tensor_set_2d_null(void) { wsp_ggml_backend_tensor_set_2d(NULL, host_data, 0, 4, 2, 8, 4); return 0; }
+static int c_tensor_get_2d_null(void) { wsp_ggml_backend_tensor_get_2d(NULL, host_data, 0, 4, 2, 8, 4); return 0; }
+
+static int c_tensor_set_2d_async_null(void) {
+    wsp_ggml_backend_tensor_set_2d_async(NULL, cpu_tensor(), host_data, 0, 4, 2, 8, 4);
+    return 0;
+}
+
+static int c_tensor_get_2d_async_null_tensor(void) {
+    wsp_ggml_backend_tensor_get_2d_async(cpu_backend(), NULL, host_data, 0, 4, 2, 8, 4);
+    return 0;
+}
+
+static int c_tensor_set_2d_oob(void) { wsp_ggml_backend_tensor_set_2d(cpu_tensor(), host_data, 0, 8, 3, 8, 8); return 0; }
+static int c_tensor_get_2d_oob(void) { wsp_ggml_backend_tensor_get_2d(cpu_tensor(), host_data, 4, 4, 2, 12, 4); return 0; }
+
+/* a stride whose runs' end does not fit in an address */
+static int c_tensor_set_2d_stride_overflow(void) {
+    wsp_ggml_backend_tensor_set_2d(cpu_tensor(), host_data, 0, 4, 3, SIZE_MAX / 2, 4);
+    return 0;
+}
+
+static int c_tensor_set_2d_async_oob(void) {
+    wsp_ggml_backend_tensor_set_2d_async(cpu_backend(), cpu_tensor(), host_data, 0, 8, 3, 8, 8);
+    return 0;
+}
+
+static int c_tensor_get_2d_async_oob(void) {
+    wsp_ggml_backend_tensor_get_2d_async(cpu_backend(), cpu_tensor(), host_data, 12, 8, 2, 0, 8);
+    return 0;
+}
+
+static int c_tensor_set_2d_unallocated(void) {
+    wsp_ggml_backend_tensor_set_2d(unallocated_tensor(4), host_data, 0, 4, 2, 8, 4);
+    return 0;
+}
+
+static int c_tensor_get_2d_async_unallocated(void) {
+    wsp_ggml_backend_tensor_get_2d_async(cpu_backend(), unallocated_tensor(4), host_data, 0, 4, 2, 8, 4);
+    return 0;
+}
+#endif
+
 /* tensor_alloc / view_init misuse */
 static int c_tensor_alloc_past_end(void) {
     wsp_ggml_backend_buffer_t buf = cpu_buffer(64);
@@ -654,6 +699,20 @@ static const struct bad_case cases[] = {
     { "sched_reserve_size_null_sizes",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes),    c_sched_reserve_size_null_sizes },
     { "sched_split_graph_null",           "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, sched),     c_sched_split_graph_null },
     { "sched_split_graph_null_graph",     "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, graph),     c_sched_split_graph_null_graph },
+#endif
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    /* whisper.rn 0.7: 2d tensor access */
+    { "tensor_set_2d_null",               "abort", NULLMSG(wsp_ggml_backend_tensor_set_2d, tensor),          c_tensor_set_2d_null },
+    { "tensor_get_2d_null",               "abort", NULLMSG(wsp_ggml_backend_tensor_get_2d, tensor),          c_tensor_get_2d_null },
+    { "tensor_set_2d_async_null",         "abort", NULLMSG(wsp_ggml_backend_tensor_set_2d_async, backend),   c_tensor_set_2d_async_null },
+    { "tensor_get_2d_async_null_tensor",  "abort", NULLMSG(wsp_ggml_backend_tensor_get_2d_async, tensor),    c_tensor_get_2d_async_null_tensor },
+    { "tensor_set_2d_oob",                "abort", "tensor write out of bounds", c_tensor_set_2d_oob },
+    { "tensor_get_2d_oob",                "abort", "tensor read out of bounds",  c_tensor_get_2d_oob },
+    { "tensor_set_2d_stride_overflow",    "abort", "tensor write out of bounds", c_tensor_set_2d_stride_overflow },
+    { "tensor_set_2d_async_oob",          "abort", "tensor write out of bounds", c_tensor_set_2d_async_oob },
+    { "tensor_get_2d_async_oob",          "abort", "tensor read out of bounds",  c_tensor_get_2d_async_oob },
+    { "tensor_set_2d_unallocated",        "abort", "tensor buffer not set",      c_tensor_set_2d_unallocated },
+    { "tensor_get_2d_async_unallocated",  "abort", "tensor not allocated",       c_tensor_get_2d_async_unallocated },
 #endif
 
     /* allocation misuse */
