@@ -2,7 +2,7 @@
 # The main job: set everything up, build the library and examples/transcribe (whisper.rn's
 # C++ linked against the Rust backend layer), and transcribe a speech sample.
 #
-#   scripts/run.sh [--release 0.4.3|0.5.5]    the whisper.rn release (default 0.4.3)
+#   scripts/run.sh [--release 0.4.3|0.5.5|0.7.4]    the whisper.rn release (default 0.4.3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,7 +11,7 @@ release=0.4.3
 if [ "${1:-}" = "--release" ] && [ -n "${2:-}" ]; then
     release=$2
 elif [ $# -gt 0 ]; then
-    echo "usage: scripts/run.sh [--release 0.4.3|0.5.5]" >&2
+    echo "usage: scripts/run.sh [--release 0.4.3|0.5.5|0.7.4]" >&2
     exit 2
 fi
 
