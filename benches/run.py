@@ -24,6 +24,11 @@ ENV = dict(os.environ, WSP_GGML_NO_BACKTRACE="1")
 BEGIN, END = "<!-- bench:results:begin -->", "<!-- bench:results:end -->"
 
 
+def release_markers(release):
+    """Where the results of another release's build go (--release)."""
+    return f"<!-- bench:results-{release}:begin -->", f"<!-- bench:results-{release}:end -->"
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -361,6 +366,45 @@ def e2e_verdict(ratio):
     return "met (1.00 within the pairs' spread)" if ratio["min"] <= 1.0 else "**not met**"
 
 
+def instruction_tables(res):
+    """Sections 2 and 2b: scheduler instructions per evaluation and per whisper token."""
+    lines = []
+    add = lines.append
+    instr = res["instructions"]
+    dec = res["whisper_decode"]
+    add("### 2. Scheduler overhead, instructions per evaluation (callgrind)")
+    add("")
+    add("| case | scheduler only: ours | reference | **ratio** | whole evaluation: ours | reference | ratio | scheduler share of the reference's evaluation |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in instr:
+        add(f"| {r['mode']} {r['nodes']} nodes | {r['sched_ours']:,.0f} | {r['sched_ref']:,.0f} | **{r['sched_ratio']:.3f}** | "
+            f"{r['whole_ours']:,.0f} | {r['whole_ref']:,.0f} | {r['whole_ratio']:.3f} | {r['sched_ref'] / r['whole_ref']:.0%} |")
+    add("")
+    add("### 2b. whisper's decoder token by token, CPU alone and ACCEL + CPU (benches/whisper_decode.cpp)")
+    add("")
+    add("| configuration | splits per token | ACCEL supports_op / offload_op calls per token: ours | reference | "
+        "scheduler instructions per token: ours | reference | **ratio** | scheduler time per token: ours (µs) | "
+        "reference (µs) | **ratio** [min..max] | whisper_decode per token: ours (ms) | reference (ms) |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    for r in dec:
+        splits = str(r["splits_min"]) if r["splits_min"] == r["splits_max"] else f"{r['splits_min']}–{r['splits_max']}"
+        calls = {lib: f"{r['supports_op_per_token'][lib]:.0f} / {r['offload_op_per_token'][lib]:.0f}" for lib in ("ours", "ref")}
+        add(f"| {r['config']} | {splits} | {calls['ours']} | {calls['ref']} | {r['instr_ours']:,.0f} | {r['instr_ref']:,.0f} | "
+            f"**{r['instr_ratio']:.3f}** | {r['sched_ours_ns']['median'] / 1e3:.1f} | {r['sched_ref_ns']['median'] / 1e3:.1f} | "
+            f"**{r['sched_ratio']['median']:.3f}** [{r['sched_ratio']['min']:.3f}..{r['sched_ratio']['max']:.3f}] | "
+            f"{r['decode_ours_ns']['median'] / 1e6:.2f} | {r['decode_ref_ns']['median'] / 1e6:.2f} |")
+    add("")
+    add("whisper tiny.en, 1 thread, greedy tokens after the start-of-transcript prompt and 2 warm-up tokens. "
+        f"Instructions: one callgrind run per library over {dec[0]['callgrind_tokens']} tokens, counted as in case 2, with "
+        f"the backends' supports_op and offload_op calls made by the scheduler counted as the scheduler's. Time: "
+        f"{dec[0]['rounds']} interleaved rounds of {dec[0]['tokens']} tokens, median per token of the scheduler's three calls "
+        f"minus the delegated work (backends' graph_compute, ggml-alloc), ratio the median of the rounds' ratios. "
+        f"Ratio of each process's fastest token: "
+        + ", ".join(f"{r['config']} {r['sched_ratio_of_minima']['median']:.3f}" for r in dec) + ".")
+    add("")
+    return lines
+
+
 def markdown(res):
     m = res["machine"]
     lines = []
@@ -432,36 +476,7 @@ def markdown(res):
         f"process's fastest evaluation (less sensitive to interference, more to luck): "
         + ", ".join(f"{r['mode']} {r['nodes']} {r['sched_ratio_of_minima']['median']:.3f}" for r in times) + ".")
     add("")
-    add("### 2. Scheduler overhead, instructions per evaluation (callgrind)")
-    add("")
-    add("| case | scheduler only: ours | reference | **ratio** | whole evaluation: ours | reference | ratio | scheduler share of the reference's evaluation |")
-    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in instr:
-        add(f"| {r['mode']} {r['nodes']} nodes | {r['sched_ours']:,.0f} | {r['sched_ref']:,.0f} | **{r['sched_ratio']:.3f}** | "
-            f"{r['whole_ours']:,.0f} | {r['whole_ref']:,.0f} | {r['whole_ratio']:.3f} | {r['sched_ref'] / r['whole_ref']:.0%} |")
-    add("")
-    add("### 2b. whisper's decoder token by token, CPU alone and ACCEL + CPU (benches/whisper_decode.cpp)")
-    add("")
-    add("| configuration | splits per token | ACCEL supports_op / offload_op calls per token: ours | reference | "
-        "scheduler instructions per token: ours | reference | **ratio** | scheduler time per token: ours (µs) | "
-        "reference (µs) | **ratio** [min..max] | whisper_decode per token: ours (ms) | reference (ms) |")
-    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
-    for r in dec:
-        splits = str(r["splits_min"]) if r["splits_min"] == r["splits_max"] else f"{r['splits_min']}–{r['splits_max']}"
-        calls = {lib: f"{r['supports_op_per_token'][lib]:.0f} / {r['offload_op_per_token'][lib]:.0f}" for lib in ("ours", "ref")}
-        add(f"| {r['config']} | {splits} | {calls['ours']} | {calls['ref']} | {r['instr_ours']:,.0f} | {r['instr_ref']:,.0f} | "
-            f"**{r['instr_ratio']:.3f}** | {r['sched_ours_ns']['median'] / 1e3:.1f} | {r['sched_ref_ns']['median'] / 1e3:.1f} | "
-            f"**{r['sched_ratio']['median']:.3f}** [{r['sched_ratio']['min']:.3f}..{r['sched_ratio']['max']:.3f}] | "
-            f"{r['decode_ours_ns']['median'] / 1e6:.2f} | {r['decode_ref_ns']['median'] / 1e6:.2f} |")
-    add("")
-    add("whisper tiny.en, 1 thread, greedy tokens after the start-of-transcript prompt and 2 warm-up tokens. "
-        f"Instructions: one callgrind run per library over {dec[0]['callgrind_tokens']} tokens, counted as in case 2, with "
-        f"the backends' supports_op and offload_op calls made by the scheduler counted as the scheduler's. Time: "
-        f"{dec[0]['rounds']} interleaved rounds of {dec[0]['tokens']} tokens, median per token of the scheduler's three calls "
-        f"minus the delegated work (backends' graph_compute, ggml-alloc), ratio the median of the rounds' ratios. "
-        f"Ratio of each process's fastest token: "
-        + ", ".join(f"{r['config']} {r['sched_ratio_of_minima']['median']:.3f}" for r in dec) + ".")
-    add("")
+    lines.extend(instruction_tables(res))
     add("### 3. whisper tiny.en, examples/transcribe, 1 thread")
     add("")
     add("| measure | ours | reference | ratio, median of pairs [min..max] |")
@@ -505,6 +520,26 @@ def markdown(res):
     return "\n".join(lines) + "\n"
 
 
+def markdown_release(res):
+    """The instruction tables of another release's build, against that release's reference."""
+    lines = [f"Run {res['date']}, `scripts/bench.sh --release {res['release']}{' --quick' if res['quick'] else ''}`, "
+             f"{res['seconds']:.0f} s{' (quick mode: fewer repetitions, not for the numbers)' if res['quick'] else ''}: "
+             f"this library built for whisper.rn {res['release']} against that release's own backend layer, on the same "
+             f"machine as above.", ""]
+    lines.extend(instruction_tables(res))
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path, begin, end, table):
+    text = path.read_text()
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        path.write_text(f"{head}{begin}\n{table}{end}{tail}")
+    else:
+        log(f"{path}: no {begin} markers, left alone")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True, type=Path)
@@ -513,7 +548,10 @@ def main():
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke test, not for the numbers)")
+    ap.add_argument("--release", default="0.4.3",
+                    help="the whisper.rn release the build serves; other than 0.4.3, only the instruction cases run")
     args = ap.parse_args()
+    full = args.release == "0.4.3"
 
     b = args.build
     bins = {
@@ -528,6 +566,8 @@ def main():
         "whisper_decode.ours": b / "examples/whisper_decode",
         "whisper_decode.ref": b / "benches/whisper_decode-ref",
     }
+    if not full:
+        bins = {k: v for k, v in bins.items() if k.startswith(("sched_overhead.", "whisper_decode."))}
     missing = [str(p) for p in bins.values() if not p.exists()]
     if missing:
         raise SystemExit(f"missing programs (run scripts/bench.sh): {missing}")
@@ -536,12 +576,24 @@ def main():
     res = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "quick": args.quick, "machine": machine()}
     if res["machine"]["loadavg_before"][0] > 0.5:
         log(f"warning: load average {res['machine']['loadavg_before'][0]:.2f}: the machine is not idle, timings will be noisy")
-    log("5. allocations (count-allocations build)")
-    res["allocations"] = case_allocations(bins, args.model, args.samples, args.quick)
+    res["release"] = args.release
+    if full:
+        log("5. allocations (count-allocations build)")
+        res["allocations"] = case_allocations(bins, args.model, args.samples, args.quick)
     log("2. scheduler instructions (callgrind)")
     res["instructions"] = case_instructions(bins, args.quick)
     log("2b. whisper's decoder token by token (CPU, ACCEL+CPU)")
     res["whisper_decode"] = case_whisper_decode(bins, args.model, args.build, args.quick)
+    if not full:
+        res["seconds"] = time.time() - started
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "results.json").write_text(json.dumps(res, indent=1) + "\n")
+        table = markdown_release(res)
+        (args.out / "summary.md").write_text(table)
+        if args.markdown:
+            write_section(args.markdown, *release_markers(args.release), table)
+        print(table)
+        return
     log("1. scheduler time")
     res["sched_time"] = case_sched_time(bins, args.quick)
     log("4. tensor I/O")
@@ -556,13 +608,7 @@ def main():
     table = markdown(res)
     (args.out / "summary.md").write_text(table)
     if args.markdown:
-        text = args.markdown.read_text()
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            _, tail = rest.split(END, 1)
-            args.markdown.write_text(f"{head}{BEGIN}\n{table}{END}{tail}")
-        else:
-            log(f"{args.markdown}: no results markers, left alone")
+        write_section(args.markdown, BEGIN, END, table)
     print(table)
     failed = [a for a in res["allocations"] if a.get("exit") != 0]
     if failed:

@@ -4,6 +4,11 @@
 # (results.json, summary.md, ratios.png) and the results section of BENCHMARKS.md.
 #   scripts/bench.sh           the full suite (about 10 minutes; run it on an idle machine)
 #   scripts/bench.sh --quick   fewer repetitions: a smoke test, not for the numbers
+#   scripts/bench.sh --release 0.5.5|0.7.4 [--quick]
+#                              the library built for another release against that release's
+#                              own backend layer: scheduler instructions (synthetic graphs and
+#                              whisper's decoder), into benches/results-<release>/ and its
+#                              section of BENCHMARKS.md
 # Needs what scripts/setup.sh installs (it runs it: only missing pieces are installed), and
 # PyPI for matplotlib (a venv in target/bench-venv, made once).
 set -euo pipefail
@@ -11,11 +16,31 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 quick=()
-[ "${1:-}" = "--quick" ] && quick=(--quick)
+release=0.4.3
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=(--quick); shift ;;
+        --release) release=$2; shift 2 ;;
+        *) echo "usage: scripts/bench.sh [--release RELEASE] [--quick]" >&2; exit 2 ;;
+    esac
+done
 
 scripts/setup.sh
 model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
+
+if [ "$release" != 0.4.3 ]; then
+    # The library into target/whisper-rn-<release>, the programs into build/bench-<release>.
+    cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
+        -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON -DWSP_GGML_BACKEND_RPC=OFF \
+        -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    cmake --build "build/bench-$release" -j "$(nproc)" --target \
+        sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref >/dev/null
+    python3 benches/run.py --build "build/bench-$release" --model "$model" --samples "$samples" \
+        --out "benches/results-$release" --markdown BENCHMARKS.md --release "$release" "${quick[@]}"
+    echo "bench: wrote benches/results-$release/{results.json,summary.md} and BENCHMARKS.md" >&2
+    exit 0
+fi
 
 # This library into target/ (cargo build --release), the count-allocations variant into
 # target/alloc-count, whisper.rn's objects and the programs into build/bench.
