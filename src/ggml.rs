@@ -49,10 +49,18 @@ extern "C" {
 // parts of a meta context are allocated by ggml-alloc.
 #[cfg(feature = "whisper-rn-0-7")]
 extern "C" {
-    pub fn wsp_ggml_new_tensor(ctx: *mut wsp_ggml_context, r#type: wsp_ggml_type, n_dims: c_int, ne: *const i64) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_new_tensor(
+        ctx: *mut wsp_ggml_context,
+        r#type: wsp_ggml_type,
+        n_dims: c_int,
+        ne: *const i64,
+    ) -> *mut wsp_ggml_tensor;
     pub fn wsp_ggml_reset(ctx: *mut wsp_ggml_context);
     pub fn wsp_ggml_get_first_tensor(ctx: *const wsp_ggml_context) -> *mut wsp_ggml_tensor;
-    pub fn wsp_ggml_get_next_tensor(ctx: *const wsp_ggml_context, tensor: *const wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_get_next_tensor(
+        ctx: *const wsp_ggml_context,
+        tensor: *const wsp_ggml_tensor,
+    ) -> *mut wsp_ggml_tensor;
     pub fn wsp_ggml_get_mem_size(ctx: *const wsp_ggml_context) -> usize;
     pub fn wsp_ggml_is_contiguous(tensor: *const wsp_ggml_tensor) -> bool;
     pub fn wsp_ggml_is_permuted(tensor: *const wsp_ggml_tensor) -> bool;

@@ -11,7 +11,9 @@ use std::ffi::{c_char, c_void};
 /// # Safety
 /// None (any value is accepted).
 #[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(split_axis: wsp_ggml_backend_meta_split_axis) -> *const c_char {
+pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
+    split_axis: wsp_ggml_backend_meta_split_axis,
+) -> *const c_char {
     const FN: &str = "wsp_ggml_backend_meta_split_axis_name";
     match split::axis_name(split_axis) {
         Some(name) => name.as_ptr(),
@@ -58,7 +60,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
     get_split_state_ud: *mut c_void,
 ) -> wsp_ggml_backend_dev_t {
     const FN: &str = "wsp_ggml_backend_meta_device";
-    crate::ggml::ensure!(n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES, "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}");
+    crate::ggml::ensure!(
+        n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES,
+        "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}"
+    );
     if n_devs > 0 && devs.is_null() {
         crate::ggml::null_handle(FN, "devs");
     }
@@ -87,7 +92,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_n_backends(meta_backend: wsp_ggml
 /// # Safety
 /// `meta_backend` is NULL or a live backend.
 #[no_mangle]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(meta_backend: wsp_ggml_backend_t, index: usize) -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
+    meta_backend: wsp_ggml_backend_t,
+    index: usize,
+) -> wsp_ggml_backend_t {
     const FN: &str = "wsp_ggml_backend_meta_simple_backend";
     let simple = &backend::meta_backend(FN, arg!(meta_backend)).simple;
     let Some(&backend) = simple.get(index) else {

@@ -35,7 +35,9 @@ pub struct MetaBackend {
     scratch: RefCell<Vec<Vec<Option<Buffer>>>>,
     scratch_size: Cell<usize>,
     /// The graphs and tensors of the last computation, kept until the next one starts since
-    /// the simple backends may still be working on them.
+    /// the simple backends may still be working on them. Boxed: C holds pointers to the graph
+    /// structs, which must not move when the vector grows.
+    #[allow(clippy::vec_box)]
     graphs: RefCell<Vec<Box<DeviceGraph>>>,
     aux_tensors: RefCell<Vec<*mut wsp_ggml_tensor>>,
 }
@@ -117,10 +119,17 @@ fn comm_init(caller: &str, simple: &mut [Backend]) -> Option<Comm> {
     }
     let allreduce = reg.proc_address(c"wsp_ggml_backend_comm_allreduce_tensor");
     let free = reg.proc_address(c"wsp_ggml_backend_comm_free");
-    ensure!(!allreduce.is_null() && !free.is_null(), "{caller}: the reg has comm_init without comm_allreduce_tensor and comm_free");
+    ensure!(
+        !allreduce.is_null() && !free.is_null(),
+        "{caller}: the reg has comm_init without comm_allreduce_tensor and comm_free"
+    );
     // SAFETY: the reg's entries of these names have these signatures (ggml-backend.h).
-    let (allreduce, free) =
-        unsafe { (std::mem::transmute::<*mut c_void, CommAllreduce>(allreduce), std::mem::transmute::<*mut c_void, CommFree>(free)) };
+    let (allreduce, free) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, CommAllreduce>(allreduce),
+            std::mem::transmute::<*mut c_void, CommFree>(free),
+        )
+    };
     Some(Comm { context, allreduce, free })
 }
 
@@ -178,7 +187,10 @@ impl DeviceGraph {
 /// A view whose source is a host tensor outside the meta buffers (the reference leaves such
 /// nodes as they are on every device).
 fn is_host_view(node: Tensor) -> bool {
-    node.view_src().is_some_and(|v| v.op() == WSP_GGML_OP_NONE && v.buffer().is_some_and(|b| !is_meta_buffer(b) && b.buft().is_some_and(|t| t.is_host())))
+    node.view_src().is_some_and(|v| {
+        v.op() == WSP_GGML_OP_NONE
+            && v.buffer().is_some_and(|b| !is_meta_buffer(b) && b.buft().is_some_and(|t| t.is_host()))
+    })
 }
 
 /// Computes `graph` on the simple backends.
@@ -190,7 +202,8 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
     let nodes = graph.nodes();
     // The previous computation is over (the caller synchronized or this backend is in order).
     backend.clear_last();
-    let mut used: Vec<Buffer> = graph.leafs().iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)).collect();
+    let mut used: Vec<Buffer> =
+        graph.leafs().iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)).collect();
     used.sort_by_key(|b| b.as_ptr() as usize);
     used.dedup();
     for b in used {
@@ -208,7 +221,8 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
                     if is_host_view(node) {
                         node
                     } else {
-                        simple_tensor(caller, node, j).unwrap_or_else(|| fatal!("{caller}: node {} has no slice on device {j}", node.name()))
+                        simple_tensor(caller, node, j)
+                            .unwrap_or_else(|| fatal!("{caller}: node {} has no slice on device {j}", node.name()))
                     }
                 })
                 .collect()
@@ -312,8 +326,10 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
     while offset >= 1 {
         // All copies of a step first, then the additions: every device sends its value of the
         // previous step.
-        let adds: Vec<(usize, Box<DeviceGraph>)> =
-            (0..2 * half).filter(|&j| (j ^ offset) < n).map(|j| (j ^ offset, push(caller, backend, last, j, j ^ offset, step))).collect();
+        let adds: Vec<(usize, Box<DeviceGraph>)> = (0..2 * half)
+            .filter(|&j| (j ^ offset) < n)
+            .map(|j| (j ^ offset, push(caller, backend, last, j, j ^ offset, step)))
+            .collect();
         for (dst, add) in adds {
             let status = compute_on(caller, backend, backend.simple[dst], add);
             if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
@@ -334,7 +350,9 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
 fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: usize, step: usize) -> Box<DeviceGraph> {
     let (node_src, node_dst) = (last[src], last[dst]);
     // SAFETY: live tensors.
-    let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(node_src.as_ptr()) && crate::ggml::wsp_ggml_is_contiguous(node_dst.as_ptr()) };
+    let contiguous = unsafe {
+        crate::ggml::wsp_ggml_is_contiguous(node_src.as_ptr()) && crate::ggml::wsp_ggml_is_contiguous(node_dst.as_ptr())
+    };
     ensure!(contiguous, "{caller}: PARTIAL node {} is not contiguous", node_dst.name());
     let tmp = aux_tensor(backend, node_dst);
     let scratch = scratch_buffer(caller, backend, dst, step);
@@ -374,7 +392,8 @@ fn scratch_buffer(caller: &str, backend: &MetaBackend, dev: usize, step: usize) 
     }
     let simple = backend.simple[dev];
     let buft = simple.device_or_abort(caller).buffer_type_or_abort(caller);
-    let b = crate::buffer::alloc_buffer(caller, buft, size).unwrap_or_else(|| fatal!("{caller}: allocating an all-reduce buffer failed"));
+    let b = crate::buffer::alloc_buffer(caller, buft, size)
+        .unwrap_or_else(|| fatal!("{caller}: allocating an all-reduce buffer failed"));
     *slot = Some(b);
     b
 }
@@ -445,28 +464,52 @@ enum Transfer {
 
 /// # Safety
 /// The data pointer holds (or has room for) `size` bytes, the whole tensor from offset 0.
-unsafe fn transfer_async(caller: &str, backend: &MetaBackend, tensor: Tensor, transfer: Transfer, offset: usize, size: usize) {
+unsafe fn transfer_async(
+    caller: &str,
+    backend: &MetaBackend,
+    tensor: Tensor,
+    transfer: Transfer,
+    offset: usize,
+    size: usize,
+) {
     ensure!(offset == 0, "{caller}: the meta backend transfers whole tensors (offset {offset})");
     // SAFETY: a live tensor.
-    ensure!(unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) }, "{caller}: tensor {} is not contiguous", tensor.name());
+    ensure!(
+        unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) },
+        "{caller}: tensor {} is not contiguous",
+        tensor.name()
+    );
     let state = split_state(caller, tensor, false);
     ensure!(state.n_segments == 1 && state.nr[0] == 1, "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();
-    let slices: Vec<Tensor> =
-        (0..n).map(|j| simple_tensor(caller, tensor, j).unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))).collect();
+    let slices: Vec<Tensor> = (0..n)
+        .map(|j| {
+            simple_tensor(caller, tensor, j)
+                .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
+        })
+        .collect();
     let runs = match state.axis {
         0..=2 => {
             let f = tensor.fields();
             let slice_nb: Vec<[usize; 4]> = slices.iter().map(|s| s.fields().nb).collect();
             // SAFETY: ggml's block size of any type value.
             let blck = unsafe { crate::ggml::wsp_ggml_blck_size(f.r#type) };
-            super::buffer::chunks(&state, &f.ne, &f.nb, blck, &slice_nb, offset, size).unwrap_or_else(|why| fatal!("{caller}: {why}"))
+            super::buffer::chunks(&state, &f.ne, &f.nb, blck, &slice_nb, offset, size)
+                .unwrap_or_else(|why| fatal!("{caller}: {why}"))
         }
         WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
             // Written to every device, read from the first.
             let devices = if matches!(transfer, Transfer::Set(_)) { n } else { 1 };
             (0..devices)
-                .map(|dev| super::buffer::Chunk { dev, slice_offset: offset, data_offset: 0, size, rows: 1, slice_stride: 0, data_stride: 0 })
+                .map(|dev| super::buffer::Chunk {
+                    dev,
+                    slice_offset: offset,
+                    data_offset: 0,
+                    size,
+                    rows: 1,
+                    slice_stride: 0,
+                    data_stride: 0,
+                })
                 .collect()
         }
         axis => fatal!("{caller}: cannot transfer a tensor with split axis {axis} asynchronously"),
@@ -486,8 +529,12 @@ unsafe fn transfer_async(caller: &str, backend: &MetaBackend, tensor: Tensor, tr
                 if !done {
                     let buffer = slice.storage_buffer().unwrap_or_else(|| null_handle(caller, "slice->buffer"));
                     match transfer {
-                        Transfer::Set(data) => buffer.set_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len),
-                        Transfer::Get(data) => buffer.get_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len),
+                        Transfer::Set(data) => {
+                            buffer.set_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len)
+                        }
+                        Transfer::Get(data) => {
+                            buffer.get_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len)
+                        }
                     }
                 }
             }
@@ -533,7 +580,10 @@ unsafe extern "C" fn backend_synchronize(backend: wsp_ggml_backend_t) {
     }
 }
 
-unsafe extern "C" fn backend_graph_compute(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+unsafe extern "C" fn backend_graph_compute(
+    backend: wsp_ggml_backend_t,
+    cgraph: *mut wsp_ggml_cgraph,
+) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_graph_compute";
     // SAFETY: called through the interface with a live backend and graph.
     unsafe {

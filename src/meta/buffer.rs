@@ -58,7 +58,19 @@ impl Drop for TensorSet {
 }
 
 /// What determines a tensor's split state; a cached state is stale once any of it changes.
-type Fingerprint = (wsp_ggml_type, usize, [i64; 4], [usize; 4], wsp_ggml_op, [i32; 16], i32, [usize; WSP_GGML_MAX_SRC], usize, usize, usize);
+type Fingerprint = (
+    wsp_ggml_type,
+    usize,
+    [i64; 4],
+    [usize; 4],
+    wsp_ggml_op,
+    [i32; 16],
+    i32,
+    [usize; WSP_GGML_MAX_SRC],
+    usize,
+    usize,
+    usize,
+);
 
 fn fingerprint(t: &wsp_ggml_tensor) -> Fingerprint {
     (
@@ -137,10 +149,18 @@ pub fn simple_tensor(caller: &str, tensor: Tensor, j: usize) -> Option<Tensor> {
 }
 
 fn simple_tensor_or_abort(caller: &str, tensor: Tensor, j: usize) -> Tensor {
-    simple_tensor(caller, tensor, j).unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
+    simple_tensor(caller, tensor, j)
+        .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
 }
 
-fn new_meta_buffer(buft: BufferType, device: &'static MetaDevice, fixed: TensorSet, compute_mem: usize, simple: Vec<Option<Buffer>>, size: usize) -> Buffer {
+fn new_meta_buffer(
+    buft: BufferType,
+    device: &'static MetaDevice,
+    fixed: TensorSet,
+    compute_mem: usize,
+    simple: Vec<Option<Buffer>>,
+    size: usize,
+) -> Buffer {
     let n = device.simple.len();
     let context = MetaBuffer {
         device,
@@ -167,7 +187,12 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, meta_buft: &MetaBufferType, 
     let simple: Vec<Option<Buffer>> = meta_buft
         .simple
         .iter()
-        .map(|&b| Some(crate::buffer::alloc_buffer(caller, b, size).unwrap_or_else(|| fatal!("{caller}: a simple buffer allocation failed"))))
+        .map(|&b| {
+            Some(
+                crate::buffer::alloc_buffer(caller, b, size)
+                    .unwrap_or_else(|| fatal!("{caller}: a simple buffer allocation failed")),
+            )
+        })
         .collect();
     let max = simple.iter().flatten().map(|b| b.size()).max().unwrap_or(0);
     new_meta_buffer(buft, device_of(caller, buft), TensorSet::empty(), compute_mem, simple, max)
@@ -201,7 +226,9 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
         let part = if any_nonzero {
             // SAFETY: a live context whose tensors are not allocated; ggml-alloc returns NULL
             // or a buffer holding them.
-            unsafe { Buffer::from_raw(crate::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx_j, simple_buft.as_ptr())) }
+            unsafe {
+                Buffer::from_raw(crate::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx_j, simple_buft.as_ptr()))
+            }
         } else {
             // Only empty slices: ggml-alloc would give NULL, so they get an empty buffer.
             let part = crate::buffer::alloc_buffer(caller, simple_buft, 0);
@@ -225,6 +252,7 @@ unsafe fn context_tensors(ctx: *mut wsp_ggml_context) -> Vec<Tensor> {
     let mut tensors = Vec::new();
     // SAFETY: the caller's live context; its tensors are live.
     let mut t = unsafe { crate::ggml::wsp_ggml_get_first_tensor(ctx) };
+    // SAFETY: NULL or a live tensor of the context.
     while let Some(tensor) = unsafe { Tensor::from_raw(t) } {
         tensors.push(tensor);
         // SAFETY: as above.
@@ -238,8 +266,9 @@ fn shape(t: Tensor) -> split::Shape {
     let f = t.fields();
     let p = t.as_ptr();
     // SAFETY: ggml's queries of a live tensor.
-    let (n_dims, contiguous, permuted) =
-        unsafe { (crate::ggml::wsp_ggml_n_dims(p), crate::ggml::wsp_ggml_is_contiguous(p), crate::ggml::wsp_ggml_is_permuted(p)) };
+    let (n_dims, contiguous, permuted) = unsafe {
+        (crate::ggml::wsp_ggml_n_dims(p), crate::ggml::wsp_ggml_is_contiguous(p), crate::ggml::wsp_ggml_is_permuted(p))
+    };
     split::Shape { op: f.op, ne: f.ne, nb: f.nb, op_params: f.op_params, n_dims, contiguous, permuted }
 }
 
@@ -276,7 +305,9 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         return split::whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
     }
     let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
-    if buffer.usage() != wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE && tensor.view_src().is_none() {
+    if buffer.usage() != wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE
+        && tensor.view_src().is_none()
+    {
         let state = meta.device.static_split_state(caller, tensor);
         let f = tensor.fields();
         // SAFETY: ggml's block size of any type value.
@@ -293,7 +324,12 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
             continue;
         }
         let state = split_state(caller, src, true);
-        ensure!(state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, "{caller}: source {} of {} has an unknown split", src.name(), tensor.name());
+        ensure!(
+            state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+            "{caller}: source {} of {} has an unknown split",
+            src.name(),
+            tensor.name()
+        );
         srcs[slot] = Some((shape(src), state));
     }
     split::infer(&shape(tensor), &srcs, meta.n_devs(), assume_sync)
@@ -321,7 +357,9 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         }
         let (ne, nb) = split::slice_layout(&state, &f.ne, &f.nb, n, j);
         // SAFETY: a live context of the set; ggml makes a tensor of this type and shape.
-        let raw = unsafe { crate::ggml::wsp_ggml_new_tensor(set.contexts[j], f.r#type, WSP_GGML_MAX_DIMS as i32, ne.as_ptr()) };
+        let raw = unsafe {
+            crate::ggml::wsp_ggml_new_tensor(set.contexts[j], f.r#type, WSP_GGML_MAX_DIMS as i32, ne.as_ptr())
+        };
         // SAFETY: ggml aborts rather than return NULL; the tensor is live.
         let slice = unsafe { Tensor::from_raw(raw) }.expect("ggml_new_tensor never returns NULL");
         let mut s = slice.fields();
@@ -337,7 +375,14 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
             s.view_src = simple_tensor_or_abort(caller, view_src, j).as_ptr();
             if f.view_offs > 0 && split::is_dim(state.axis) {
                 let view_axis = split_state(caller, view_src, true).axis;
-                s.view_offs = scaled_view_offset(caller, &f, &view_src.fields(), view_axis, state.axis as usize, ne[state.axis as usize]);
+                s.view_offs = scaled_view_offset(
+                    caller,
+                    &f,
+                    &view_src.fields(),
+                    view_axis,
+                    state.axis as usize,
+                    ne[state.axis as usize],
+                );
             }
         }
         if !s.view_src.is_null() {
@@ -354,7 +399,9 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
             s.src[i] = match unsafe { Tensor::from_raw(src) } {
                 None => std::ptr::null_mut(),
                 Some(src_t) if src_t == tensor => raw,
-                Some(src_t) if src_t.buffer().is_some_and(is_meta_buffer) => simple_tensor_or_abort(caller, src_t, j).as_ptr(),
+                Some(src_t) if src_t.buffer().is_some_and(is_meta_buffer) => {
+                    simple_tensor_or_abort(caller, src_t, j).as_ptr()
+                }
                 Some(src_t) => src_t.as_ptr(),
             };
         }
@@ -381,9 +428,19 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
 
 /// A view's offset into its source's slice: kept when it lies inside one step of the split
 /// axis, else scaled to the slice's share.
-fn scaled_view_offset(caller: &str, view: &wsp_ggml_tensor, view_src: &wsp_ggml_tensor, view_src_axis: i32, axis: usize, slice_extent: i64) -> usize {
+fn scaled_view_offset(
+    caller: &str,
+    view: &wsp_ggml_tensor,
+    view_src: &wsp_ggml_tensor,
+    view_src_axis: i32,
+    axis: usize,
+    slice_extent: i64,
+) -> usize {
     ensure!(view.ne[axis] != 0, "{caller}: a view of extent 0 along its split axis");
-    ensure!(split::is_dim(view_src_axis), "{caller}: a view with an offset into a tensor that is not split by a dimension");
+    ensure!(
+        split::is_dim(view_src_axis),
+        "{caller}: a view with an offset into a tensor that is not split by a dimension"
+    );
     let internal = view.view_offs <= view_src.nb[view_src_axis as usize]
         || (0..WSP_GGML_MAX_DIMS).any(|i| {
             let dim_size = view.ne[i] as usize * view.nb[i];
@@ -416,7 +473,15 @@ pub struct Chunk {
 /// How bytes `[offset, offset + size)` of a contiguous tensor (extents `ne`, strides `nb`,
 /// block size `blck`) split along a dimension map onto its slices, whose strides are
 /// `slice_nb[j]`.
-pub fn chunks(state: &SplitState, ne: &[i64; 4], nb: &[usize; 4], blck: i64, slice_nb: &[[usize; 4]], offset: usize, size: usize) -> Result<Vec<Chunk>, String> {
+pub fn chunks(
+    state: &SplitState,
+    ne: &[i64; 4],
+    nb: &[usize; 4],
+    blck: i64,
+    slice_nb: &[[usize; 4]],
+    offset: usize,
+    size: usize,
+) -> Result<Vec<Chunk>, String> {
     let n = slice_nb.len();
     let axis = state.axis as usize;
     let mut out = Vec::new();
@@ -480,7 +545,15 @@ pub fn chunks(state: &SplitState, ne: &[i64; 4], nb: &[usize; 4], blck: i64, sli
         if part == 0 {
             continue;
         }
-        out.push(Chunk { dev: j, slice_offset: i_start * part, data_offset, size: part, rows: i_stop - i_start, slice_stride: part, data_stride: full });
+        out.push(Chunk {
+            dev: j,
+            slice_offset: i_start * part,
+            data_offset,
+            size: part,
+            rows: i_stop - i_start,
+            slice_stride: part,
+            data_stride: full,
+        });
         data_offset += part;
     }
     if data_offset != full {
@@ -501,7 +574,8 @@ fn plan(caller: &str, tensor: Tensor, state: &SplitState, slices: &[Tensor], off
     // SAFETY: ggml's block size of any type value.
     let blck = unsafe { crate::ggml::wsp_ggml_blck_size(f.r#type) };
     let slice_nb: Vec<[usize; 4]> = slices.iter().map(|s| s.fields().nb).collect();
-    chunks(state, &f.ne, &f.nb, blck, &slice_nb, offset, size).unwrap_or_else(|why| fatal!("{caller}: tensor {}: {why}", tensor.name()))
+    chunks(state, &f.ne, &f.nb, blck, &slice_nb, offset, size)
+        .unwrap_or_else(|why| fatal!("{caller}: tensor {}: {why}", tensor.name()))
 }
 
 fn storage(caller: &str, slice: Tensor) -> Buffer {
@@ -554,7 +628,8 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
             ensure!(tensor.fields().r#type == 0, "{caller}: a PARTIAL tensor must be F32");
             ensure!(offset % 4 == 0 && size % 4 == 0, "{caller}: a PARTIAL range must be whole floats");
             // SAFETY: the caller's bytes, read as floats without alignment assumptions.
-            let values: Vec<f32> = (0..size / 4).map(|i| unsafe { (data as *const f32).add(i).read_unaligned() }).collect();
+            let values: Vec<f32> =
+                (0..size / 4).map(|i| unsafe { (data as *const f32).add(i).read_unaligned() }).collect();
             let n = slices.len();
             let contributors = (0..n).filter(|&j| state.ne[j] != 0).count();
             let masked = contributors != 0;
@@ -592,7 +667,9 @@ pub unsafe fn get_tensor(caller: &str, tensor: Tensor, data: *mut c_void, offset
     match state.axis {
         // Any device has all values; the first is asked.
         // SAFETY: the slice has the tensor's layout.
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => unsafe { storage(caller, slices[0]).get_tensor(caller, slices[0], data, offset, size) },
+        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => unsafe {
+            storage(caller, slices[0]).get_tensor(caller, slices[0], data, offset, size)
+        },
         axis => fatal!("{caller}: cannot read a tensor with split axis {axis}"),
     }
 }
@@ -609,14 +686,19 @@ pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usi
             let buffer = storage(caller, slices[c.dev]);
             for r in 0..c.rows {
                 // SAFETY: the plan stays inside the slice.
-                unsafe { buffer.memset_tensor(caller, slices[c.dev], value, c.slice_offset + r * c.slice_stride, c.size) };
+                unsafe {
+                    buffer.memset_tensor(caller, slices[c.dev], value, c.slice_offset + r * c.slice_stride, c.size)
+                };
             }
         }
         return;
     }
     match state.axis {
         WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED | WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
-            ensure!(state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED || value == 0, "{caller}: a PARTIAL tensor can only be zeroed");
+            ensure!(
+                state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED || value == 0,
+                "{caller}: a PARTIAL tensor can only be zeroed"
+            );
             for &s in &slices {
                 // SAFETY: every slice has the tensor's layout.
                 unsafe { storage(caller, s).memset_tensor(caller, s, value, offset, size) };
@@ -661,7 +743,10 @@ unsafe extern "C" fn buffer_get_base(_: wsp_ggml_backend_buffer_t) -> *mut c_voi
     META_BASE as *mut c_void
 }
 
-unsafe extern "C" fn buffer_init_tensor(buffer: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
+unsafe extern "C" fn buffer_init_tensor(
+    buffer: wsp_ggml_backend_buffer_t,
+    tensor: *mut wsp_ggml_tensor,
+) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_tensor_alloc";
     // SAFETY: called through a meta buffer's interface with one of its tensors.
     let (_, meta) = unsafe { this(FN, buffer) };
@@ -672,19 +757,37 @@ unsafe extern "C" fn buffer_init_tensor(buffer: wsp_ggml_backend_buffer_t, tenso
     wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
 }
 
-unsafe extern "C" fn buffer_memset_tensor(_: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, value: u8, offset: usize, size: usize) {
+unsafe extern "C" fn buffer_memset_tensor(
+    _: wsp_ggml_backend_buffer_t,
+    tensor: *mut wsp_ggml_tensor,
+    value: u8,
+    offset: usize,
+    size: usize,
+) {
     const FN: &str = "wsp_ggml_backend_tensor_memset";
     // SAFETY: see the section comment.
     unsafe { memset_tensor(FN, tensor_arg(FN, tensor), value, offset, size) }
 }
 
-unsafe extern "C" fn buffer_set_tensor(_: wsp_ggml_backend_buffer_t, tensor: *mut wsp_ggml_tensor, data: *const c_void, offset: usize, size: usize) {
+unsafe extern "C" fn buffer_set_tensor(
+    _: wsp_ggml_backend_buffer_t,
+    tensor: *mut wsp_ggml_tensor,
+    data: *const c_void,
+    offset: usize,
+    size: usize,
+) {
     const FN: &str = "wsp_ggml_backend_tensor_set";
     // SAFETY: see the section comment; `data` holds `size` bytes (the API's contract).
     unsafe { set_tensor(FN, tensor_arg(FN, tensor), data, offset, size) }
 }
 
-unsafe extern "C" fn buffer_get_tensor(_: wsp_ggml_backend_buffer_t, tensor: *const wsp_ggml_tensor, data: *mut c_void, offset: usize, size: usize) {
+unsafe extern "C" fn buffer_get_tensor(
+    _: wsp_ggml_backend_buffer_t,
+    tensor: *const wsp_ggml_tensor,
+    data: *mut c_void,
+    offset: usize,
+    size: usize,
+) {
     const FN: &str = "wsp_ggml_backend_tensor_get";
     // SAFETY: see the section comment; `data` has room for `size` bytes (the API's contract).
     unsafe { get_tensor(FN, tensor_arg(FN, tensor), data, offset, size) }
@@ -735,7 +838,8 @@ mod tests {
     fn rows_split_along_axis_1_are_one_run_per_device() {
         // 8x6 f32 split 4/2 rows: device 0 takes bytes [0, 128), device 1 [128, 192).
         let state = split(1, &[4, 2]);
-        let c = chunks(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 1, &[[4, 32, 128, 128], [4, 32, 64, 64]], 0, 192).unwrap();
+        let c = chunks(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 1, &[[4, 32, 128, 128], [4, 32, 64, 64]], 0, 192)
+            .unwrap();
         assert_eq!(c.len(), 2);
         assert_eq!((c[0].dev, c[0].slice_offset, c[0].data_offset, c[0].size, c[0].rows), (0, 0, 0, 128, 1));
         assert_eq!((c[1].dev, c[1].slice_offset, c[1].data_offset, c[1].size, c[1].rows), (1, 0, 128, 64, 1));
@@ -746,8 +850,14 @@ mod tests {
         // 6x2 f32 split 4/2 columns: each row gives 16 bytes to device 0 and 8 to device 1.
         let state = split(0, &[4, 2]);
         let c = chunks(&state, &[6, 2, 1, 1], &[4, 24, 48, 48], 1, &[[4, 16, 32, 32], [4, 8, 16, 16]], 0, 48).unwrap();
-        assert_eq!(c[0], Chunk { dev: 0, slice_offset: 0, data_offset: 0, size: 16, rows: 2, slice_stride: 16, data_stride: 24 });
-        assert_eq!(c[1], Chunk { dev: 1, slice_offset: 0, data_offset: 16, size: 8, rows: 2, slice_stride: 8, data_stride: 24 });
+        assert_eq!(
+            c[0],
+            Chunk { dev: 0, slice_offset: 0, data_offset: 0, size: 16, rows: 2, slice_stride: 16, data_stride: 24 }
+        );
+        assert_eq!(
+            c[1],
+            Chunk { dev: 1, slice_offset: 0, data_offset: 16, size: 8, rows: 2, slice_stride: 8, data_stride: 24 }
+        );
     }
 
     #[test]
@@ -765,7 +875,8 @@ mod tests {
     #[test]
     fn ranges_that_cut_a_step_of_the_split_axis_are_refused() {
         let state = split(1, &[4, 2]);
-        assert!(chunks(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 1, &[[4, 32, 128, 128], [4, 32, 64, 64]], 0, 100).is_err());
+        assert!(chunks(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 1, &[[4, 32, 128, 128], [4, 32, 64, 64]], 0, 100)
+            .is_err());
         assert!(chunks(&split(3, &[1, 1]), &[1, 1, 1, 2], &[4, 4, 4, 4], 1, &[[4, 4, 4, 4]; 2], 0, 8).is_err());
     }
 }

@@ -340,7 +340,10 @@ unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) ->
     for b in &meta.simple {
         let alignment = b.alignment(FN);
         max = max.max(alignment);
-        crate::ggml::ensure!(alignment != 0 && max % alignment == 0, "{FN}: simple buffer type alignments do not divide each other");
+        crate::ggml::ensure!(
+            alignment != 0 && max % alignment == 0,
+            "{FN}: simple buffer type alignments do not divide each other"
+        );
     }
     max
 }
@@ -351,7 +354,10 @@ unsafe extern "C" fn buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> 
     meta.simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
 }
 
-unsafe extern "C" fn buft_get_alloc_size(buft: wsp_ggml_backend_buffer_type_t, tensor: *const wsp_ggml_tensor) -> usize {
+unsafe extern "C" fn buft_get_alloc_size(
+    buft: wsp_ggml_backend_buffer_type_t,
+    tensor: *const wsp_ggml_tensor,
+) -> usize {
     const FN: &str = "wsp_ggml_backend_buft_get_alloc_size";
     // SAFETY: as for buft_get_name.
     let meta = unsafe { this_buft(FN, buft) }.1;

@@ -62,7 +62,10 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
         }
         let total: i64 = (0..n_devs).map(|j| share(state, n_devs, j)).sum();
         if total != ne[state.axis as usize] {
-            return Err(format!("shares add up to {total}, the tensor has {} along axis {}", ne[state.axis as usize], state.axis));
+            return Err(format!(
+                "shares add up to {total}, the tensor has {} along axis {}",
+                ne[state.axis as usize], state.axis
+            ));
         }
     } else if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL && (state.n_segments != 1 || state.nr[0] != 1) {
         return Err("a PARTIAL state has one segment, repeated once".into());
@@ -74,7 +77,13 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
 
 /// Extent and strides of device `j`'s slice of a tensor (`ne`, `nb`) split as `state`: the
 /// split axis shrinks to the device's share and the strides above it shrink in proportion.
-pub fn slice_layout(state: &SplitState, ne: &[i64; 4], nb: &[usize; 4], n_devs: usize, j: usize) -> ([i64; 4], [usize; 4]) {
+pub fn slice_layout(
+    state: &SplitState,
+    ne: &[i64; 4],
+    nb: &[usize; 4],
+    n_devs: usize,
+    j: usize,
+) -> ([i64; 4], [usize; 4]) {
     let (mut ne_j, mut nb_j) = (*ne, *nb);
     if is_dim(state.axis) {
         let axis = state.axis as usize;
@@ -149,14 +158,25 @@ pub type InferError = String;
 /// forward pass over split weights meets: element-wise and broadcasting ops, row-wise ops,
 /// matrix products, copies, reshapes, views, permutes, transposes, row gathers and rope.
 /// `assume_sync`: whether partial sums count as already reduced (as a consumer sees them).
-pub fn infer(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize, assume_sync: bool) -> Result<SplitState, InferError> {
+pub fn infer(
+    node: &Shape,
+    srcs: &[Source; WSP_GGML_MAX_SRC],
+    n_devs: usize,
+    assume_sync: bool,
+) -> Result<SplitState, InferError> {
     let state = |i: usize| srcs[i].map_or(whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s);
     let mut result = match node.op {
         op::NONE => whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1),
         op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs)?,
-        op::SQR..=op::COS | op::SCALE | op::SOFT_MAX | op::SOFT_MAX_BACK | op::CLAMP | op::LEAKY_RELU | op::FILL | op::UNARY | op::GLU => {
-            generic(srcs, n_devs, false)?
-        }
+        op::SQR..=op::COS
+        | op::SCALE
+        | op::SOFT_MAX
+        | op::SOFT_MAX_BACK
+        | op::CLAMP
+        | op::LEAKY_RELU
+        | op::FILL
+        | op::UNARY
+        | op::GLU => generic(srcs, n_devs, false)?,
         op::DUP => generic(srcs, n_devs, true)?,
         op::SUM_ROWS..=op::COUNT_EQUAL | op::NORM..=op::L2_NORM | op::ARGSORT | op::TOP_K => {
             if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 {
@@ -178,7 +198,10 @@ pub fn infer(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize, ass
             WSP_GGML_BACKEND_SPLIT_AXIS_2 | WSP_GGML_BACKEND_SPLIT_AXIS_3 => state(0),
             _ => whole_or_abort(state(0))?,
         },
-        op::GET_ROWS if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 && state(1).axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
+        op::GET_ROWS
+            if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0
+                && state(1).axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED =>
+        {
             state(0)
         }
         op::GET_ROWS => generic(srcs, n_devs, true)?,
@@ -224,7 +247,8 @@ fn bin_bcast(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitSt
             return Ok(s0);
         }
         if axis_of(2) == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED
-            && (s0.axis == s1.axis || (s0.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL))
+            && (s0.axis == s1.axis
+                || (s0.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL))
         {
             return Ok(s0);
         }
@@ -316,7 +340,12 @@ fn view(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Resul
 /// Gives a dimension-split result the device shares of its first dimension-split source,
 /// scaled from the source's extent along its axis to the result's, and checks that the other
 /// dimension-split sources agree.
-fn take_over_ratio(result: &mut SplitState, node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<(), InferError> {
+fn take_over_ratio(
+    result: &mut SplitState,
+    node: &Shape,
+    srcs: &[Source; WSP_GGML_MAX_SRC],
+    n_devs: usize,
+) -> Result<(), InferError> {
     let axis = result.axis as usize;
     let mut first = true;
     for (shape, state) in srcs.iter().flatten().filter(|(_, s)| is_dim(s.axis)) {
@@ -383,7 +412,8 @@ mod tests {
 
     #[test]
     fn every_axis_has_its_c_name_and_others_have_none() {
-        let names: Vec<_> = [0, 1, 2, 3, 10, 11, 98, 99].iter().map(|&a| axis_name(a).unwrap().to_str().unwrap()).collect();
+        let names: Vec<_> =
+            [0, 1, 2, 3, 10, 11, 98, 99].iter().map(|&a| axis_name(a).unwrap().to_str().unwrap()).collect();
         assert_eq!(names, ["0", "1", "2", "3", "MIRRORED", "PARTIAL", "NONE", "UNKNOWN"]);
         assert!(axis_name(4).is_none() && axis_name(-1).is_none() && axis_name(12).is_none());
     }
@@ -403,7 +433,8 @@ mod tests {
         let (ne, nb) = slice_layout(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
         assert_eq!(ne, [8, 2, 1, 1]);
         assert_eq!(nb, [4, 32, 64, 64]);
-        let (ne, nb) = slice_layout(&whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1), &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
+        let (ne, nb) =
+            slice_layout(&whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1), &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
         assert_eq!((ne, nb), ([8, 6, 1, 1], [4, 32, 192, 192]));
     }
 
