@@ -28,6 +28,147 @@ typedef struct wsp_ggml_backend_sched * wsp_ggml_backend_sched_t;
 #define WSP_GGML_BACKEND_API_VERSION 2
 #endif
 
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// `WSP_GGML_BACKEND_META_MAX_DEVICES`: the most simple devices a meta device spans.
+#define WSP_GGML_BACKEND_META_MAX_DEVICES 16
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define NONE 0
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define DUP 1
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define ADD 2
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define ADD_ID 3
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SUB 6
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define MUL 7
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define DIV 8
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SQR 9
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define COS 13
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SUM_ROWS 15
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define COUNT_EQUAL 19
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define NORM 24
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define L2_NORM 28
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define MUL_MAT 29
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define MUL_MAT_ID 30
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SCALE 32
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define CPY 34
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define CONT 35
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define RESHAPE 36
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define VIEW 37
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define PERMUTE 38
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define TRANSPOSE 39
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define GET_ROWS 40
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SOFT_MAX 46
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define SOFT_MAX_BACK 47
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define ROPE 48
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define ROPE_BACK 49
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define CLAMP 50
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define ARGSORT 69
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define TOP_K 70
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define LEAKY_RELU 71
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define FILL 73
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define UNARY 91
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define GLU 100
+#endif
+
 // `enum wsp_ggml_backend_buffer_usage`
 enum wsp_ggml_backend_buffer_usage {
   WSP_GGML_BACKEND_BUFFER_USAGE_ANY = 0,
@@ -54,6 +195,13 @@ enum wsp_ggml_backend_dev_type {
   WSP_GGML_BACKEND_DEVICE_TYPE_META = 4,
 #endif
 };
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
+// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
+// repeats `nr[s]` times along the axis.
+struct wsp_ggml_backend_meta_split_state;
+#endif
 
 // `struct wsp_ggml_backend_buffer_i`
 struct wsp_ggml_backend_buffer_i {
@@ -147,6 +295,20 @@ typedef bool (*wsp_ggml_backend_eval_callback)(int node_index,
                                                struct wsp_ggml_tensor *t1,
                                                struct wsp_ggml_tensor *t2,
                                                void *user_data);
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// `enum wsp_ggml_backend_meta_split_axis`, kept as its integer so that any value C hands us is
+// valid: 0..=3 split along that dimension, then the whole-tensor states and two used only
+// inside the meta backend.
+typedef int wsp_ggml_backend_meta_split_axis;
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
+// tensors.
+typedef struct wsp_ggml_backend_meta_split_state (*wsp_ggml_backend_meta_get_split_state_t)(const struct wsp_ggml_tensor *tensor,
+                                                                                            void *userdata);
+#endif
 
 typedef bool (*wsp_ggml_backend_sched_eval_callback)(struct wsp_ggml_tensor *t,
                                                      bool ask,
@@ -320,9 +482,92 @@ typedef wsp_ggml_backend_reg_t (*wsp_ggml_backend_init_t)(void);
 
 typedef int (*wsp_ggml_backend_score_t)(void);
 
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_0 0
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_1 1
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_2 2
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_3 3
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// Every simple device holds all values.
+#define WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED 10
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// Every simple device holds a partial sum; the values are the sum over devices.
+#define WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL 11
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_NONE 98
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#define WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN 99
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern struct wsp_ggml_tensor *wsp_ggml_new_tensor(struct wsp_ggml_context *ctx,
+                                                   wsp_ggml_type type,
+                                                   int n_dims,
+                                                   const int64_t *ne);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern void wsp_ggml_reset(struct wsp_ggml_context *ctx);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern struct wsp_ggml_tensor *wsp_ggml_get_first_tensor(const struct wsp_ggml_context *ctx);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern struct wsp_ggml_tensor *wsp_ggml_get_next_tensor(const struct wsp_ggml_context *ctx,
+                                                        const struct wsp_ggml_tensor *tensor);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern size_t wsp_ggml_get_mem_size(const struct wsp_ggml_context *ctx);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern bool wsp_ggml_is_contiguous(const struct wsp_ggml_tensor *tensor);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern bool wsp_ggml_is_permuted(const struct wsp_ggml_tensor *tensor);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern int wsp_ggml_n_dims(const struct wsp_ggml_tensor *tensor);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern int64_t wsp_ggml_nelements(const struct wsp_ggml_tensor *tensor);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern int64_t wsp_ggml_blck_size(wsp_ggml_type type);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+extern wsp_ggml_backend_buffer_t wsp_ggml_backend_alloc_ctx_tensors_from_buft(struct wsp_ggml_context *ctx,
+                                                                              wsp_ggml_backend_buffer_type_t buft);
+#endif
 
 // NULL for a NULL backend, as in the reference.
 //
@@ -856,6 +1101,78 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
                                             void *user_data,
                                             const struct wsp_ggml_tensor *const *test_nodes,
                                             size_t num_test_nodes);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// The axis's name; a value the enum does not have aborts (as the reference does).
+//
+// # Safety
+// None (any value is accepted).
+const char *wsp_ggml_backend_meta_split_axis_name(wsp_ggml_backend_meta_split_axis split_axis);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// False for NULL.
+//
+// # Safety
+// `backend` is NULL or a live backend.
+bool wsp_ggml_backend_is_meta(wsp_ggml_backend_t backend);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// False for NULL.
+//
+// # Safety
+// `buf` is NULL or a live buffer.
+bool wsp_ggml_backend_buffer_is_meta(wsp_ggml_backend_buffer_t buf);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// False for NULL.
+//
+// # Safety
+// `buft` is NULL or a live buffer type.
+bool wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_buffer_type_t buft);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// The meta device over `devs[0..n_devs]` (the same one for the same arguments).
+//
+// # Safety
+// `devs` points to `n_devs` live devices (or `n_devs` is 0).
+wsp_ggml_backend_dev_t wsp_ggml_backend_meta_device(wsp_ggml_backend_dev_t *devs,
+                                                    size_t n_devs,
+                                                    wsp_ggml_backend_meta_get_split_state_t get_split_state,
+                                                    void *get_split_state_ud);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// How many simple backends a meta backend drives; aborts for another backend.
+//
+// # Safety
+// `meta_backend` is NULL or a live backend.
+size_t wsp_ggml_backend_meta_n_backends(wsp_ggml_backend_t meta_backend);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// Simple backend `index` of a meta backend; aborts for another backend or an index out of
+// range (which the reference does not check).
+//
+// # Safety
+// `meta_backend` is NULL or a live backend.
+wsp_ggml_backend_t wsp_ggml_backend_meta_simple_backend(wsp_ggml_backend_t meta_backend,
+                                                        size_t index);
+#endif
+
+#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+// Allocates the tensors of `ctx` in a new meta buffer of `buft`; aborts for a buffer type
+// that is not a meta one (ggml-alloc only calls it for those).
+//
+// # Safety
+// `ctx` is NULL or a live ggml context whose tensors are not allocated; `buft` is NULL or a
+// live buffer type.
+wsp_ggml_backend_buffer_t wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(struct wsp_ggml_context *ctx,
+                                                                            wsp_ggml_backend_buffer_type_t buft);
 #endif
 
 // Registers a reg and its devices. NULL is ignored, as in the reference; registering the

@@ -55,6 +55,34 @@ pub fn next_graph_uid() -> u64 {
     unsafe { wsp_ggml_graph_next_uid() }
 }
 
+// What the meta backend (0.7) also imports: per-device tensors live in ggml contexts, and the
+// parts of a meta context are allocated by ggml-alloc.
+#[cfg(feature = "whisper-rn-0-7")]
+extern "C" {
+    pub fn wsp_ggml_new_tensor(
+        ctx: *mut wsp_ggml_context,
+        r#type: wsp_ggml_type,
+        n_dims: c_int,
+        ne: *const i64,
+    ) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_reset(ctx: *mut wsp_ggml_context);
+    pub fn wsp_ggml_get_first_tensor(ctx: *const wsp_ggml_context) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_get_next_tensor(
+        ctx: *const wsp_ggml_context,
+        tensor: *const wsp_ggml_tensor,
+    ) -> *mut wsp_ggml_tensor;
+    pub fn wsp_ggml_get_mem_size(ctx: *const wsp_ggml_context) -> usize;
+    pub fn wsp_ggml_is_contiguous(tensor: *const wsp_ggml_tensor) -> bool;
+    pub fn wsp_ggml_is_permuted(tensor: *const wsp_ggml_tensor) -> bool;
+    pub fn wsp_ggml_n_dims(tensor: *const wsp_ggml_tensor) -> c_int;
+    pub fn wsp_ggml_nelements(tensor: *const wsp_ggml_tensor) -> i64;
+    pub fn wsp_ggml_blck_size(r#type: wsp_ggml_type) -> i64;
+    pub fn wsp_ggml_backend_alloc_ctx_tensors_from_buft(
+        ctx: *mut wsp_ggml_context,
+        buft: wsp_ggml_backend_buffer_type_t,
+    ) -> wsp_ggml_backend_buffer_t;
+}
+
 /// Sends one line to ggml's log (and so to whatever callback the application installed).
 pub fn log(level: wsp_ggml_log_level, message: &str) {
     // An interior NUL cannot come from our own messages; drop the tail if a C name carried one.

@@ -226,6 +226,29 @@ impl Tensor {
         view
     }
 
+    /// All fields at once, by value (the meta backend derives per-device tensors from them).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn fields(self) -> wsp_ggml_tensor {
+        // SAFETY: a Tensor is only made from a live tensor; the read makes no alignment
+        // assumption.
+        unsafe { self.0.as_ptr().read_unaligned() }
+    }
+
+    /// Overwrites all fields (of a tensor this library made and owns).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn set_fields(self, fields: wsp_ggml_tensor) {
+        // SAFETY: live, not used elsewhere meanwhile (module docs); no alignment assumption.
+        unsafe { self.0.as_ptr().write_unaligned(fields) }
+    }
+
+    pub fn flags(self) -> i32 {
+        get!(self, flags)
+    }
+
+    pub fn set_flags(self, flags: i32) {
+        set!(self, flags, flags);
+    }
+
     /// Copies `src`'s strides (ggml_dup_tensor makes contiguous ones).
     pub fn copy_strides_from(self, src: Tensor) {
         set!(self, nb, get!(src, nb));
@@ -314,6 +337,34 @@ impl Graph {
             order: g.order,
             #[cfg(feature = "whisper-rn-0-7")]
             uid: 0,
+        }
+    }
+
+    /// How many nodes of the graph use `node` (ggml's use count), 0 when the graph keeps none.
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn use_count(self, node: Tensor) -> i32 {
+        let g = self.raw();
+        let set = &g.visited_hash_set;
+        if set.size == 0 || set.used.is_null() || g.use_counts.is_null() {
+            return 0;
+        }
+        let start = (node.addr() >> 4) % set.size;
+        let mut i = start;
+        loop {
+            // SAFETY: a graph's hash set has `size` keys and a bitset of as many bits, and
+            // use_counts has `size` entries; i < size.
+            unsafe {
+                if *set.used.add(i >> 5) & (1 << (i & 31)) == 0 {
+                    return 0;
+                }
+                if *set.keys.add(i) == node.as_ptr() {
+                    return *g.use_counts.add(i);
+                }
+            }
+            i = (i + 1) % set.size;
+            if i == start {
+                return 0;
+            }
         }
     }
 

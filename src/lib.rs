@@ -32,6 +32,8 @@ pub mod buffer;
 pub mod cpu_buffer;
 pub mod graph_copy;
 pub mod loader;
+#[cfg(feature = "whisper-rn-0-7")]
+pub mod meta;
 pub mod registry;
 pub mod sched;
 pub mod tensor_io;

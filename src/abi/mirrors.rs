@@ -543,6 +543,54 @@ pub struct wsp_ggml_backend_reg {
     pub context: *mut c_void,
 }
 
+/// `WSP_GGML_BACKEND_META_MAX_DEVICES`: the most simple devices a meta device spans.
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_META_MAX_DEVICES: usize = 16;
+
+/// `enum wsp_ggml_backend_meta_split_axis`, kept as its integer so that any value C hands us is
+/// valid: 0..=3 split along that dimension, then the whole-tensor states and two used only
+/// inside the meta backend.
+#[cfg(feature = "whisper-rn-0-7")]
+pub type wsp_ggml_backend_meta_split_axis = c_int;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_0: wsp_ggml_backend_meta_split_axis = 0;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_1: wsp_ggml_backend_meta_split_axis = 1;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_2: wsp_ggml_backend_meta_split_axis = 2;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_3: wsp_ggml_backend_meta_split_axis = 3;
+/// Every simple device holds all values.
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED: wsp_ggml_backend_meta_split_axis = 10;
+/// Every simple device holds a partial sum; the values are the sum over devices.
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL: wsp_ggml_backend_meta_split_axis = 11;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_NONE: wsp_ggml_backend_meta_split_axis = 98;
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN: wsp_ggml_backend_meta_split_axis = 99;
+
+/// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
+/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
+/// repeats `nr[s]` times along the axis.
+#[cfg(feature = "whisper-rn-0-7")]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct wsp_ggml_backend_meta_split_state {
+    pub axis: wsp_ggml_backend_meta_split_axis,
+    pub ne: [i64; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES],
+    pub nr: [u32; 16],
+    pub n_segments: u32,
+}
+
+/// `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
+/// tensors.
+#[cfg(feature = "whisper-rn-0-7")]
+pub type wsp_ggml_backend_meta_get_split_state_t = Option<
+    unsafe extern "C" fn(tensor: *const wsp_ggml_tensor, userdata: *mut c_void) -> wsp_ggml_backend_meta_split_state,
+>;
+
 pub type wsp_ggml_backend_init_t = Option<unsafe extern "C" fn() -> wsp_ggml_backend_reg_t>;
 pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
 
@@ -711,4 +759,8 @@ mod layout_checks_0_7 {
         graph_plan_update @ 10 * P, graph_plan_compute @ 11 * P, graph_compute @ 12 * P,
         event_record @ 13 * P, event_wait @ 14 * P, graph_optimize @ 15 * P);
     assert_layout!(wsp_ggml_backend, size 19 * P, align P, guid @ 0, iface @ P, device @ 17 * P, context @ 18 * P);
+    // int64_t aligns to 4 on i686, to 8 elsewhere.
+    const I64: usize = std::mem::align_of::<i64>();
+    assert_layout!(wsp_ggml_backend_meta_split_state, size (I64 + 8 * 256 + 4 * 17).next_multiple_of(I64), align I64,
+        axis @ 0, ne @ I64, nr @ I64 + 8 * 256, n_segments @ I64 + 8 * 256 + 4 * 16);
 }

@@ -17,6 +17,8 @@ mod buffer_type;
 mod device;
 mod event;
 mod graph;
+#[cfg(feature = "whisper-rn-0-7")]
+mod meta;
 mod registry;
 mod sched;
 

@@ -14,6 +14,18 @@ handle!(
 );
 
 impl Backend {
+    /// The context a backend made by this library keeps (the meta backend).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn context(self) -> *mut c_void {
+        self.raw().context
+    }
+
+    /// Whether the backend's `get_name` entry is `get_name` (see `Device::is_named_by`).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_t) -> *const c_char) -> bool {
+        matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
+    }
+
     pub fn guid(self) -> wsp_ggml_guid_t {
         self.raw().guid
     }

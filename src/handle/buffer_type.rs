@@ -15,6 +15,18 @@ handle!(
 unsafe impl Send for BufferType {}
 
 impl BufferType {
+    /// The context a buffer type made by this library keeps (the meta buffer type).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn context(self) -> *mut std::ffi::c_void {
+        self.raw().context
+    }
+
+    /// Whether the buffer type's `get_name` entry is `get_name` (see `Device::is_named_by`).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char) -> bool {
+        matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
+    }
+
     pub fn name(self, caller: &str) -> *const c_char {
         let get_name = required(self.raw().iface.get_name, caller, "get_name");
         // SAFETY: the entry of a live buffer type, called with it.

@@ -1,0 +1,285 @@
+// meta: whisper.rn 0.7's meta backend over two instances of the CPU device (the only simple
+// device that is cheap to have twice here: the TEST fixture registers a single device).
+//  A: split_axis_name of every axis value.
+//  D: the meta device: dedup of identical arguments, type, props, host buffer type, supports_buft,
+//     and its buffer type (alignment, max size, host, alloc size).
+//  S: static tensors split by the application's callback (axis 1, axis 0, segmented, MIRRORED),
+//     allocated with ggml-alloc's alloc_ctx_tensors_from_buft; set/get round trips, memset.
+//  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops on the
+//     split result, a product over the split dimension (PARTIAL, summed across devices) and a
+//     broadcast ADD; the results read back, and compared with the CPU backend alone.
+//  B: the meta backend: name, guid, is_meta, n_backends, simple backends, asynchronous set/get.
+// Lines starting with "known-difference" print what this library does differently on purpose
+// (names: the reference's read "Meta()"), and are left out of the comparison.
+#include "ggml-alloc.h"
+#include "ggml-backend-impl.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_tensor * t, void * ud) {
+    (void) ud;
+    struct wsp_ggml_backend_meta_split_state s;
+    memset(&s, 0, sizeof(s));
+    s.n_segments = 1;
+    s.nr[0] = 1;
+    if (strcmp(t->name, "w1") == 0) {         // [8, 6]: rows 4 + 2
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.ne[0] = 4;
+        s.ne[1] = 2;
+    } else if (strcmp(t->name, "w2") == 0) {  // [6, 4]: columns 4 + 2, as w1's rows
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+        s.ne[0] = 4;
+        s.ne[1] = 2;
+    } else if (strcmp(t->name, "seg") == 0) { // [4, 6]: segment 0 (1 + 1 rows) once, segment 1 (1 + 1) twice
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.n_segments = 2;
+        s.ne[0] = 1;
+        s.ne[1] = 1;
+        s.ne[2] = 1;
+        s.ne[3] = 1;
+        s.nr[1] = 2;
+    } else if (strcmp(t->name, "m") == 0) {   // [4, 4, 2]: rows 1 + 3
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.ne[0] = 1;
+        s.ne[1] = 3;
+    } else {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    }
+    return s;
+}
+
+static void fill(float * v, int n, float scale, float shift) {
+    for (int i = 0; i < n; i++) {
+        v[i] = scale * (float) ((i * 7) % 11) + shift;
+    }
+}
+
+static void print_tensor(const char * tag, const struct wsp_ggml_tensor * t) {
+    float v[64];
+    int n = (int) wsp_ggml_nelements(t);
+    wsp_ggml_backend_tensor_get(t, v, 0, n * sizeof(float));
+    printf("%s %s:", tag, t->name);
+    for (int i = 0; i < n; i++) {
+        printf(" %.5f", v[i]);
+    }
+    printf("\n");
+}
+
+struct graph {
+    struct wsp_ggml_context * ctx;
+    struct wsp_ggml_cgraph * gf;
+    struct wsp_ggml_tensor * hs, * out;
+};
+
+// hs = 0.5 * relu(w1 x) [6, 2]; out = w2 hs + b [4, 2]
+static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
+    struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct graph g;
+    g.ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * h = wsp_ggml_mul_mat(g.ctx, w1, x);
+    wsp_ggml_set_name(h, "h");
+    struct wsp_ggml_tensor * hr = wsp_ggml_relu(g.ctx, h);
+    wsp_ggml_set_name(hr, "hr");
+    g.hs = wsp_ggml_scale(g.ctx, hr, 0.5f);
+    wsp_ggml_set_name(g.hs, "hs");
+    struct wsp_ggml_tensor * o = wsp_ggml_mul_mat(g.ctx, w2, g.hs);
+    wsp_ggml_set_name(o, "o");
+    g.out = wsp_ggml_add(g.ctx, o, b);
+    wsp_ggml_set_name(g.out, "out");
+    g.gf = wsp_ggml_new_graph(g.ctx);
+    wsp_ggml_build_forward_expand(g.gf, g.out);
+    return g;
+}
+
+struct weights {
+    struct wsp_ggml_context * ctx;
+    struct wsp_ggml_tensor * w1, * w2, * x, * b, * seg, * m;
+};
+
+static struct weights make_weights(void) {
+    struct wsp_ggml_init_params params = { 16 * wsp_ggml_tensor_overhead(), NULL, true };
+    struct weights w;
+    w.ctx = wsp_ggml_init(params);
+    w.w1 = wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 8, 6);
+    w.x = wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 8, 2);
+    w.w2 = wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 6, 4);
+    w.b = wsp_ggml_new_tensor_1d(w.ctx, WSP_GGML_TYPE_F32, 4);
+    w.seg = wsp_ggml_new_tensor_2d(w.ctx, WSP_GGML_TYPE_F32, 4, 6);
+    w.m = wsp_ggml_new_tensor_3d(w.ctx, WSP_GGML_TYPE_F32, 4, 4, 2);
+    wsp_ggml_set_name(w.w1, "w1");
+    wsp_ggml_set_name(w.x, "x");
+    wsp_ggml_set_name(w.w2, "w2");
+    wsp_ggml_set_name(w.b, "b");
+    wsp_ggml_set_name(w.seg, "seg");
+    wsp_ggml_set_name(w.m, "m");
+    return w;
+}
+
+static void set_weights(struct weights * w) {
+    float v[64];
+    fill(v, 48, 0.25f, -1.0f);
+    wsp_ggml_backend_tensor_set(w->w1, v, 0, 48 * sizeof(float));
+    fill(v, 16, 0.5f, -2.0f);
+    wsp_ggml_backend_tensor_set(w->x, v, 0, 16 * sizeof(float));
+    fill(v, 24, -0.125f, 0.5f);
+    wsp_ggml_backend_tensor_set(w->w2, v, 0, 24 * sizeof(float));
+    fill(v, 4, 1.0f, 0.0f);
+    wsp_ggml_backend_tensor_set(w->b, v, 0, 4 * sizeof(float));
+}
+
+int main(void) {
+    // --- A ---
+    const enum wsp_ggml_backend_meta_split_axis axes[] = {
+        WSP_GGML_BACKEND_SPLIT_AXIS_0, WSP_GGML_BACKEND_SPLIT_AXIS_1, WSP_GGML_BACKEND_SPLIT_AXIS_2,
+        WSP_GGML_BACKEND_SPLIT_AXIS_3, WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL,
+        WSP_GGML_BACKEND_SPLIT_AXIS_NONE, WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+    };
+    for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
+        printf("A axis %d %s\n", (int) axes[i], wsp_ggml_backend_meta_split_axis_name(axes[i]));
+    }
+
+    // --- D ---
+    wsp_ggml_backend_dev_t cpu_dev = wsp_ggml_backend_dev_by_type(WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
+    wsp_ggml_backend_dev_t devs[2] = { cpu_dev, cpu_dev };
+    int ud = 0;
+    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_of, &ud);
+    printf("D same_args_same_device %d\n", meta == wsp_ggml_backend_meta_device(devs, 2, split_of, &ud));
+    printf("D other_userdata_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 2, split_of, NULL));
+    printf("D one_device_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 1, split_of, &ud));
+    printf("known-difference D name %s description %s\n", wsp_ggml_backend_dev_name(meta), wsp_ggml_backend_dev_description(meta));
+    printf("D type %d (META %d) reg_null %d\n", (int) wsp_ggml_backend_dev_type(meta), (int) WSP_GGML_BACKEND_DEVICE_TYPE_META,
+           wsp_ggml_backend_dev_backend_reg(meta) == NULL);
+    struct wsp_ggml_backend_dev_props props;
+    wsp_ggml_backend_dev_get_props(meta, &props);
+    size_t cpu_free, cpu_total, free_, total;
+    wsp_ggml_backend_dev_memory(cpu_dev, &cpu_free, &cpu_total);
+    wsp_ggml_backend_dev_memory(meta, &free_, &total);
+    printf("D props name_is_dev_name %d type %d device_id_null %d caps %d %d %d %d %d total_is_twice_cpu %d props_total %d free_nonzero %d\n",
+           props.name == wsp_ggml_backend_dev_name(meta), (int) props.type, props.device_id == NULL, props.caps.async,
+           props.caps.host_buffer, props.caps.buffer_from_host_ptr, props.caps.events, props.caps.mmap_support,
+           total == 2 * cpu_total, props.memory_total == total, free_ > 0);
+    printf("D host_buffer_type_null %d\n", wsp_ggml_backend_dev_host_buffer_type(meta) == NULL);
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(meta);
+    wsp_ggml_backend_buffer_type_t cpu_buft = wsp_ggml_backend_dev_buffer_type(cpu_dev);
+    printf("D buft same %d is_meta %d cpu_is_meta %d null_is_meta %d device_is_meta %d\n",
+           buft == wsp_ggml_backend_dev_buffer_type(meta), wsp_ggml_backend_buft_is_meta(buft),
+           wsp_ggml_backend_buft_is_meta(cpu_buft), wsp_ggml_backend_buft_is_meta(NULL), wsp_ggml_backend_buft_get_device(buft) == meta);
+    printf("known-difference D buft name %s\n", wsp_ggml_backend_buft_name(buft));
+    printf("D buft alignment %zu max_size_is_max %d is_host %d\n", wsp_ggml_backend_buft_get_alignment(buft),
+           wsp_ggml_backend_buft_get_max_size(buft) == SIZE_MAX, wsp_ggml_backend_buft_is_host(buft));
+    printf("D supports_buft meta %d cpu %d\n", wsp_ggml_backend_dev_supports_buft(meta, buft),
+           wsp_ggml_backend_dev_supports_buft(meta, cpu_buft));
+
+    // --- S ---
+    struct weights w = make_weights();
+    printf("S alloc_size w1 %zu\n", wsp_ggml_backend_buft_get_alloc_size(buft, w.w1));
+    wsp_ggml_backend_buffer_t wbuf = wsp_ggml_backend_alloc_ctx_tensors_from_buft(w.ctx, buft);
+    printf("S buffer is_meta %d size %zu is_host %d usage %d w1_buffer %d\n", wsp_ggml_backend_buffer_is_meta(wbuf),
+           wsp_ggml_backend_buffer_get_size(wbuf), wsp_ggml_backend_buffer_is_host(wbuf),
+           (int) wsp_ggml_backend_buffer_get_usage(wbuf), w.w1->buffer == wbuf);
+    printf("S buffer_is_meta null %d\n", wsp_ggml_backend_buffer_is_meta(NULL));
+    set_weights(&w);
+    {
+        float v[24], back[24];
+        fill(v, 24, 1.5f, 0.25f);
+        wsp_ggml_backend_tensor_set(w.seg, v, 0, sizeof(v));
+        memset(back, 0, sizeof(back));
+        wsp_ggml_backend_tensor_get(w.seg, back, 0, sizeof(back));
+        printf("S seg round_trip %d\n", memcmp(v, back, sizeof(v)) == 0);
+        // m's matrices are whole steps of its split axis 1: ranges of whole matrices.
+        wsp_ggml_backend_tensor_memset(w.m, 0, 0, wsp_ggml_nbytes(w.m));
+        wsp_ggml_backend_tensor_memset(w.m, 0x3f, 16 * sizeof(float), 16 * sizeof(float));
+        print_tensor("S memset", w.m);
+        fill(v, 16, 2.0f, 1.0f);
+        wsp_ggml_backend_tensor_set(w.m, v, 0, 16 * sizeof(float));
+        print_tensor("S set_matrix_0", w.m);
+    }
+    print_tensor("S", w.w1);
+    print_tensor("S", w.w2);
+
+    // --- G ---
+    wsp_ggml_backend_t mb = wsp_ggml_backend_dev_init(meta, NULL);
+    struct graph g = build(w.w1, w.x, w.w2, w.b);
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    printf("G alloc_graph %d\n", wsp_ggml_gallocr_alloc_graph(galloc, g.gf));
+    printf("G supports_op out %d\n", wsp_ggml_backend_dev_supports_op(meta, g.out));
+    printf("G compute %d\n", (int) wsp_ggml_backend_graph_compute(mb, g.gf));
+    print_tensor("G", g.hs);
+    print_tensor("G", g.out);
+    float meta_out[8];
+    wsp_ggml_backend_tensor_get(g.out, meta_out, 0, sizeof(meta_out));
+    printf("G compute again %d\n", (int) wsp_ggml_backend_graph_compute(mb, g.gf));
+    print_tensor("G again", g.out);
+
+    {   // the same graph on the CPU backend alone
+        wsp_ggml_backend_t cpu = wsp_ggml_backend_cpu_init();
+        struct weights cw = make_weights();
+        wsp_ggml_backend_buffer_t cbuf = wsp_ggml_backend_alloc_ctx_tensors_from_buft(cw.ctx, cpu_buft);
+        set_weights(&cw);
+        struct graph cg = build(cw.w1, cw.x, cw.w2, cw.b);
+        wsp_ggml_gallocr_t cgalloc = wsp_ggml_gallocr_new(cpu_buft);
+        wsp_ggml_gallocr_alloc_graph(cgalloc, cg.gf);
+        wsp_ggml_backend_graph_compute(cpu, cg.gf);
+        float cpu_out[8];
+        wsp_ggml_backend_tensor_get(cg.out, cpu_out, 0, sizeof(cpu_out));
+        float max_diff = 0;
+        for (int i = 0; i < 8; i++) {
+            max_diff = fmaxf(max_diff, fabsf(cpu_out[i] - meta_out[i]));
+        }
+        printf("G matches_cpu_alone %d\n", max_diff < 1e-4f);
+        wsp_ggml_gallocr_free(cgalloc);
+        wsp_ggml_free(cg.ctx);
+        wsp_ggml_backend_buffer_free(cbuf);
+        wsp_ggml_free(cw.ctx);
+        wsp_ggml_backend_free(cpu);
+    }
+
+    // --- B ---
+    printf("B name %s\n", wsp_ggml_backend_name(mb));
+    wsp_ggml_guid_t guid = wsp_ggml_backend_guid(mb);
+    printf("B guid");
+    for (int i = 0; i < 16; i++) {
+        printf(" %02x", guid[i]);
+    }
+    printf("\n");
+    printf("B is_meta %d null %d simple %d\n", wsp_ggml_backend_is_meta(mb), wsp_ggml_backend_is_meta(NULL),
+           wsp_ggml_backend_is_meta(wsp_ggml_backend_meta_simple_backend(mb, 0)));
+    printf("B n_backends %zu simple %s %s distinct %d device %d\n", wsp_ggml_backend_meta_n_backends(mb),
+           wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb, 0)),
+           wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb, 1)),
+           wsp_ggml_backend_meta_simple_backend(mb, 0) != wsp_ggml_backend_meta_simple_backend(mb, 1),
+           wsp_ggml_backend_get_device(mb) == meta);
+    {
+        float v[48];
+        fill(v, 16, -0.5f, 1.0f);
+        wsp_ggml_backend_tensor_set_async(mb, w.x, v, 0, 16 * sizeof(float));
+        fill(v, 48, 0.125f, 0.0f);
+        wsp_ggml_backend_tensor_set_async(mb, w.w1, v, 0, 48 * sizeof(float));
+        wsp_ggml_backend_synchronize(mb);
+        wsp_ggml_backend_graph_compute(mb, g.gf);
+        float back[12];
+        wsp_ggml_backend_tensor_get_async(mb, g.hs, back, 0, sizeof(back));
+        wsp_ggml_backend_synchronize(mb);
+        printf("B async hs:");
+        for (int i = 0; i < 12; i++) {
+            printf(" %.5f", back[i]);
+        }
+        printf("\n");
+        print_tensor("B async", g.out);
+    }
+    wsp_ggml_backend_buffer_clear(wbuf, 0);
+    print_tensor("B cleared", w.w2);
+
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(g.ctx);
+    wsp_ggml_backend_free(mb);
+    wsp_ggml_backend_buffer_free(wbuf);
+    wsp_ggml_free(w.ctx);
+    printf("done\n");
+    return 0;
+}

@@ -1,0 +1,495 @@
+//! Split states: how a meta tensor's values are spread over the simple devices, and how a
+//! computed tensor's split state follows from its sources' (safe, plain-data logic).
+
+use crate::abi::*;
+use std::ffi::CStr;
+
+pub type SplitState = wsp_ggml_backend_meta_split_state;
+
+/// A state without per-device shares: MIRRORED, PARTIAL, NONE, UNKNOWN, or a dimension axis
+/// whose shares the caller fills in (one segment, repeated `nr` times).
+pub fn whole(axis: wsp_ggml_backend_meta_split_axis, nr: u32) -> SplitState {
+    let mut state = SplitState { axis, ne: [0; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES], nr: [0; 16], n_segments: 1 };
+    state.nr[0] = nr;
+    state
+}
+
+/// Whether `axis` is a tensor dimension (the tensor is sliced along it).
+pub fn is_dim(axis: wsp_ggml_backend_meta_split_axis) -> bool {
+    (0..WSP_GGML_MAX_DIMS as i32).contains(&axis)
+}
+
+/// The C name of a split axis, None for a value the enum does not have.
+pub fn axis_name(axis: wsp_ggml_backend_meta_split_axis) -> Option<&'static CStr> {
+    Some(match axis {
+        WSP_GGML_BACKEND_SPLIT_AXIS_0 => c"0",
+        WSP_GGML_BACKEND_SPLIT_AXIS_1 => c"1",
+        WSP_GGML_BACKEND_SPLIT_AXIS_2 => c"2",
+        WSP_GGML_BACKEND_SPLIT_AXIS_3 => c"3",
+        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => c"MIRRORED",
+        WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => c"PARTIAL",
+        WSP_GGML_BACKEND_SPLIT_AXIS_NONE => c"NONE",
+        WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN => c"UNKNOWN",
+        _ => return None,
+    })
+}
+
+fn segments(state: &SplitState) -> usize {
+    (state.n_segments as usize).min(state.nr.len())
+}
+
+/// Device `j`'s share of the split axis: its part of every segment, times the repeats.
+pub fn share(state: &SplitState, n_devs: usize, j: usize) -> i64 {
+    (0..segments(state)).map(|s| state.ne[s * n_devs + j] * i64::from(state.nr[s])).sum()
+}
+
+/// Same axis and the same share on every device (segments may differ).
+pub fn states_equal(a: &SplitState, b: &SplitState, n_devs: usize) -> bool {
+    a.axis == b.axis && (0..n_devs).all(|j| share(a, n_devs, j) == share(b, n_devs, j))
+}
+
+/// Checks a state the application's callback gave for a tensor of extent `ne` along each
+/// dimension (and block size `blck` along dimension 0).
+pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize) -> Result<(), String> {
+    if is_dim(state.axis) {
+        if state.n_segments as usize > 16 || state.n_segments == 0 {
+            return Err(format!("n_segments is {}, must be 1 to 16", state.n_segments));
+        }
+        let granularity = if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 { blck } else { 1 };
+        let parts = &state.ne[..segments(state) * n_devs];
+        if let Some(bad) = parts.iter().find(|&&n| n % granularity != 0) {
+            return Err(format!("share {bad} is not a multiple of the block size {granularity}"));
+        }
+        let total: i64 = (0..n_devs).map(|j| share(state, n_devs, j)).sum();
+        if total != ne[state.axis as usize] {
+            return Err(format!(
+                "shares add up to {total}, the tensor has {} along axis {}",
+                ne[state.axis as usize], state.axis
+            ));
+        }
+    } else if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL && (state.n_segments != 1 || state.nr[0] != 1) {
+        return Err("a PARTIAL state has one segment, repeated once".into());
+    } else if axis_name(state.axis).is_none() {
+        return Err(format!("unknown split axis {}", state.axis));
+    }
+    Ok(())
+}
+
+/// Extent and strides of device `j`'s slice of a tensor (`ne`, `nb`) split as `state`: the
+/// split axis shrinks to the device's share and the strides above it shrink in proportion.
+pub fn slice_layout(
+    state: &SplitState,
+    ne: &[i64; 4],
+    nb: &[usize; 4],
+    n_devs: usize,
+    j: usize,
+) -> ([i64; 4], [usize; 4]) {
+    let (mut ne_j, mut nb_j) = (*ne, *nb);
+    if is_dim(state.axis) {
+        let axis = state.axis as usize;
+        ne_j[axis] = share(state, n_devs, j);
+        for i in 0..WSP_GGML_MAX_DIMS {
+            if nb[i] > nb[axis] {
+                nb_j[i] = (nb[i] as i64 * ne_j[axis] / ne[axis]) as usize;
+            }
+        }
+    }
+    (ne_j, nb_j)
+}
+
+/// What inference needs to know about a tensor besides its split state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shape {
+    pub op: wsp_ggml_op,
+    pub ne: [i64; 4],
+    pub nb: [usize; 4],
+    pub op_params: [i32; WSP_GGML_MAX_OP_PARAMS / 4],
+    pub n_dims: i32,
+    pub contiguous: bool,
+    pub permuted: bool,
+}
+
+/// A source slot as inference sees it: its shape and state, or None for an empty slot (or the
+/// tensor itself, which ggml allows as a source of in-place ops).
+pub type Source = Option<(Shape, SplitState)>;
+
+/// 0.7.4's ggml.h op numbers, for the ops the meta backend distinguishes.
+pub mod op {
+    pub const NONE: i32 = 0;
+    pub const DUP: i32 = 1;
+    pub const ADD: i32 = 2;
+    pub const ADD_ID: i32 = 3;
+    pub const SUB: i32 = 6;
+    pub const MUL: i32 = 7;
+    pub const DIV: i32 = 8;
+    pub const SQR: i32 = 9;
+    pub const COS: i32 = 13;
+    pub const SUM_ROWS: i32 = 15;
+    pub const COUNT_EQUAL: i32 = 19;
+    pub const NORM: i32 = 24;
+    pub const L2_NORM: i32 = 28;
+    pub const MUL_MAT: i32 = 29;
+    pub const MUL_MAT_ID: i32 = 30;
+    pub const SCALE: i32 = 32;
+    pub const CPY: i32 = 34;
+    pub const CONT: i32 = 35;
+    pub const RESHAPE: i32 = 36;
+    pub const VIEW: i32 = 37;
+    pub const PERMUTE: i32 = 38;
+    pub const TRANSPOSE: i32 = 39;
+    pub const GET_ROWS: i32 = 40;
+    pub const SOFT_MAX: i32 = 46;
+    pub const SOFT_MAX_BACK: i32 = 47;
+    pub const ROPE: i32 = 48;
+    pub const ROPE_BACK: i32 = 49;
+    pub const CLAMP: i32 = 50;
+    pub const ARGSORT: i32 = 69;
+    pub const TOP_K: i32 = 70;
+    pub const LEAKY_RELU: i32 = 71;
+    pub const FILL: i32 = 73;
+    pub const UNARY: i32 = 91;
+    pub const GLU: i32 = 100;
+}
+
+/// Why inference cannot give a state (the caller aborts with it).
+pub type InferError = String;
+
+/// The split state of a computed tensor `node` from those of its sources, for the ops a
+/// forward pass over split weights meets: element-wise and broadcasting ops, row-wise ops,
+/// matrix products, copies, reshapes, views, permutes, transposes, row gathers and rope.
+/// `assume_sync`: whether partial sums count as already reduced (as a consumer sees them).
+pub fn infer(
+    node: &Shape,
+    srcs: &[Source; WSP_GGML_MAX_SRC],
+    n_devs: usize,
+    assume_sync: bool,
+) -> Result<SplitState, InferError> {
+    let state = |i: usize| srcs[i].map_or(whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s);
+    let mut result = match node.op {
+        op::NONE => whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1),
+        op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs)?,
+        op::SQR..=op::COS
+        | op::SCALE
+        | op::SOFT_MAX
+        | op::SOFT_MAX_BACK
+        | op::CLAMP
+        | op::LEAKY_RELU
+        | op::FILL
+        | op::UNARY
+        | op::GLU => generic(srcs, n_devs, false)?,
+        op::DUP => generic(srcs, n_devs, true)?,
+        op::SUM_ROWS..=op::COUNT_EQUAL | op::NORM..=op::L2_NORM | op::ARGSORT | op::TOP_K => {
+            if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 {
+                return Err("a row-wise op cannot take rows split along axis 0".into());
+            }
+            state(0)
+        }
+        op::MUL_MAT | op::MUL_MAT_ID => mul_mat(state(0), state(1), n_devs, assume_sync)?,
+        op::CPY if is_dim(state(0).axis) => reshape(node, srcs, n_devs)?,
+        op::CPY => generic(srcs, n_devs, false)?,
+        op::CONT | op::RESHAPE => reshape(node, srcs, n_devs)?,
+        op::VIEW => view(node, srcs, n_devs)?,
+        op::PERMUTE => match state(0).axis {
+            axis if is_dim(axis) => whole(node.op_params[axis as usize], state(0).nr[0]),
+            _ => whole_or_abort(state(0))?,
+        },
+        op::TRANSPOSE => match state(0).axis {
+            axis @ (WSP_GGML_BACKEND_SPLIT_AXIS_0 | WSP_GGML_BACKEND_SPLIT_AXIS_1) => whole(axis ^ 1, state(0).nr[0]),
+            WSP_GGML_BACKEND_SPLIT_AXIS_2 | WSP_GGML_BACKEND_SPLIT_AXIS_3 => state(0),
+            _ => whole_or_abort(state(0))?,
+        },
+        op::GET_ROWS
+            if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0
+                && state(1).axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED =>
+        {
+            state(0)
+        }
+        op::GET_ROWS => generic(srcs, n_devs, true)?,
+        op::ROPE | op::ROPE_BACK => {
+            if state(1).axis != WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+                return Err("rope positions must be MIRRORED".into());
+            }
+            state(0)
+        }
+        other => return Err(format!("op {other} is not supported by this meta backend's split-state inference")),
+    };
+    if is_dim(result.axis) {
+        take_over_ratio(&mut result, node, srcs, n_devs)?;
+    }
+    Ok(result)
+}
+
+fn whole_or_abort(state: SplitState) -> Result<SplitState, InferError> {
+    match state.axis {
+        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED | WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => Ok(state),
+        axis => Err(format!("unexpected source split axis {axis}")),
+    }
+}
+
+/// The state shared by all sources; `scalar_only`: a dimension split is not allowed.
+fn generic(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize, scalar_only: bool) -> Result<SplitState, InferError> {
+    let mut present = srcs.iter().flatten().map(|(_, s)| s);
+    let first = *present.next().ok_or("an op without sources")?;
+    if present.any(|s| !states_equal(s, &first, n_devs)) {
+        return Err("sources are split differently".into());
+    }
+    if scalar_only && is_dim(first.axis) {
+        return Err(format!("this op cannot take a source split along axis {}", first.axis));
+    }
+    Ok(first)
+}
+
+fn bin_bcast(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+    let axis_of = |i: usize| srcs[i].map_or(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, |(_, s)| s.axis);
+    if let (Some((_, s0)), Some((shape1, s1))) = (srcs[0], srcs[1]) {
+        // src1 broadcast along src0's split axis: every device takes all of src1.
+        if is_dim(s0.axis) && shape1.ne[s0.axis as usize] == 1 && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+            return Ok(s0);
+        }
+        if axis_of(2) == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED
+            && (s0.axis == s1.axis
+                || (s0.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL))
+        {
+            return Ok(s0);
+        }
+    }
+    if srcs[2].is_some() && axis_of(2) != WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+        return Err("the third source of a broadcasting op must be MIRRORED".into());
+    }
+    generic(srcs, n_devs, false)
+}
+
+fn mul_mat(s0: SplitState, s1: SplitState, n_devs: usize, assume_sync: bool) -> Result<SplitState, InferError> {
+    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+    let result = match (s0.axis, s1.axis) {
+        (MIRRORED, MIRRORED) => whole(MIRRORED, 1),
+        // Rows of the weight on each device: each device computes its rows of the result.
+        (WSP_GGML_BACKEND_SPLIT_AXIS_1, MIRRORED) => {
+            let mut state = s0;
+            state.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+            state.nr[0] = 1;
+            state.n_segments = 1;
+            state
+        }
+        (MIRRORED, WSP_GGML_BACKEND_SPLIT_AXIS_1) => s1,
+        // Both split along the reduced dimension: each device holds a partial sum.
+        (WSP_GGML_BACKEND_SPLIT_AXIS_0, WSP_GGML_BACKEND_SPLIT_AXIS_0) if states_equal(&s0, &s1, n_devs) => {
+            whole(if assume_sync { MIRRORED } else { WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL }, 1)
+        }
+        (a, b) if a == b && (2..4).contains(&a) && states_equal(&s0, &s1, n_devs) => s0,
+        (a, MIRRORED) if (2..4).contains(&a) => s0,
+        (a, b) => return Err(format!("unsupported mul_mat split states: src0 axis {a}, src1 axis {b}")),
+    };
+    Ok(result)
+}
+
+fn reshape(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+    let (src, state) = srcs[0].ok_or("a reshape without a source")?;
+    if !is_dim(state.axis) {
+        return whole_or_abort(state);
+    }
+    let axis = state.axis as usize;
+    let mut base_in: i64 = src.ne[..=axis].iter().product();
+    if state.n_segments == 1 {
+        base_in /= i64::from(state.nr[0].max(1));
+        if state.axis == src.n_dims - 1 && state.nr[0] == 1 {
+            return Ok(whole(node.n_dims - 1, 1));
+        }
+        if axis == 0 && node.ne[0] == src.ne[0] && node.ne[1] == 1 && state.nr[0] == 1 {
+            let complete_rows = (0..n_devs).all(|j| state.ne[j] == 0 || state.ne[j] == src.ne[0]);
+            if complete_rows {
+                return Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1));
+            }
+        }
+    }
+    let mut base_out = 1i64;
+    for dim in 0..WSP_GGML_MAX_DIMS {
+        base_out *= node.ne[dim];
+        if base_in != 0 && base_out % base_in == 0 {
+            return Ok(whole(dim as i32, (base_out / base_in) as u32));
+        }
+        if base_out > base_in {
+            if state.n_segments != 1 || state.nr[0] != 1 {
+                return Err("a reshape that splits a segmented or repeated axis".into());
+            }
+            return Ok(whole(dim as i32, 1));
+        }
+    }
+    Err("shape mismatch in a reshape".into())
+}
+
+fn view(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+    let (src, state) = srcs[0].ok_or("a view without a source")?;
+    if node.contiguous && src.contiguous {
+        return reshape(node, srcs, n_devs);
+    }
+    let same_strides = (0..WSP_GGML_MAX_DIMS).all(|d| (node.ne[d] == 1 && src.ne[d] == 1) || node.nb[d] == src.nb[d]);
+    if same_strides {
+        return Ok(state);
+    }
+    if !node.permuted && !src.permuted && is_dim(state.axis) && (state.axis as usize) < WSP_GGML_MAX_DIMS - 1 {
+        let axis_stride = src.nb[state.axis as usize + 1];
+        return (0..WSP_GGML_MAX_DIMS - 1)
+            .find(|&d| node.nb[d + 1] == axis_stride)
+            .map(|d| whole(d as i32, 1))
+            .ok_or_else(|| "a view that cuts through the split axis".into());
+    }
+    whole_or_abort(state).map_err(|_| "view of permuted tensor not implemented".into())
+}
+
+/// Gives a dimension-split result the device shares of its first dimension-split source,
+/// scaled from the source's extent along its axis to the result's, and checks that the other
+/// dimension-split sources agree.
+fn take_over_ratio(
+    result: &mut SplitState,
+    node: &Shape,
+    srcs: &[Source; WSP_GGML_MAX_SRC],
+    n_devs: usize,
+) -> Result<(), InferError> {
+    let axis = result.axis as usize;
+    let mut first = true;
+    for (shape, state) in srcs.iter().flatten().filter(|(_, s)| is_dim(s.axis)) {
+        let src_extent = shape.ne[state.axis as usize];
+        if first {
+            for s in 0..segments(state) {
+                result.ne[s * n_devs..(s + 1) * n_devs].fill(0);
+            }
+            for j in 0..n_devs {
+                let mut ne = share(state, n_devs, j) * node.ne[axis];
+                if ne != 0 || src_extent != 0 {
+                    let div = src_extent * i64::from(result.nr[0]);
+                    if div == 0 || ne % div != 0 {
+                        return Err(format!("device {j}'s share does not scale to the result's axis {axis}"));
+                    }
+                    ne /= div;
+                }
+                result.ne[j] = ne;
+            }
+        } else {
+            if result.n_segments != 1 {
+                return Err("a segmented result with several split sources".into());
+            }
+            for j in 0..n_devs {
+                if result.ne[j] * i64::from(result.nr[0]) * src_extent != share(state, n_devs, j) * node.ne[axis] {
+                    return Err("sources are split in different ratios".into());
+                }
+            }
+        }
+        first = false;
+    }
+    if first {
+        return Err("a split result without a split source".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(axis: i32, shares: &[i64]) -> SplitState {
+        let mut state = whole(axis, 1);
+        state.ne[..shares.len()].copy_from_slice(shares);
+        state
+    }
+
+    fn shape(op: i32, ne: [i64; 4]) -> Shape {
+        let n_dims = (1..=4).rev().find(|&d| ne[d - 1] != 1).unwrap_or(1) as i32;
+        let mut nb = [4usize; 4];
+        for d in 1..4 {
+            nb[d] = nb[d - 1] * ne[d - 1] as usize;
+        }
+        Shape { op, ne, nb, op_params: [0; 16], n_dims, contiguous: true, permuted: false }
+    }
+
+    fn sources(list: &[(Shape, SplitState)]) -> [Source; WSP_GGML_MAX_SRC] {
+        let mut srcs = [None; WSP_GGML_MAX_SRC];
+        for (i, s) in list.iter().enumerate() {
+            srcs[i] = Some(*s);
+        }
+        srcs
+    }
+
+    #[test]
+    fn every_axis_has_its_c_name_and_others_have_none() {
+        let names: Vec<_> =
+            [0, 1, 2, 3, 10, 11, 98, 99].iter().map(|&a| axis_name(a).unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["0", "1", "2", "3", "MIRRORED", "PARTIAL", "NONE", "UNKNOWN"]);
+        assert!(axis_name(4).is_none() && axis_name(-1).is_none() && axis_name(12).is_none());
+    }
+
+    #[test]
+    fn a_device_share_sums_its_part_of_every_segment_times_repeats() {
+        // Two devices, segment 0 (2+1) once, segment 1 (1+1) twice: 2+2=4 and 1+2=3.
+        let mut state = split(1, &[2, 1, 1, 1]);
+        state.n_segments = 2;
+        state.nr[1] = 2;
+        assert_eq!((share(&state, 2, 0), share(&state, 2, 1)), (4, 3));
+    }
+
+    #[test]
+    fn a_slice_shrinks_the_split_axis_and_the_strides_above_it() {
+        let state = split(1, &[4, 2]);
+        let (ne, nb) = slice_layout(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
+        assert_eq!(ne, [8, 2, 1, 1]);
+        assert_eq!(nb, [4, 32, 64, 64]);
+        let (ne, nb) =
+            slice_layout(&whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1), &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
+        assert_eq!((ne, nb), ([8, 6, 1, 1], [4, 32, 192, 192]));
+    }
+
+    #[test]
+    fn static_states_must_add_up_to_the_tensor() {
+        assert!(check_static(&split(1, &[4, 2]), &[8, 6, 1, 1], 1, 2).is_ok());
+        assert!(check_static(&split(1, &[4, 1]), &[8, 6, 1, 1], 1, 2).is_err());
+        assert!(check_static(&split(0, &[3, 5]), &[8, 6, 1, 1], 2, 2).is_err());
+        assert!(check_static(&whole(42, 1), &[8, 6, 1, 1], 1, 2).is_err());
+    }
+
+    #[test]
+    fn weight_rows_split_times_mirrored_input_splits_the_result_rows() {
+        let w = (shape(op::NONE, [8, 6, 1, 1]), split(1, &[4, 2]));
+        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
+        assert_eq!((out.axis, out.ne[0], out.ne[1]), (0, 4, 2));
+    }
+
+    #[test]
+    fn a_product_over_a_split_inner_dimension_is_partial_until_reduced() {
+        let w = (shape(op::NONE, [6, 4, 1, 1]), split(0, &[4, 2]));
+        let h = (shape(op::MUL_MAT, [6, 2, 1, 1]), split(0, &[4, 2]));
+        let node = shape(op::MUL_MAT, [4, 2, 1, 1]);
+        assert_eq!(infer(&node, &sources(&[w, h]), 2, false).unwrap().axis, WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL);
+        assert_eq!(infer(&node, &sources(&[w, h]), 2, true).unwrap().axis, WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED);
+    }
+
+    #[test]
+    fn adding_a_broadcast_mirrored_bias_keeps_the_split() {
+        let a = (shape(op::MUL_MAT, [6, 2, 1, 1]), split(1, &[1, 1]));
+        let b = (shape(op::NONE, [6, 1, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let out = infer(&shape(op::ADD, [6, 2, 1, 1]), &sources(&[a, b]), 2, true).unwrap();
+        assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 1, 1));
+    }
+
+    #[test]
+    fn differently_split_sources_of_an_add_are_refused() {
+        let a = (shape(op::NONE, [6, 2, 1, 1]), split(0, &[4, 2]));
+        let b = (shape(op::NONE, [6, 2, 1, 1]), split(1, &[1, 1]));
+        assert!(infer(&shape(op::ADD, [6, 2, 1, 1]), &sources(&[a, b]), 2, true).is_err());
+    }
+
+    #[test]
+    fn transpose_swaps_axes_0_and_1_and_reshape_follows_the_outer_axis() {
+        let a = (shape(op::NONE, [6, 4, 1, 1]), split(1, &[3, 1]));
+        let t = infer(&shape(op::TRANSPOSE, [4, 6, 1, 1]), &sources(&[a]), 2, true).unwrap();
+        assert_eq!((t.axis, t.ne[0], t.ne[1]), (0, 3, 1));
+        let r = infer(&shape(op::RESHAPE, [24, 1, 1, 1]), &sources(&[a]), 2, true).unwrap();
+        assert_eq!((r.axis, r.ne[0], r.ne[1]), (0, 18, 6));
+    }
+
+    #[test]
+    fn unsupported_ops_are_reported_not_guessed() {
+        let a = (shape(op::NONE, [6, 4, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        assert!(infer(&shape(55, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
+    }
+}
