@@ -520,55 +520,6 @@ typedef int (*wsp_ggml_backend_score_t)(void);
 extern "C" {
 #endif // __cplusplus
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern struct wsp_ggml_tensor *wsp_ggml_new_tensor(struct wsp_ggml_context *ctx,
-                                                   wsp_ggml_type type,
-                                                   int n_dims,
-                                                   const int64_t *ne);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern void wsp_ggml_reset(struct wsp_ggml_context *ctx);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern struct wsp_ggml_tensor *wsp_ggml_get_first_tensor(const struct wsp_ggml_context *ctx);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern struct wsp_ggml_tensor *wsp_ggml_get_next_tensor(const struct wsp_ggml_context *ctx,
-                                                        const struct wsp_ggml_tensor *tensor);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern size_t wsp_ggml_get_mem_size(const struct wsp_ggml_context *ctx);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern bool wsp_ggml_is_contiguous(const struct wsp_ggml_tensor *tensor);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern bool wsp_ggml_is_permuted(const struct wsp_ggml_tensor *tensor);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern int wsp_ggml_n_dims(const struct wsp_ggml_tensor *tensor);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern int64_t wsp_ggml_nelements(const struct wsp_ggml_tensor *tensor);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern int64_t wsp_ggml_blck_size(wsp_ggml_type type);
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-extern wsp_ggml_backend_buffer_t wsp_ggml_backend_alloc_ctx_tensors_from_buft(struct wsp_ggml_context *ctx,
-                                                                              wsp_ggml_backend_buffer_type_t buft);
-#endif
-
 // NULL for a NULL backend, as in the reference.
 //
 // # Safety

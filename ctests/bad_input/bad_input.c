@@ -298,7 +298,7 @@ static int c_event_new_null(void) {
     return wsp_ggml_backend_event_new(NULL) == NULL ? 0 : 1;
 }
 
-/* no-ops that must stay no-ops */
+/* no-ops that must stay no-ops (before 0.7) */
 static int c_tensor_set_size0_unallocated(void) {
     struct wsp_ggml_tensor * t = unallocated_tensor(4);
     wsp_ggml_backend_tensor_set(t, host_data, 0, 0);
@@ -656,8 +656,14 @@ static const struct bad_case cases[] = {
     { "backend_name_null",         "ok",    "", c_backend_name_null },
     { "backend_guid_null",         "ok",    "", c_backend_guid_null },
     { "event_new_null",            "ok",    "", c_event_new_null },
+#ifndef WSP_GGML_BACKEND_META_MAX_DEVICES
     { "tensor_set_size0_unalloc",  "ok",    "", c_tensor_set_size0_unallocated },
     { "tensor_get_size0_unalloc",  "ok",    "", c_tensor_get_size0_unallocated },
+#else
+    /* 0.7 checks the buffer before an empty access returns */
+    { "tensor_set_size0_unalloc",  "abort", "wsp_ggml_backend_tensor_set: tensor buffer not set", c_tensor_set_size0_unallocated },
+    { "tensor_get_size0_unalloc",  "abort", "wsp_ggml_backend_tensor_get: tensor buffer not set", c_tensor_get_size0_unallocated },
+#endif
     { "buffer_zero_size_base",     "ok",    "", c_buffer_zero_size_base },
     { "buft_alloc_buffer_huge",    "error", "failed to allocate buffer of size", c_buft_alloc_buffer_huge },
     { "sched_new_too_many_backends", "error", "n_backends is 17", c_sched_new_too_many_backends },
