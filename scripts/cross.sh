@@ -3,7 +3,8 @@
 # CPU kernels and flags) for TARGET with Debian's cross compilers, then runs under qemu-user
 # (i686: natively, through its own loader):
 #   0. layout parity of the Rust mirrors with whisper.rn's headers as bindgen reads them for
-#      TARGET (layout-check/, compile-time assertions), for 0.4.3 and for the 0.5.5 build;
+#      TARGET (layout-check/, compile-time assertions), for 0.4.3 and for the 0.5.5 and 0.7.4
+#      builds;
 #   1. the Rust unit tests (cargo test --lib --target TARGET);
 #   2. the C conformance suite (cargo test --test conformance --target TARGET): ABI parity of
 #      whisper.rn's headers, the library's header and the Rust types, the exported symbols, the
@@ -105,12 +106,16 @@ scripts/fetch-reference.sh
 model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
 
-# 0. layout parity from the headers, for this target: 0.4.3's, and 0.5.5's for the 0.5 build
+# 0. layout parity from the headers, for this target: 0.4.3's, 0.5.5's for the 0.5 build and
+# 0.7.4's for the 0.7 build
 cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target"
-scripts/fetch-reference.sh 0.5.5
-WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-0.5.5/cpp" \
-    cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target" --features whisper-rn-0-5
-step "layout of the Rust mirrors identical to whisper.rn 0.4.3's and 0.5.5's headers for $target"
+for release in 0.5.5 0.7.4; do
+    scripts/fetch-reference.sh "$release"
+    WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-$release/cpp" \
+        cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target" \
+        --features "whisper-rn-$(echo "${release%.*}" | tr . -)"
+done
+step "layout of the Rust mirrors identical to whisper.rn 0.4.3's, 0.5.5's and 0.7.4's headers for $target"
 
 # 1. unit tests
 cargo test --lib --target "$target" 2>&1 | tee "build/cross-$target.unit.log" | grep -E "^test result|FAILED|panicked" || true
