@@ -244,7 +244,7 @@ int main(void) {
     wsp_ggml_guid_t guid = wsp_ggml_backend_guid(mb);
     printf("B guid");
     for (int i = 0; i < 16; i++) {
-        printf(" %02x", guid[i]);
+        printf(" %02x", (*guid)[i]);
     }
     printf("\n");
     printf("B is_meta %d null %d simple %d\n", wsp_ggml_backend_is_meta(mb), wsp_ggml_backend_is_meta(NULL),
@@ -256,7 +256,7 @@ int main(void) {
            wsp_ggml_backend_get_device(mb) == meta);
     {
         float v[48];
-        fill(v, 16, -0.5f, 1.0f);
+        fill(v, 16, 0.25f, -0.5f);
         wsp_ggml_backend_tensor_set_async(mb, w.x, v, 0, 16 * sizeof(float));
         fill(v, 48, 0.125f, 0.0f);
         wsp_ggml_backend_tensor_set_async(mb, w.w1, v, 0, 48 * sizeof(float));

@@ -10,8 +10,14 @@ set -eu
 ROOT=$(pwd)
 CPP=${1:-$ROOT/third_party/whisper.rn-0.7.4/cpp}
 [ -f "$CPP/ggml-backend-meta.cpp" ] || { echo "no whisper.rn 0.7.4 sources in $CPP (scripts/fetch-reference.sh 0.7.4)" >&2; exit 2; }
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+# META_BUILD_DIR: keep the objects there between runs (else a temporary folder).
+if [ -n "${META_BUILD_DIR:-}" ]; then
+    OUT=$META_BUILD_DIR
+    mkdir -p "$OUT"
+else
+    OUT=$(mktemp -d)
+    trap 'rm -rf "$OUT"' EXIT
+fi
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 FLAGS="-O2 -g -fPIC -D_GNU_SOURCE -DWSP_GGML_USE_CPU -DWSP_GGML_USE_CPU_REPACK -I$CPP -I$CPP/ggml-cpu"
@@ -31,7 +37,7 @@ compile() { # tag compiler std sources...
     tag=$1; compiler=$2; std=$3; shift 3
     for src in "$@"; do
         obj=$OUT/$tag-$(echo "$src" | tr '/' '_').o
-        $HEAVY $compiler $std $FLAGS -c "$CPP/$src" -o "$obj"
+        [ -f "$obj" ] || $HEAVY $compiler $std $FLAGS -c "$CPP/$src" -o "$obj"
         echo "$obj"
     done
 }
