@@ -474,11 +474,8 @@ unsafe fn transfer_async(
 ) {
     ensure!(offset == 0, "{caller}: the meta backend transfers whole tensors (offset {offset})");
     // SAFETY: a live tensor.
-    ensure!(
-        unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) },
-        "{caller}: tensor {} is not contiguous",
-        tensor.name()
-    );
+    let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) };
+    ensure!(contiguous, "{caller}: tensor {} is not contiguous", tensor.name());
     let state = split_state(caller, tensor, false);
     ensure!(state.n_segments == 1 && state.nr[0] == 1, "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();

@@ -241,8 +241,7 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
         size = size.max(part.size());
         meta.simple.borrow_mut()[j] = Some(part);
     }
-    // SAFETY: the buffer was made above and is not shared yet.
-    unsafe { (*buffer.as_ptr()).size = size };
+    buffer.set_size(size);
     buffer
 }
 
