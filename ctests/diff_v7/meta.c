@@ -9,6 +9,7 @@
 //     split result, a product over the split dimension (PARTIAL, summed across devices) and a
 //     broadcast ADD; the results read back, and compared with the CPU backend alone.
 //  B: the meta backend: name, guid, is_meta, n_backends, simple backends, asynchronous set/get.
+//  Z: G's graph on a meta device over three CPU devices, one of which has empty shares.
 // Lines starting with "known-difference" print what this library does differently on purpose
 // (names: the reference's read "Meta()"), and are left out of the comparison.
 #include "ggml-alloc.h"
@@ -21,13 +22,21 @@
 #include <stdio.h>
 #include <string.h>
 
+// userdata: NULL or 2 for two devices; 3 for three devices, one of which gets nothing of w1's rows
+// and w2's columns.
 static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_tensor * t, void * ud) {
-    (void) ud;
+    const int n_devs = ud != NULL ? *(const int *) ud : 2;
     struct wsp_ggml_backend_meta_split_state s;
     memset(&s, 0, sizeof(s));
     s.n_segments = 1;
     s.nr[0] = 1;
-    if (strcmp(t->name, "w1") == 0) {         // [8, 6]: rows 4 + 2
+    if (n_devs == 3 && (strcmp(t->name, "w1") == 0 || strcmp(t->name, "w2") == 0)) { // 3 + 0 + 3
+        s.axis = t->name[1] == '1' ? WSP_GGML_BACKEND_SPLIT_AXIS_1 : WSP_GGML_BACKEND_SPLIT_AXIS_0;
+        s.ne[0] = 3;
+        s.ne[2] = 3;
+    } else if (n_devs == 3) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    } else if (strcmp(t->name, "w1") == 0) {  // [8, 6]: rows 4 + 2
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.ne[0] = 4;
         s.ne[1] = 2;
@@ -73,10 +82,10 @@ static void print_tensor(const char * tag, const struct wsp_ggml_tensor * t) {
 struct graph {
     struct wsp_ggml_context * ctx;
     struct wsp_ggml_cgraph * gf;
-    struct wsp_ggml_tensor * hs, * out;
+    struct wsp_ggml_tensor * hs, * ht, * out;
 };
 
-// hs = 0.5 * relu(w1 x) [6, 2]; out = w2 hs + b [4, 2]
+// hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6]; out = w2 hs + b [4, 2]
 static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
     struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
     struct graph g;
@@ -91,7 +100,10 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_name(o, "o");
     g.out = wsp_ggml_add(g.ctx, o, b);
     wsp_ggml_set_name(g.out, "out");
+    g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
+    wsp_ggml_set_name(g.ht, "ht");
     g.gf = wsp_ggml_new_graph(g.ctx);
+    wsp_ggml_build_forward_expand(g.gf, g.ht);
     wsp_ggml_build_forward_expand(g.gf, g.out);
     return g;
 }
@@ -210,6 +222,7 @@ int main(void) {
     printf("G supports_op out %d\n", wsp_ggml_backend_dev_supports_op(meta, g.out));
     printf("G compute %d\n", (int) wsp_ggml_backend_graph_compute(mb, g.gf));
     print_tensor("G", g.hs);
+    print_tensor("G", g.ht);
     print_tensor("G", g.out);
     float meta_out[8];
     wsp_ggml_backend_tensor_get(g.out, meta_out, 0, sizeof(meta_out));
@@ -280,6 +293,39 @@ int main(void) {
     wsp_ggml_backend_free(mb);
     wsp_ggml_backend_buffer_free(wbuf);
     wsp_ggml_free(w.ctx);
+
+    // --- Z: three devices, one with empty shares (a butterfly over two, the third folded in) ---
+    {
+        int three = 3;
+        wsp_ggml_backend_dev_t devs3[3] = { cpu_dev, cpu_dev, cpu_dev };
+        wsp_ggml_backend_dev_t meta3 = wsp_ggml_backend_meta_device(devs3, 3, split_of, &three);
+        wsp_ggml_backend_buffer_type_t buft3 = wsp_ggml_backend_dev_buffer_type(meta3);
+        struct weights w3 = make_weights();
+        wsp_ggml_backend_buffer_t wbuf3 = wsp_ggml_backend_alloc_ctx_tensors_from_buft(w3.ctx, buft3);
+        set_weights(&w3);
+        print_tensor("Z", w3.w1);
+        wsp_ggml_backend_t mb3 = wsp_ggml_backend_dev_init(meta3, NULL);
+        printf("Z n_backends %zu name %s\n", wsp_ggml_backend_meta_n_backends(mb3), wsp_ggml_backend_name(mb3));
+        struct graph g3 = build(w3.w1, w3.x, w3.w2, w3.b);
+        wsp_ggml_gallocr_t galloc3 = wsp_ggml_gallocr_new(buft3);
+        printf("Z alloc_graph %d\n", wsp_ggml_gallocr_alloc_graph(galloc3, g3.gf));
+        printf("Z compute %d\n", (int) wsp_ggml_backend_graph_compute(mb3, g3.gf));
+        print_tensor("Z", g3.hs);
+        print_tensor("Z", g3.ht);
+        print_tensor("Z", g3.out);
+        float out3[8];
+        wsp_ggml_backend_tensor_get(g3.out, out3, 0, sizeof(out3));
+        float max_diff = 0;
+        for (int i = 0; i < 8; i++) {
+            max_diff = fmaxf(max_diff, fabsf(out3[i] - meta_out[i]));
+        }
+        printf("Z matches_two_devices %d\n", max_diff < 1e-4f);
+        wsp_ggml_gallocr_free(galloc3);
+        wsp_ggml_free(g3.ctx);
+        wsp_ggml_backend_free(mb3);
+        wsp_ggml_backend_buffer_free(wbuf3);
+        wsp_ggml_free(w3.ctx);
+    }
     printf("done\n");
     return 0;
 }
