@@ -4,6 +4,7 @@
 //! else by copying and adding on the simple backends.
 
 use super::buffer::{is_meta_buffer, meta_buffer, simple_tensor, split_state};
+use super::schedule;
 use super::split::op;
 use super::MetaDevice;
 use crate::abi::*;
@@ -229,18 +230,18 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
         })
         .collect();
 
-    // Subgraphs end after each PARTIAL node, and at the end.
-    let mut ends = Vec::new();
-    let mut scratch_size = 0;
-    for (i, &node) in nodes.iter().enumerate() {
-        if !is_host_view(node) && split_state(caller, node, false).axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL {
-            scratch_size = scratch_size.max(node.nbytes());
-            ends.push(i + 1);
+    let plan: Vec<schedule::Node> = nodes.iter().map(|&node| schedule_node(caller, graph, node)).collect();
+    let mut compute: Vec<Vec<bool>> =
+        per_device.iter().map(|d| d.iter().map(|t| t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0).collect()).collect();
+    let ends = schedule::subgraph_ends(&plan, &mut compute);
+    for (slices, flags) in per_device.iter().zip(&compute) {
+        for (slice, &on) in slices.iter().zip(flags) {
+            if !on {
+                slice.set_flags(slice.flags() & !WSP_GGML_TENSOR_FLAG_COMPUTE);
+            }
         }
     }
-    if ends.last() != Some(&nodes.len()) {
-        ends.push(nodes.len());
-    }
+    let scratch_size = ends[..ends.len() - 1].iter().map(|&end| nodes[end - 1].nbytes()).max().unwrap_or(0);
     backend.scratch_size.set(backend.scratch_size.get().max(scratch_size));
 
     let mut start = 0;
@@ -269,6 +270,31 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
         start = end;
     }
     wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+}
+
+/// What the placement of the subgraph cuts needs of a node.
+fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
+    let f = node.fields();
+    let axis_of = |t: Tensor| match t.buffer() {
+        Some(b) if is_meta_buffer(b) => split_state(caller, t, false).axis,
+        _ => WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+    };
+    let mut srcs = [None; WSP_GGML_MAX_SRC];
+    for (slot, src) in node.srcs().iter().enumerate() {
+        srcs[slot] = src.map(|t| schedule::Src { id: t.addr(), axis: axis_of(t) });
+    }
+    schedule::Node {
+        id: node.addr(),
+        op: f.op,
+        r#type: f.r#type,
+        ne: f.ne,
+        nb: f.nb,
+        srcs,
+        view_src: node.view_src().map(Tensor::addr),
+        view_offs: f.view_offs,
+        use_count: graph.use_count(node),
+        axis: (!is_host_view(node)).then(|| axis_of(node)),
+    }
 }
 
 fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<DeviceGraph>) -> wsp_ggml_status {
