@@ -5,8 +5,9 @@
 //     and its buffer type (alignment, max size, host, alloc size).
 //  S: static tensors split by the application's callback (axis 1, axis 0, segmented, MIRRORED),
 //     allocated with ggml-alloc's alloc_ctx_tensors_from_buft; set/get round trips, memset.
-//  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops on the
-//     split result, a product over the split dimension (PARTIAL, summed across devices) and a
+//  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops and a
+//     transposed copy of the split result, products over the split dimension (PARTIAL, summed
+//     across devices, one reduction delayed over a MUL and an ADD of two branches) and a
 //     broadcast ADD; the results read back, and compared with the CPU backend alone.
 //  B: the meta backend: name, guid, is_meta, n_backends, simple backends, asynchronous set/get.
 //  Z: G's graph on a meta device over three CPU devices, one of which has empty shares.
@@ -85,7 +86,9 @@ struct graph {
     struct wsp_ggml_tensor * hs, * ht, * out;
 };
 
-// hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6]; out = w2 hs + b [4, 2]
+// hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6];
+// out = (w2 hs) * b + w2 relu(w1 x) + b [4, 2]: two products over the split dimension (PARTIAL),
+// one scaled by a MIRRORED tensor, added together (a single reduction in 0.7.4)
 static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
     struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
     struct graph g;
@@ -98,7 +101,13 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_name(g.hs, "hs");
     struct wsp_ggml_tensor * o = wsp_ggml_mul_mat(g.ctx, w2, g.hs);
     wsp_ggml_set_name(o, "o");
-    g.out = wsp_ggml_add(g.ctx, o, b);
+    struct wsp_ggml_tensor * ob = wsp_ggml_mul(g.ctx, o, b);
+    wsp_ggml_set_name(ob, "ob");
+    struct wsp_ggml_tensor * o2 = wsp_ggml_mul_mat(g.ctx, w2, hr);
+    wsp_ggml_set_name(o2, "o2");
+    struct wsp_ggml_tensor * sum = wsp_ggml_add(g.ctx, ob, o2);
+    wsp_ggml_set_name(sum, "sum");
+    g.out = wsp_ggml_add(g.ctx, sum, b);
     wsp_ggml_set_name(g.out, "out");
     g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
     wsp_ggml_set_name(g.ht, "ht");
