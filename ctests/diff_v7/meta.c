@@ -31,10 +31,10 @@ static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_t
     memset(&s, 0, sizeof(s));
     s.n_segments = 1;
     s.nr[0] = 1;
-    if (n_devs == 3 && (strcmp(t->name, "w1") == 0 || strcmp(t->name, "w2") == 0)) { // 3 + 0 + 3
+    if (n_devs == 3 && (strcmp(t->name, "w1") == 0 || strcmp(t->name, "w2") == 0)) { // 4 + 0 + 2
         s.axis = t->name[1] == '1' ? WSP_GGML_BACKEND_SPLIT_AXIS_1 : WSP_GGML_BACKEND_SPLIT_AXIS_0;
-        s.ne[0] = 3;
-        s.ne[2] = 3;
+        s.ne[0] = 4;
+        s.ne[2] = 2;
     } else if (n_devs == 3) {
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
     } else if (strcmp(t->name, "w1") == 0) {  // [8, 6]: rows 4 + 2
@@ -83,10 +83,11 @@ static void print_tensor(const char * tag, const struct wsp_ggml_tensor * t) {
 struct graph {
     struct wsp_ggml_context * ctx;
     struct wsp_ggml_cgraph * gf;
-    struct wsp_ggml_tensor * hs, * ht, * out;
+    struct wsp_ggml_tensor * hs, * ht, * hv, * hq, * out;
 };
 
-// hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6];
+// hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6]; hv = 2 * (column 1 of hs, a view
+// at an offset) [6]; hq = ht reshaped [4, 3];
 // out = (w2 hs) * b + w2 relu(w1 x) + b [4, 2]: two products over the split dimension (PARTIAL),
 // one scaled by a MIRRORED tensor, added together (a single reduction in 0.7.4)
 static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
@@ -111,8 +112,20 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_name(g.out, "out");
     g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
     wsp_ggml_set_name(g.ht, "ht");
+    g.hv = wsp_ggml_scale(g.ctx, wsp_ggml_view_1d(g.ctx, g.hs, 6, g.hs->nb[1]), 2.0f);
+    wsp_ggml_set_name(g.hv, "hv");
+    g.hq = wsp_ggml_scale(g.ctx, wsp_ggml_reshape_2d(g.ctx, g.ht, 4, 3), 1.0f);
+    wsp_ggml_set_name(g.hq, "hq");
+    // outputs, so that ggml-alloc keeps them to be read
+    wsp_ggml_set_output(g.hs);
+    wsp_ggml_set_output(g.ht);
+    wsp_ggml_set_output(g.hv);
+    wsp_ggml_set_output(g.hq);
+    wsp_ggml_set_output(g.out);
     g.gf = wsp_ggml_new_graph(g.ctx);
     wsp_ggml_build_forward_expand(g.gf, g.ht);
+    wsp_ggml_build_forward_expand(g.gf, g.hv);
+    wsp_ggml_build_forward_expand(g.gf, g.hq);
     wsp_ggml_build_forward_expand(g.gf, g.out);
     return g;
 }
@@ -232,6 +245,8 @@ int main(void) {
     printf("G compute %d\n", (int) wsp_ggml_backend_graph_compute(mb, g.gf));
     print_tensor("G", g.hs);
     print_tensor("G", g.ht);
+    print_tensor("G", g.hv);
+    print_tensor("G", g.hq);
     print_tensor("G", g.out);
     float meta_out[8];
     wsp_ggml_backend_tensor_get(g.out, meta_out, 0, sizeof(meta_out));
@@ -247,6 +262,8 @@ int main(void) {
         wsp_ggml_gallocr_t cgalloc = wsp_ggml_gallocr_new(cpu_buft);
         wsp_ggml_gallocr_alloc_graph(cgalloc, cg.gf);
         wsp_ggml_backend_graph_compute(cpu, cg.gf);
+        print_tensor("G cpu", cg.hv);
+        print_tensor("G cpu", cg.hq);
         float cpu_out[8];
         wsp_ggml_backend_tensor_get(cg.out, cpu_out, 0, sizeof(cpu_out));
         float max_diff = 0;
@@ -321,6 +338,8 @@ int main(void) {
         printf("Z compute %d\n", (int) wsp_ggml_backend_graph_compute(mb3, g3.gf));
         print_tensor("Z", g3.hs);
         print_tensor("Z", g3.ht);
+        print_tensor("Z", g3.hv);
+        print_tensor("Z", g3.hq);
         print_tensor("Z", g3.out);
         float out3[8];
         wsp_ggml_backend_tensor_get(g3.out, out3, 0, sizeof(out3));
