@@ -320,23 +320,16 @@ fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Tensor {
 fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_status {
     let n = last.len();
     // A device that computed nothing (an empty share) holds garbage: it contributes zeros.
+    // Written as zero bytes once the device is idle, not scaled by 0 on it as 0.7.4 does: garbage
+    // that reads as NaN or infinity would survive the scaling and spoil the sum.
     for (j, &t) in last.iter().enumerate() {
         if t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0 {
             continue;
         }
-        let zero = aux_tensor(backend, t);
-        let mut f = zero.fields();
-        f.op = op::SCALE;
-        f.src[0] = t.as_ptr();
-        f.op_params[0] = 0f32.to_bits() as i32;
-        f.data = t.data();
-        f.buffer = t.buffer_ptr();
-        f.flags = WSP_GGML_TENSOR_FLAG_COMPUTE;
-        zero.set_fields(f);
-        let status = compute_on(caller, backend, backend.simple[j], DeviceGraph::new(vec![(zero, 0)]));
-        if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-            return status;
-        }
+        backend.simple[j].synchronize();
+        let buffer = t.storage_buffer().unwrap_or_else(|| null_handle(caller, "node->buffer"));
+        // SAFETY: the whole of an allocated tensor, which the device no longer uses.
+        unsafe { buffer.memset_tensor(caller, t, 0, 0, t.nbytes()) };
     }
     let half = if n / 2 == 0 { 0 } else { 1 << (usize::BITS - 1 - (n / 2).leading_zeros()) };
     let mut step = 0;
