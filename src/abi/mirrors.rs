@@ -579,10 +579,14 @@ pub const WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN: wsp_ggml_backend_meta_split_axis 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct wsp_ggml_backend_meta_split_state {
     pub axis: wsp_ggml_backend_meta_split_axis,
-    pub ne: [i64; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES],
+    /// 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
+    pub ne: [i64; 256],
     pub nr: [u32; 16],
     pub n_segments: u32,
 }
+
+#[cfg(feature = "whisper-rn-0-7")]
+const _: () = assert!(256 == 16 * WSP_GGML_BACKEND_META_MAX_DEVICES);
 
 /// `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
 /// tensors.
