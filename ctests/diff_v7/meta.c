@@ -11,10 +11,13 @@
 //     broadcast ADD; the results read back, and compared with the CPU backend alone.
 //  B: the meta backend: name, guid, is_meta, n_backends, simple backends, asynchronous set/get.
 //  Z: G's graph on a meta device over three CPU devices, one of which has empty shares.
+//  T: a meta device over the TEST fixture (a non-host device) and the CPU: the buffer type, and
+//     a graph of the ops TEST computes (two products, a scale, MUL and ADD), against the CPU alone.
 // Lines starting with "known-difference" print what this library does differently on purpose
 // (names: the reference's read "Meta()"), and are left out of the comparison.
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
+#include "test_backend.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -164,6 +167,52 @@ static void set_weights(struct weights * w) {
     wsp_ggml_backend_tensor_set(w->w2, v, 0, 24 * sizeof(float));
     fill(v, 4, 1.0f, 0.0f);
     wsp_ggml_backend_tensor_set(w->b, v, 0, 4 * sizeof(float));
+}
+
+// T: out = (w2 (0.5 w1 x)) * c + c, with c [4, 2] MIRRORED
+static void run_t(const char * tag, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft, float * result) {
+    struct wsp_ggml_init_params wparams = { 8 * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_context * wctx = wsp_ggml_init(wparams);
+    struct wsp_ggml_tensor * w1 = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 8, 6);
+    struct wsp_ggml_tensor * x = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 8, 2);
+    struct wsp_ggml_tensor * w2 = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 6, 4);
+    struct wsp_ggml_tensor * c = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 4, 2);
+    wsp_ggml_set_name(w1, "w1");
+    wsp_ggml_set_name(x, "x");
+    wsp_ggml_set_name(w2, "w2");
+    wsp_ggml_set_name(c, "c");
+    wsp_ggml_backend_buffer_t wbuf = wsp_ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft);
+    float v[48];
+    fill(v, 48, 0.25f, -1.0f);
+    wsp_ggml_backend_tensor_set(w1, v, 0, 48 * sizeof(float));
+    fill(v, 16, 0.5f, -2.0f);
+    wsp_ggml_backend_tensor_set(x, v, 0, 16 * sizeof(float));
+    fill(v, 24, -0.125f, 0.5f);
+    wsp_ggml_backend_tensor_set(w2, v, 0, 24 * sizeof(float));
+    fill(v, 8, 1.0f, 0.0f);
+    wsp_ggml_backend_tensor_set(c, v, 0, 8 * sizeof(float));
+
+    struct wsp_ggml_init_params gparams = { 16 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * gctx = wsp_ggml_init(gparams);
+    struct wsp_ggml_tensor * hs = wsp_ggml_scale(gctx, wsp_ggml_mul_mat(gctx, w1, x), 0.5f);
+    wsp_ggml_set_name(hs, "hs");
+    wsp_ggml_set_output(hs);
+    struct wsp_ggml_tensor * out = wsp_ggml_add(gctx, wsp_ggml_mul(gctx, wsp_ggml_mul_mat(gctx, w2, hs), c), c);
+    wsp_ggml_set_name(out, "out");
+    wsp_ggml_set_output(out);
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
+    wsp_ggml_build_forward_expand(gf, hs);
+    wsp_ggml_build_forward_expand(gf, out);
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    printf("%s alloc_graph %d\n", tag, wsp_ggml_gallocr_alloc_graph(galloc, gf));
+    printf("%s compute %d\n", tag, (int) wsp_ggml_backend_graph_compute(backend, gf));
+    print_tensor(tag, hs);
+    print_tensor(tag, out);
+    wsp_ggml_backend_tensor_get(out, result, 0, 8 * sizeof(float));
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(gctx);
+    wsp_ggml_backend_buffer_free(wbuf);
+    wsp_ggml_free(wctx);
 }
 
 int main(void) {
@@ -353,6 +402,30 @@ int main(void) {
         wsp_ggml_backend_free(mb3);
         wsp_ggml_backend_buffer_free(wbuf3);
         wsp_ggml_free(w3.ctx);
+    }
+    // --- T: TEST and CPU ---
+    {
+        const enum wsp_ggml_op test_ops[] = { WSP_GGML_OP_NONE, WSP_GGML_OP_ADD, WSP_GGML_OP_MUL, WSP_GGML_OP_SCALE, WSP_GGML_OP_MUL_MAT };
+        test_backend_set_supported_ops(test_ops, sizeof(test_ops) / sizeof(test_ops[0]));
+        wsp_ggml_backend_dev_t devs_t[2] = { test_backend_dev(), cpu_dev };
+        wsp_ggml_backend_dev_t meta_t = wsp_ggml_backend_meta_device(devs_t, 2, split_of, NULL);
+        wsp_ggml_backend_buffer_type_t buft_t = wsp_ggml_backend_dev_buffer_type(meta_t);
+        printf("T buft alignment %zu is_host %d max_size_is_test %d\n", wsp_ggml_backend_buft_get_alignment(buft_t),
+               wsp_ggml_backend_buft_is_host(buft_t), wsp_ggml_backend_buft_get_max_size(buft_t) == TEST_BACKEND_MAX_SIZE);
+        wsp_ggml_backend_t mb_t = wsp_ggml_backend_dev_init(meta_t, NULL);
+        printf("T backend %s simple %s %s\n", wsp_ggml_backend_name(mb_t), wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb_t, 0)),
+               wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb_t, 1)));
+        float meta_t_out[8], cpu_t_out[8];
+        run_t("T", mb_t, buft_t, meta_t_out);
+        wsp_ggml_backend_t cpu = wsp_ggml_backend_cpu_init();
+        run_t("T cpu", cpu, cpu_buft, cpu_t_out);
+        float max_diff = 0;
+        for (int i = 0; i < 8; i++) {
+            max_diff = fmaxf(max_diff, fabsf(cpu_t_out[i] - meta_t_out[i]));
+        }
+        printf("T matches_cpu_alone %d\n", max_diff < 1e-4f);
+        wsp_ggml_backend_free(cpu);
+        wsp_ggml_backend_free(mb_t);
     }
     printf("done\n");
     return 0;
