@@ -67,6 +67,7 @@ extern "C" {
     pub fn wsp_ggml_n_dims(tensor: *const wsp_ggml_tensor) -> c_int;
     pub fn wsp_ggml_nelements(tensor: *const wsp_ggml_tensor) -> i64;
     pub fn wsp_ggml_blck_size(r#type: wsp_ggml_type) -> i64;
+    pub fn wsp_ggml_graph_next_uid() -> u64;
     pub fn wsp_ggml_backend_alloc_ctx_tensors_from_buft(
         ctx: *mut wsp_ggml_context,
         buft: wsp_ggml_backend_buffer_type_t,

@@ -157,7 +157,8 @@ struct DeviceGraph {
 }
 
 impl DeviceGraph {
-    /// `nodes` with their use counts.
+    /// `nodes` with their use counts, under a new graph uid (a backend may cache what it made of
+    /// a graph by its uid).
     fn new(nodes: Vec<(Tensor, i32)>) -> Box<DeviceGraph> {
         let size = 2 * nodes.len() + 1;
         let mut g = Box::new(DeviceGraph {
@@ -181,6 +182,8 @@ impl DeviceGraph {
         g.graph = crate::graph::graph_over(&mut g.nodes, &mut no_leafs);
         g.graph.use_counts = g.use_counts.as_mut_ptr();
         g.graph.visited_hash_set = wsp_ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
+        // SAFETY: ggml's counter, callable from any thread.
+        g.graph.uid = unsafe { crate::ggml::wsp_ggml_graph_next_uid() };
         g
     }
 }
