@@ -39,6 +39,9 @@ pub const WSP_GGML_OP_FLASH_ATTN_EXT: wsp_ggml_op = 74;
 
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
 pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
+/// 0.7's ggml.h: the node must be computed (backends skip nodes without it).
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 /// `enum wsp_ggml_log_level`
 pub type wsp_ggml_log_level = c_int;

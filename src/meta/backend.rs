@@ -14,8 +14,6 @@ use crate::handle::{Backend, Buffer, Device};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 
-const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
-
 type CommInit = unsafe extern "C" fn(backends: *mut wsp_ggml_backend_t, n: usize) -> *mut c_void;
 type CommFree = unsafe extern "C" fn(comm: *mut c_void);
 type CommAllreduce = unsafe extern "C" fn(comm: *mut c_void, tensors: *mut *mut wsp_ggml_tensor) -> bool;
@@ -501,6 +499,7 @@ unsafe fn transfer_async(
     let state = split_state(caller, tensor, false);
     ensure!(state.n_segments == 1 && state.nr[0] == 1, "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();
+    ensure!(n > 0, "{caller}: the meta backend drives no backends");
     let slices: Vec<Tensor> = (0..n)
         .map(|j| {
             simple_tensor(caller, tensor, j)

@@ -19,7 +19,6 @@ const META_BASE: usize = 0x1000_0000_0000_0000;
 const META_STATIC_DATA: usize = 0x2000_0000_0000_0000;
 /// Views per static tensor that can be made between two graph computations.
 const COMPUTE_HEADROOM: usize = 16;
-const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 /// Per-device slices of some meta tensors, with the ggml contexts that hold them.
 struct TensorSet {
@@ -534,7 +533,7 @@ pub fn chunks(
             return Err(format!("segmented or repeated split along axis {axis} of this shape"));
         }
         let row_stride = nb[axis + 1];
-        if offset % row_stride != 0 || size % row_stride != 0 {
+        if row_stride == 0 || offset % row_stride != 0 || size % row_stride != 0 {
             return Err("the range is not whole rows".into());
         }
         let (row_start, rows) = (offset / row_stride, size / row_stride);
@@ -606,9 +605,10 @@ pub fn chunks(
     Ok(out)
 }
 
-/// The slices of a tensor of a meta buffer, with their strides.
+/// The slices of a tensor of a meta buffer (at least one).
 fn slices(caller: &str, tensor: Tensor) -> Vec<Tensor> {
     let n = meta_buffer_of(caller, tensor).n_devs();
+    ensure!(n > 0, "{caller}: the meta device of tensor {} spans no devices", tensor.name());
     (0..n).map(|j| simple_tensor_or_abort(caller, tensor, j)).collect()
 }
 

@@ -85,7 +85,7 @@ pub fn slice_layout(
     j: usize,
 ) -> ([i64; 4], [usize; 4]) {
     let (mut ne_j, mut nb_j) = (*ne, *nb);
-    if is_dim(state.axis) {
+    if is_dim(state.axis) && ne[state.axis as usize] != 0 {
         let axis = state.axis as usize;
         ne_j[axis] = share(state, n_devs, j);
         for i in 0..WSP_GGML_MAX_DIMS {
