@@ -186,8 +186,9 @@ impl DeviceGraph {
     }
 }
 
-/// A view whose source is a host tensor outside the meta buffers (the reference leaves such
-/// nodes as they are on every device).
+/// A view whose source is a host tensor outside the meta buffers: every device takes it as it
+/// is. (0.7.4 also counts views of meta tensors whose meta buffer is host memory, and puts the
+/// meta tensor itself in the devices' graphs; here those views use their per-device slices.)
 fn is_host_view(node: Tensor) -> bool {
     node.view_src().is_some_and(|v| {
         v.op() == WSP_GGML_OP_NONE
