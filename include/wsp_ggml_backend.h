@@ -33,142 +33,6 @@ typedef struct wsp_ggml_backend_sched * wsp_ggml_backend_sched_t;
 #define WSP_GGML_BACKEND_META_MAX_DEVICES 16
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define NONE 0
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define DUP 1
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define ADD 2
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define ADD_ID 3
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SUB 6
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define MUL 7
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define DIV 8
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SQR 9
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define COS 13
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SUM_ROWS 15
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define COUNT_EQUAL 19
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define NORM 24
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define L2_NORM 28
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define MUL_MAT 29
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define MUL_MAT_ID 30
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SCALE 32
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define CPY 34
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define CONT 35
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define RESHAPE 36
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define VIEW 37
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define PERMUTE 38
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define TRANSPOSE 39
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define GET_ROWS 40
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SOFT_MAX 46
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define SOFT_MAX_BACK 47
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define ROPE 48
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define ROPE_BACK 49
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define CLAMP 50
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define ARGSORT 69
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define TOP_K 70
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define LEAKY_RELU 71
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define FILL 73
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define UNARY 91
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define GLU 100
-#endif
-
 // `enum wsp_ggml_backend_buffer_usage`
 enum wsp_ggml_backend_buffer_usage {
   WSP_GGML_BACKEND_BUFFER_USAGE_ANY = 0,
@@ -197,10 +61,22 @@ enum wsp_ggml_backend_dev_type {
 };
 
 #if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
-// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
-// repeats `nr[s]` times along the axis.
-struct wsp_ggml_backend_meta_split_state;
+// `enum wsp_ggml_backend_meta_split_axis` as the header declares it (cbindgen gives it the C
+// name). Rust holds an axis as its integer, [`wsp_ggml_backend_meta_split_axis`], so that any
+// value C hands us is valid: 0..=3 split along that dimension, then the whole-tensor states and
+// two used only inside the meta backend.
+enum wsp_ggml_backend_meta_split_axis {
+  WSP_GGML_BACKEND_SPLIT_AXIS_0 = 0,
+  WSP_GGML_BACKEND_SPLIT_AXIS_1 = 1,
+  WSP_GGML_BACKEND_SPLIT_AXIS_2 = 2,
+  WSP_GGML_BACKEND_SPLIT_AXIS_3 = 3,
+  // Every simple device holds all values.
+  WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED = 10,
+  // Every simple device holds a partial sum; the values are the sum over devices.
+  WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL = 11,
+  WSP_GGML_BACKEND_SPLIT_AXIS_NONE = 98,
+  WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN = 99,
+};
 #endif
 
 // `struct wsp_ggml_backend_buffer_i`
@@ -297,10 +173,16 @@ typedef bool (*wsp_ggml_backend_eval_callback)(int node_index,
                                                void *user_data);
 
 #if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-// `enum wsp_ggml_backend_meta_split_axis`, kept as its integer so that any value C hands us is
-// valid: 0..=3 split along that dimension, then the whole-tensor states and two used only
-// inside the meta backend.
-typedef int wsp_ggml_backend_meta_split_axis;
+// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
+// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
+// repeats `nr[s]` times along the axis.
+struct wsp_ggml_backend_meta_split_state {
+  enum wsp_ggml_backend_meta_split_axis axis;
+  // 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
+  int64_t ne[256];
+  uint32_t nr[16];
+  uint32_t n_segments;
+};
 #endif
 
 #if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
@@ -481,40 +363,6 @@ typedef struct wsp_ggml_backend_feature *(*wsp_ggml_backend_get_features_t)(wsp_
 typedef wsp_ggml_backend_reg_t (*wsp_ggml_backend_init_t)(void);
 
 typedef int (*wsp_ggml_backend_score_t)(void);
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_0 0
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_1 1
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_2 2
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_3 3
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-// Every simple device holds all values.
-#define WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED 10
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-// Every simple device holds a partial sum; the values are the sum over devices.
-#define WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL 11
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_NONE 98
-#endif
-
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
-#define WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN 99
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -1059,7 +907,7 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
 //
 // # Safety
 // None (any value is accepted).
-const char *wsp_ggml_backend_meta_split_axis_name(wsp_ggml_backend_meta_split_axis split_axis);
+const char *wsp_ggml_backend_meta_split_axis_name(enum wsp_ggml_backend_meta_split_axis split_axis);
 #endif
 
 #if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)

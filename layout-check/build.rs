@@ -37,10 +37,27 @@ const STRUCTS: &[&str] = &[
 /// same number.
 const ENUMS: &[&str] = &["wsp_ggml_status", "wsp_ggml_backend_buffer_usage", "wsp_ggml_backend_dev_type"];
 
+/// What only 0.7's headers declare: the meta backend's split state, and its split-axis enum
+/// (C name, then the mirror's: Rust holds the axis as an integer and declares the enum for the
+/// header under another name).
+const STRUCTS_0_7: &[&str] = &["wsp_ggml_backend_meta_split_state"];
+const ENUMS_0_7: &[(&str, &str)] = &[("wsp_ggml_backend_meta_split_axis", "wsp_ggml_backend_meta_split_axis_decl")];
+
 /// The ops whose numbers the backend layer uses.
 const OPS: &[&str] = &["NONE", "RESHAPE", "VIEW", "PERMUTE", "TRANSPOSE", "ROPE"];
-/// The ops whose numbers only the 0.7 build uses.
-const OPS_0_7: &[&str] = &["FLASH_ATTN_EXT"];
+/// The 0.7 build's op numbers: every constant of the mirrors' `op` module (named as in ggml.h
+/// without the `WSP_GGML_OP_` prefix).
+fn ops_0_7(root: &Path) -> Vec<String> {
+    let mirrors = root.join("../src/abi/mirrors.rs");
+    println!("cargo:rerun-if-changed={}", mirrors.display());
+    let text = std::fs::read_to_string(&mirrors).unwrap();
+    let module = &text[text.find("pub mod op {").expect("the mirrors declare the op module")..];
+    let module = &module[..module.find("\n}").unwrap()];
+    module
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("pub const ")?.split(':').next().map(str::to_owned))
+        .collect()
+}
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -67,14 +84,22 @@ fn main() {
     if let Some(sysroot) = cross_headers(&target) {
         builder = builder.clang_arg(format!("-isystem{}", sysroot.display()));
     }
-    for name in STRUCTS.iter().chain(ENUMS).chain(&["wsp_ggml_op"]) {
+    let is_0_7 = std::env::var_os("CARGO_FEATURE_WHISPER_RN_0_7").is_some();
+    let mut structs = STRUCTS.to_vec();
+    let mut enums: Vec<(&str, &str)> = ENUMS.iter().map(|&e| (e, e)).collect();
+    if is_0_7 {
+        structs.extend(STRUCTS_0_7);
+        enums.extend(ENUMS_0_7);
+    }
+    for name in structs.iter().chain(enums.iter().map(|(c, _)| c)).chain(&["wsp_ggml_op"]) {
         builder = builder.allowlist_type(name);
     }
     let bindings = builder.generate().expect("bindgen reads the release's headers").to_string();
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(out.join("release.rs"), &bindings).unwrap();
-    std::fs::write(out.join("checks.rs"), checks(&bindings)).unwrap();
+    let ops_0_7 = if is_0_7 { ops_0_7(&root) } else { Vec::new() };
+    std::fs::write(out.join("checks.rs"), checks(&bindings, &structs, &enums, &ops_0_7)).unwrap();
 }
 
 /// The C headers of a Debian cross toolchain for `target`, if installed.
@@ -103,21 +128,23 @@ fn rust_field(name: &str) -> String {
 }
 
 /// The assertions, one per struct size, alignment, field offset and enum value.
-fn checks(bindings: &str) -> String {
+fn checks(bindings: &str, structs: &[&str], enums: &[(&str, &str)], ops_0_7: &[String]) -> String {
     let mut out = String::new();
-    for &name in STRUCTS {
+    for &name in structs {
         let fields = struct_fields(bindings, name).unwrap_or_else(|| panic!("the headers declare no struct {name}"));
         let pairs: Vec<String> = fields.iter().map(|f| format!("{} = {f}", rust_field(f))).collect();
         writeln!(out, "same_layout!({name} {{ {} }});", pairs.join(", ")).unwrap();
     }
-    for &name in ENUMS {
+    for &(name, mirror) in enums {
         for variant in enum_values(bindings, name) {
-            writeln!(out, "same_value!({name}, {variant});").unwrap();
+            writeln!(out, "same_value!({mirror}, {variant});").unwrap();
         }
     }
-    let ops_0_7 = if std::env::var_os("CARGO_FEATURE_WHISPER_RN_0_7").is_some() { OPS_0_7 } else { &[] };
-    for op in OPS.iter().chain(ops_0_7) {
+    for op in OPS {
         writeln!(out, "same_op!(WSP_GGML_OP_{op});").unwrap();
+    }
+    for op in ops_0_7 {
+        writeln!(out, "same_op!(op::{op} = WSP_GGML_OP_{op});").unwrap();
     }
     out
 }

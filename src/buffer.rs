@@ -80,7 +80,7 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffe
 /// for a buffer without a single base address such as a multi-buffer. 0.5 returns NULL there
 /// too, quietly: its callers ask multi-buffers as a matter of course.
 pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
-    if buffer.size() == 0 {
+    if buffer.size() == 0 && !is_meta(buffer) {
         return std::ptr::null_mut();
     }
     let Some(base) = buffer.base() else {
@@ -91,6 +91,18 @@ pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
     };
     ensure!(!base.is_null(), "{caller}: backend buffer base cannot be NULL");
     base
+}
+
+/// Whether `buffer` is a meta buffer of 0.7: it reports its (placeholder) base even when empty,
+/// and ggml-alloc's bounds do not apply to it (its tensors live in per-device slices).
+pub fn is_meta(buffer: Buffer) -> bool {
+    #[cfg(feature = "whisper-rn-0-7")]
+    return crate::meta::buffer::is_meta_buffer(buffer);
+    #[cfg(not(feature = "whisper-rn-0-7"))]
+    return {
+        let _ = buffer;
+        false
+    };
 }
 
 /// Fills the buffer with `value` (nothing to do for a zero-sized one).

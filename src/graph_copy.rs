@@ -41,7 +41,8 @@ pub fn tensor_alloc(
     let base = crate::buffer::base(caller, buffer) as usize;
     let end = base + buffer.size();
     let size = buffer.buft_or_abort(caller).alloc_size(tensor);
-    let fits = (addr as usize) >= base && (addr as usize).checked_add(size).is_some_and(|e| e <= end);
+    let fits = (addr as usize) >= base
+        && (crate::buffer::is_meta(buffer) || (addr as usize).checked_add(size).is_some_and(|e| e <= end));
     if !fits {
         return Err(Refused(format!(
             "{size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",

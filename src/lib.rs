@@ -10,7 +10,8 @@
 //! - [`ffi`]: the exports, one pattern for all: convert the arguments, call the core, convert
 //!   the result;
 //! - the core: [`buffer`], [`cpu_buffer`], [`tensor_io`], [`graph_copy`], [`registry`],
-//!   [`loader`] and [`sched`], safe Rust over handles and plain data;
+//!   [`loader`] and [`sched`], safe Rust over handles and plain data; with whisper.rn 0.7, also
+//!   `meta`, the meta backend (a device over several devices, tensors split between them);
 //! - [`handle`] and [`graph`]: typed handles over the C objects, tensors and graphs, the only
 //!   code that reads their fields or calls their interface entries;
 //! - [`abi`]: the `#[repr(C)]` mirrors of the chosen whisper.rn release; [`ggml`]: what the

@@ -148,7 +148,22 @@ fn rust_layout_lines() -> Vec<String> {
             out.push(format!("offset {field} {offset}"));
         }
         out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_META {}", WSP_GGML_BACKEND_DEVICE_TYPE_META as i64));
-        out.push(format!("enum WSP_GGML_OP_FLASH_ATTN_EXT {WSP_GGML_OP_FLASH_ATTN_EXT}"));
+        out.push(format!("enum WSP_GGML_OP_FLASH_ATTN_EXT {}", op::FLASH_ATTN_EXT));
+        out.push(format!("enum WSP_GGML_TENSOR_FLAG_COMPUTE {WSP_GGML_TENSOR_FLAG_COMPUTE}"));
+        rust_layout!(out; wsp_ggml_backend_meta_split_state { axis, ne, nr, n_segments });
+        for (name, value) in [
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_0", WSP_GGML_BACKEND_SPLIT_AXIS_0),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_1", WSP_GGML_BACKEND_SPLIT_AXIS_1),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_2", WSP_GGML_BACKEND_SPLIT_AXIS_2),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_3", WSP_GGML_BACKEND_SPLIT_AXIS_3),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED", WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL", WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_NONE", WSP_GGML_BACKEND_SPLIT_AXIS_NONE),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN", WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN),
+        ] {
+            out.push(format!("enum {name} {value}"));
+        }
+        out.push(format!("define WSP_GGML_BACKEND_META_MAX_DEVICES {WSP_GGML_BACKEND_META_MAX_DEVICES}"));
     }
     for (name, value) in [
         ("WSP_GGML_BACKEND_API_VERSION", WSP_GGML_BACKEND_API_VERSION as usize),

@@ -287,6 +287,26 @@ int main(void) {
     ENUM(WSP_GGML_TENSOR_FLAG_OUTPUT);
     ENUM(WSP_GGML_TENSOR_FLAG_PARAM);
     ENUM(WSP_GGML_TENSOR_FLAG_LOSS);
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    ENUM(WSP_GGML_TENSOR_FLAG_COMPUTE);
+
+    /* the meta backend (whisper.rn 0.7) */
+    STRUCT(wsp_ggml_backend_meta_split_state);
+    FIELD(wsp_ggml_backend_meta_split_state, axis);
+    FIELD(wsp_ggml_backend_meta_split_state, ne);
+    FIELD(wsp_ggml_backend_meta_split_state, nr);
+    FIELD(wsp_ggml_backend_meta_split_state, n_segments);
+    TYPE("wsp_ggml_backend_meta_split_axis", enum wsp_ggml_backend_meta_split_axis);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_0);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_1);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_2);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_3);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_NONE);
+    ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN);
+    DEFINE("WSP_GGML_BACKEND_META_MAX_DEVICES", WSP_GGML_BACKEND_META_MAX_DEVICES);
+#endif
 
     TYPE("wsp_ggml_cgraph_eval_order", enum wsp_ggml_cgraph_eval_order);
     ENUM(WSP_GGML_CGRAPH_EVAL_ORDER_LEFT_TO_RIGHT);

@@ -607,6 +607,64 @@ static int c_tensor_copy_layouts(void) {
     return 0;
 }
 
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+/* the meta backend of whisper.rn 0.7 */
+static int c_meta_split_axis_name_invalid(void) { wsp_ggml_backend_meta_split_axis_name((enum wsp_ggml_backend_meta_split_axis) 42); return 0; }
+static int c_meta_is_meta_null(void) {
+    return wsp_ggml_backend_is_meta(NULL) || wsp_ggml_backend_buffer_is_meta(NULL) || wsp_ggml_backend_buft_is_meta(NULL);
+}
+static int c_meta_is_meta_cpu(void) {
+    return wsp_ggml_backend_is_meta(cpu_backend()) || wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_dev_buffer_type(cpu_device()));
+}
+static int c_meta_device_null_devs(void)    { wsp_ggml_backend_meta_device(NULL, 2, NULL, NULL); return 0; }
+static int c_meta_device_too_many(void) {
+    wsp_ggml_backend_dev_t devs[17];
+    for (int i = 0; i < 17; i++) {
+        devs[i] = cpu_device();
+    }
+    wsp_ggml_backend_meta_device(devs, 17, NULL, NULL);
+    return 0;
+}
+static int c_meta_device_null_element(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), NULL };
+    wsp_ggml_backend_meta_device(devs, 2, NULL, NULL);
+    return 0;
+}
+static wsp_ggml_backend_t meta_backend(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
+    wsp_ggml_backend_t mb = wsp_ggml_backend_dev_init(wsp_ggml_backend_meta_device(devs, 2, NULL, NULL), NULL);
+    if (mb == NULL) {
+        setup_failed("meta backend");
+    }
+    return keep(mb);
+}
+static int c_meta_n_backends_null(void)     { wsp_ggml_backend_meta_n_backends(NULL); return 0; }
+static int c_meta_n_backends_not_meta(void) { wsp_ggml_backend_meta_n_backends(cpu_backend()); return 0; }
+static int c_meta_simple_backend_null(void) { wsp_ggml_backend_meta_simple_backend(NULL, 0); return 0; }
+static int c_meta_simple_backend_out_of_range(void) { wsp_ggml_backend_meta_simple_backend(meta_backend(), 2); return 0; }
+static int c_meta_alloc_ctx_null_ctx(void) {
+    wsp_ggml_backend_dev_t devs[1] = { cpu_device() };
+    wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(NULL, wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
+    return 0;
+}
+static struct wsp_ggml_context * one_tensor_ctx(void) {
+    struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_context * ctx = wsp_ggml_init(params);
+    wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, 4);
+    return keep(ctx);
+}
+static int c_meta_alloc_ctx_null_buft(void) { wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), NULL); return 0; }
+static int c_meta_alloc_ctx_not_meta(void) {
+    wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(cpu_device()));
+    return 0;
+}
+static int c_meta_alloc_ctx_no_callback(void) {
+    wsp_ggml_backend_dev_t devs[1] = { cpu_device() };
+    wsp_ggml_backend_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
+    return 0;
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 
 struct bad_case {
@@ -719,6 +777,24 @@ static const struct bad_case cases[] = {
     { "tensor_get_2d_async_oob",          "abort", "tensor read out of bounds",  c_tensor_get_2d_async_oob },
     { "tensor_set_2d_unallocated",        "abort", "tensor buffer not set",      c_tensor_set_2d_unallocated },
     { "tensor_get_2d_async_unallocated",  "abort", "tensor not allocated",       c_tensor_get_2d_async_unallocated },
+#endif
+
+#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+    /* the meta backend (0.7) */
+    { "meta_split_axis_name_invalid",     "abort", "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
+    { "meta_is_meta_null",                "ok",    "", c_meta_is_meta_null },
+    { "meta_is_meta_cpu",                 "ok",    "", c_meta_is_meta_cpu },
+    { "meta_device_null_devs",            "abort", NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
+    { "meta_device_too_many",             "abort", "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
+    { "meta_device_null_element",         "abort", "wsp_ggml_backend_meta_device: devs[1] is NULL", c_meta_device_null_element },
+    { "meta_n_backends_null",             "abort", NULLMSG(wsp_ggml_backend_meta_n_backends, meta_backend), c_meta_n_backends_null },
+    { "meta_n_backends_not_meta",         "abort", "wsp_ggml_backend_meta_n_backends: backend is not a meta backend", c_meta_n_backends_not_meta },
+    { "meta_simple_backend_null",         "abort", NULLMSG(wsp_ggml_backend_meta_simple_backend, meta_backend), c_meta_simple_backend_null },
+    { "meta_simple_backend_out_of_range", "abort", "index 2 out of range", c_meta_simple_backend_out_of_range },
+    { "meta_alloc_ctx_null_ctx",          "abort", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, ctx), c_meta_alloc_ctx_null_ctx },
+    { "meta_alloc_ctx_null_buft",         "abort", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
+    { "meta_alloc_ctx_not_meta",          "abort", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
+    { "meta_alloc_ctx_no_callback",       "abort", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
 #endif
 
     /* allocation misuse */

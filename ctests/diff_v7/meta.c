@@ -5,14 +5,21 @@
 //     and its buffer type (alignment, max size, host, alloc size).
 //  S: static tensors split by the application's callback (axis 1, axis 0, segmented, MIRRORED),
 //     allocated with ggml-alloc's alloc_ctx_tensors_from_buft; set/get round trips, memset.
-//  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops on the
-//     split result, a product over the split dimension (PARTIAL, summed across devices) and a
+//  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops and a
+//     transposed copy of the split result, products over the split dimension (PARTIAL, summed
+//     across devices, one reduction delayed over a MUL and an ADD of two branches) and a
 //     broadcast ADD; the results read back, and compared with the CPU backend alone.
 //  B: the meta backend: name, guid, is_meta, n_backends, simple backends, asynchronous set/get.
-// Lines starting with "known-difference" print what this library does differently on purpose
-// (names: the reference's read "Meta()"), and are left out of the comparison.
+//  Y: G's graph on a meta device over three CPU devices.
+//  Z: the same with one device's shares empty (printed as known differences: see run_three's call).
+//  T: a meta device over the TEST fixture (a non-host device) and the CPU: the buffer type, and
+//     a graph of the ops TEST computes (two products, a scale, MUL and ADD), against the CPU alone.
+// Lines starting with "known-difference <label>" print what this library does differently on
+// purpose (names: the reference's read "Meta()"; Z: NaN garbage in an empty share); the
+// comparison takes only those two words of them.
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
+#include "test_backend.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -21,13 +28,19 @@
 #include <stdio.h>
 #include <string.h>
 
+// userdata: NULL for two devices, else three shares of w1's rows and w2's columns for three devices.
 static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_tensor * t, void * ud) {
-    (void) ud;
+    const int64_t * three = ud;
     struct wsp_ggml_backend_meta_split_state s;
     memset(&s, 0, sizeof(s));
     s.n_segments = 1;
     s.nr[0] = 1;
-    if (strcmp(t->name, "w1") == 0) {         // [8, 6]: rows 4 + 2
+    if (three != NULL && (strcmp(t->name, "w1") == 0 || strcmp(t->name, "w2") == 0)) {
+        s.axis = t->name[1] == '1' ? WSP_GGML_BACKEND_SPLIT_AXIS_1 : WSP_GGML_BACKEND_SPLIT_AXIS_0;
+        memcpy(s.ne, three, 3 * sizeof(int64_t));
+    } else if (three != NULL) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    } else if (strcmp(t->name, "w1") == 0) {  // [8, 6]: rows 4 + 2
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.ne[0] = 4;
         s.ne[1] = 2;
@@ -70,13 +83,22 @@ static void print_tensor(const char * tag, const struct wsp_ggml_tensor * t) {
     printf("\n");
 }
 
+static void set_input(struct wsp_ggml_tensor * xi) {
+    float v[16];
+    fill(v, 16, -0.25f, 1.0f);
+    wsp_ggml_backend_tensor_set(xi, v, 0, sizeof(v));
+}
+
 struct graph {
     struct wsp_ggml_context * ctx;
     struct wsp_ggml_cgraph * gf;
-    struct wsp_ggml_tensor * hs, * out;
+    struct wsp_ggml_tensor * hs, * ht, * hv, * hq, * out, * xi, * hx;
 };
 
-// hs = 0.5 * relu(w1 x) [6, 2]; out = w2 hs + b [4, 2]
+// hx = w1 xi, xi an input of the graph; hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6]; hv = 2 * (column 1 of hs, a view
+// at an offset) [6]; hq = ht reshaped [4, 3];
+// out = (w2 hs) * b + w2 relu(w1 x) + b [4, 2]: two products over the split dimension (PARTIAL),
+// one scaled by a MIRRORED tensor, added together (a single reduction in 0.7.4)
 static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
     struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
     struct graph g;
@@ -89,9 +111,38 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_name(g.hs, "hs");
     struct wsp_ggml_tensor * o = wsp_ggml_mul_mat(g.ctx, w2, g.hs);
     wsp_ggml_set_name(o, "o");
-    g.out = wsp_ggml_add(g.ctx, o, b);
+    struct wsp_ggml_tensor * ob = wsp_ggml_mul(g.ctx, o, b);
+    wsp_ggml_set_name(ob, "ob");
+    struct wsp_ggml_tensor * o2 = wsp_ggml_mul_mat(g.ctx, w2, hr);
+    wsp_ggml_set_name(o2, "o2");
+    struct wsp_ggml_tensor * sum = wsp_ggml_add(g.ctx, ob, o2);
+    wsp_ggml_set_name(sum, "sum");
+    g.out = wsp_ggml_add(g.ctx, sum, b);
     wsp_ggml_set_name(g.out, "out");
+    g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
+    wsp_ggml_set_name(g.ht, "ht");
+    g.hv = wsp_ggml_scale(g.ctx, wsp_ggml_view_1d(g.ctx, g.hs, 6, g.hs->nb[1]), 2.0f);
+    wsp_ggml_set_name(g.hv, "hv");
+    g.hq = wsp_ggml_scale(g.ctx, wsp_ggml_reshape_2d(g.ctx, g.ht, 4, 3), 1.0f);
+    wsp_ggml_set_name(g.hq, "hq");
+    // outputs, so that ggml-alloc keeps them to be read
+    wsp_ggml_set_output(g.hs);
+    wsp_ggml_set_output(g.ht);
+    wsp_ggml_set_output(g.hv);
+    wsp_ggml_set_output(g.hq);
+    wsp_ggml_set_output(g.out);
+    // an input of the graph's own (a leaf in the compute buffer) times the split weight
+    g.xi = wsp_ggml_new_tensor_2d(g.ctx, WSP_GGML_TYPE_F32, 8, 2);
+    wsp_ggml_set_name(g.xi, "xi");
+    wsp_ggml_set_input(g.xi);
+    g.hx = wsp_ggml_mul_mat(g.ctx, w1, g.xi);
+    wsp_ggml_set_name(g.hx, "hx");
+    wsp_ggml_set_output(g.hx);
     g.gf = wsp_ggml_new_graph(g.ctx);
+    wsp_ggml_build_forward_expand(g.gf, g.hx);
+    wsp_ggml_build_forward_expand(g.gf, g.ht);
+    wsp_ggml_build_forward_expand(g.gf, g.hv);
+    wsp_ggml_build_forward_expand(g.gf, g.hq);
     wsp_ggml_build_forward_expand(g.gf, g.out);
     return g;
 }
@@ -132,6 +183,89 @@ static void set_weights(struct weights * w) {
     wsp_ggml_backend_tensor_set(w->b, v, 0, 4 * sizeof(float));
 }
 
+// T: out = (w2 (0.5 w1 x)) * c + c, with c [4, 2] MIRRORED
+static void run_t(const char * tag, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft, float * result) {
+    struct wsp_ggml_init_params wparams = { 8 * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_context * wctx = wsp_ggml_init(wparams);
+    struct wsp_ggml_tensor * w1 = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 8, 6);
+    struct wsp_ggml_tensor * x = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 8, 2);
+    struct wsp_ggml_tensor * w2 = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 6, 4);
+    struct wsp_ggml_tensor * c = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 4, 2);
+    wsp_ggml_set_name(w1, "w1");
+    wsp_ggml_set_name(x, "x");
+    wsp_ggml_set_name(w2, "w2");
+    wsp_ggml_set_name(c, "c");
+    wsp_ggml_backend_buffer_t wbuf = wsp_ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft);
+    float v[48];
+    fill(v, 48, 0.25f, -1.0f);
+    wsp_ggml_backend_tensor_set(w1, v, 0, 48 * sizeof(float));
+    fill(v, 16, 0.5f, -2.0f);
+    wsp_ggml_backend_tensor_set(x, v, 0, 16 * sizeof(float));
+    fill(v, 24, -0.125f, 0.5f);
+    wsp_ggml_backend_tensor_set(w2, v, 0, 24 * sizeof(float));
+    fill(v, 8, 1.0f, 0.0f);
+    wsp_ggml_backend_tensor_set(c, v, 0, 8 * sizeof(float));
+
+    struct wsp_ggml_init_params gparams = { 16 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * gctx = wsp_ggml_init(gparams);
+    struct wsp_ggml_tensor * hs = wsp_ggml_scale(gctx, wsp_ggml_mul_mat(gctx, w1, x), 0.5f);
+    wsp_ggml_set_name(hs, "hs");
+    wsp_ggml_set_output(hs);
+    struct wsp_ggml_tensor * out = wsp_ggml_add(gctx, wsp_ggml_mul(gctx, wsp_ggml_mul_mat(gctx, w2, hs), c), c);
+    wsp_ggml_set_name(out, "out");
+    wsp_ggml_set_output(out);
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
+    wsp_ggml_build_forward_expand(gf, hs);
+    wsp_ggml_build_forward_expand(gf, out);
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    printf("%s alloc_graph %d\n", tag, wsp_ggml_gallocr_alloc_graph(galloc, gf));
+    printf("%s compute %d\n", tag, (int) wsp_ggml_backend_graph_compute(backend, gf));
+    print_tensor(tag, hs);
+    print_tensor(tag, out);
+    wsp_ggml_backend_tensor_get(out, result, 0, 8 * sizeof(float));
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(gctx);
+    wsp_ggml_backend_buffer_free(wbuf);
+    wsp_ggml_free(wctx);
+}
+
+// Y, Z: G's graph on a meta device over three CPU devices with w1's rows and w2's columns split
+// as `shares`, compared with the two-device results
+static void run_three(const char * tag, wsp_ggml_backend_dev_t cpu_dev, const int64_t * shares, const float * two_device_out) {
+    wsp_ggml_backend_dev_t devs3[3] = { cpu_dev, cpu_dev, cpu_dev };
+    wsp_ggml_backend_dev_t meta3 = wsp_ggml_backend_meta_device(devs3, 3, split_of, (void *) shares);
+    wsp_ggml_backend_buffer_type_t buft3 = wsp_ggml_backend_dev_buffer_type(meta3);
+    struct weights w3 = make_weights();
+    wsp_ggml_backend_buffer_t wbuf3 = wsp_ggml_backend_alloc_ctx_tensors_from_buft(w3.ctx, buft3);
+    set_weights(&w3);
+    print_tensor(tag, w3.w1);
+    wsp_ggml_backend_t mb3 = wsp_ggml_backend_dev_init(meta3, NULL);
+    printf("%s n_backends %zu name %s\n", tag, wsp_ggml_backend_meta_n_backends(mb3), wsp_ggml_backend_name(mb3));
+    struct graph g3 = build(w3.w1, w3.x, w3.w2, w3.b);
+    wsp_ggml_gallocr_t galloc3 = wsp_ggml_gallocr_new(buft3);
+    printf("%s alloc_graph %d\n", tag, wsp_ggml_gallocr_alloc_graph(galloc3, g3.gf));
+    set_input(g3.xi);
+    printf("%s compute %d\n", tag, (int) wsp_ggml_backend_graph_compute(mb3, g3.gf));
+    print_tensor(tag, g3.hs);
+    print_tensor(tag, g3.ht);
+    print_tensor(tag, g3.hv);
+    print_tensor(tag, g3.hq);
+    print_tensor(tag, g3.hx);
+    print_tensor(tag, g3.out);
+    float out3[8];
+    wsp_ggml_backend_tensor_get(g3.out, out3, 0, sizeof(out3));
+    float max_diff = 0;
+    for (int i = 0; i < 8; i++) {
+        max_diff = fmaxf(max_diff, fabsf(out3[i] - two_device_out[i]));
+    }
+    printf("%s matches_two_devices %d\n", tag, max_diff < 1e-4f);
+    wsp_ggml_gallocr_free(galloc3);
+    wsp_ggml_free(g3.ctx);
+    wsp_ggml_backend_free(mb3);
+    wsp_ggml_backend_buffer_free(wbuf3);
+    wsp_ggml_free(w3.ctx);
+}
+
 int main(void) {
     // --- A ---
     const enum wsp_ggml_backend_meta_split_axis axes[] = {
@@ -146,11 +280,11 @@ int main(void) {
     // --- D ---
     wsp_ggml_backend_dev_t cpu_dev = wsp_ggml_backend_dev_by_type(WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
     wsp_ggml_backend_dev_t devs[2] = { cpu_dev, cpu_dev };
-    int ud = 0;
-    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_of, &ud);
-    printf("D same_args_same_device %d\n", meta == wsp_ggml_backend_meta_device(devs, 2, split_of, &ud));
-    printf("D other_userdata_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 2, split_of, NULL));
-    printf("D one_device_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 1, split_of, &ud));
+    static int other_ud; // only compared, never read
+    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_of, NULL);
+    printf("D same_args_same_device %d\n", meta == wsp_ggml_backend_meta_device(devs, 2, split_of, NULL));
+    printf("D other_userdata_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 2, split_of, &other_ud));
+    printf("D one_device_other_device %d\n", meta != wsp_ggml_backend_meta_device(devs, 1, split_of, NULL));
     printf("known-difference D name %s description %s\n", wsp_ggml_backend_dev_name(meta), wsp_ggml_backend_dev_description(meta));
     printf("D type %d (META %d) reg_null %d\n", (int) wsp_ggml_backend_dev_type(meta), (int) WSP_GGML_BACKEND_DEVICE_TYPE_META,
            wsp_ggml_backend_dev_backend_reg(meta) == NULL);
@@ -207,9 +341,14 @@ int main(void) {
     struct graph g = build(w.w1, w.x, w.w2, w.b);
     wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
     printf("G alloc_graph %d\n", wsp_ggml_gallocr_alloc_graph(galloc, g.gf));
+    set_input(g.xi);
     printf("G supports_op out %d\n", wsp_ggml_backend_dev_supports_op(meta, g.out));
     printf("G compute %d\n", (int) wsp_ggml_backend_graph_compute(mb, g.gf));
     print_tensor("G", g.hs);
+    print_tensor("G", g.ht);
+    print_tensor("G", g.hv);
+    print_tensor("G", g.hq);
+    print_tensor("G", g.hx);
     print_tensor("G", g.out);
     float meta_out[8];
     wsp_ggml_backend_tensor_get(g.out, meta_out, 0, sizeof(meta_out));
@@ -224,7 +363,11 @@ int main(void) {
         struct graph cg = build(cw.w1, cw.x, cw.w2, cw.b);
         wsp_ggml_gallocr_t cgalloc = wsp_ggml_gallocr_new(cpu_buft);
         wsp_ggml_gallocr_alloc_graph(cgalloc, cg.gf);
+        set_input(cg.xi);
         wsp_ggml_backend_graph_compute(cpu, cg.gf);
+        print_tensor("G cpu", cg.hv);
+        print_tensor("G cpu", cg.hq);
+        print_tensor("G cpu", cg.hx);
         float cpu_out[8];
         wsp_ggml_backend_tensor_get(cg.out, cpu_out, 0, sizeof(cpu_out));
         float max_diff = 0;
@@ -244,7 +387,7 @@ int main(void) {
     wsp_ggml_guid_t guid = wsp_ggml_backend_guid(mb);
     printf("B guid");
     for (int i = 0; i < 16; i++) {
-        printf(" %02x", guid[i]);
+        printf(" %02x", (*guid)[i]);
     }
     printf("\n");
     printf("B is_meta %d null %d simple %d\n", wsp_ggml_backend_is_meta(mb), wsp_ggml_backend_is_meta(NULL),
@@ -256,7 +399,7 @@ int main(void) {
            wsp_ggml_backend_get_device(mb) == meta);
     {
         float v[48];
-        fill(v, 16, -0.5f, 1.0f);
+        fill(v, 16, 0.25f, -0.5f);
         wsp_ggml_backend_tensor_set_async(mb, w.x, v, 0, 16 * sizeof(float));
         fill(v, 48, 0.125f, 0.0f);
         wsp_ggml_backend_tensor_set_async(mb, w.w1, v, 0, 48 * sizeof(float));
@@ -280,6 +423,39 @@ int main(void) {
     wsp_ggml_backend_free(mb);
     wsp_ggml_backend_buffer_free(wbuf);
     wsp_ggml_free(w.ctx);
+
+    // --- Y and Z: three devices (a butterfly over two, the third folded in) ---
+    static const int64_t even[3] = { 2, 2, 2 };
+    run_three("Y", cpu_dev, even, meta_out);
+    // Z: device 1 has empty shares. 0.7.4 zeroes its partial sum by scaling it by 0, which leaves
+    // NaN garbage as NaN; this library writes zeros. The results can differ, so they are printed
+    // as known differences.
+    static const int64_t one_empty[3] = { 4, 0, 2 };
+    run_three("known-difference Z", cpu_dev, one_empty, meta_out);
+    // --- T: TEST and CPU ---
+    {
+        const enum wsp_ggml_op test_ops[] = { WSP_GGML_OP_NONE, WSP_GGML_OP_ADD, WSP_GGML_OP_MUL, WSP_GGML_OP_SCALE, WSP_GGML_OP_MUL_MAT };
+        test_backend_set_supported_ops(test_ops, sizeof(test_ops) / sizeof(test_ops[0]));
+        wsp_ggml_backend_dev_t devs_t[2] = { test_backend_dev(), cpu_dev };
+        wsp_ggml_backend_dev_t meta_t = wsp_ggml_backend_meta_device(devs_t, 2, split_of, NULL);
+        wsp_ggml_backend_buffer_type_t buft_t = wsp_ggml_backend_dev_buffer_type(meta_t);
+        printf("T buft alignment %zu is_host %d max_size_is_test %d\n", wsp_ggml_backend_buft_get_alignment(buft_t),
+               wsp_ggml_backend_buft_is_host(buft_t), wsp_ggml_backend_buft_get_max_size(buft_t) == TEST_BACKEND_MAX_SIZE);
+        wsp_ggml_backend_t mb_t = wsp_ggml_backend_dev_init(meta_t, NULL);
+        printf("T backend %s simple %s %s\n", wsp_ggml_backend_name(mb_t), wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb_t, 0)),
+               wsp_ggml_backend_name(wsp_ggml_backend_meta_simple_backend(mb_t, 1)));
+        float meta_t_out[8], cpu_t_out[8];
+        run_t("T", mb_t, buft_t, meta_t_out);
+        wsp_ggml_backend_t cpu = wsp_ggml_backend_cpu_init();
+        run_t("T cpu", cpu, cpu_buft, cpu_t_out);
+        float max_diff = 0;
+        for (int i = 0; i < 8; i++) {
+            max_diff = fmaxf(max_diff, fabsf(cpu_t_out[i] - meta_t_out[i]));
+        }
+        printf("T matches_cpu_alone %d\n", max_diff < 1e-4f);
+        wsp_ggml_backend_free(cpu);
+        wsp_ggml_backend_free(mb_t);
+    }
     printf("done\n");
     return 0;
 }

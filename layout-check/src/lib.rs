@@ -36,6 +36,9 @@ macro_rules! same_op {
     ($op:ident) => {
         const _: () = assert!(mirror::$op as i64 == release::$op as i64, concat!("value of ", stringify!($op)));
     };
+    (op::$name:ident = $op:ident) => {
+        const _: () = assert!(mirror::op::$name as i64 == release::$op as i64, concat!("value of ", stringify!($op)));
+    };
 }
 
 include!(concat!(env!("OUT_DIR"), "/checks.rs"));

@@ -32,13 +32,91 @@ pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35 + OP_SHIFT;
 pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36 + OP_SHIFT;
 pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37 + OP_SHIFT;
 pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46 + OP_SHIFT;
-/// 0.7 names it to skip it when placing ops by their weights (0.7's ggml.h inserts COL2IM_1D
-/// before it).
+
 #[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_OP_FLASH_ATTN_EXT: wsp_ggml_op = 74;
+/// 0.7.4's ggml.h op numbers, for the ops the meta backend distinguishes (its split-state
+/// inference takes the ops between two named ones; 55, COL2IM_1D, is in none). layout-check
+/// compares every one with the release's headers; cbindgen leaves them to ggml.h.
+///
+/// cbindgen:ignore
+pub mod op {
+    pub const NONE: super::wsp_ggml_op = 0;
+    pub const DUP: super::wsp_ggml_op = 1;
+    pub const ADD: super::wsp_ggml_op = 2;
+    pub const ADD_ID: super::wsp_ggml_op = 3;
+    pub const ADD1: super::wsp_ggml_op = 4;
+    pub const ACC: super::wsp_ggml_op = 5;
+    pub const SUB: super::wsp_ggml_op = 6;
+    pub const MUL: super::wsp_ggml_op = 7;
+    pub const DIV: super::wsp_ggml_op = 8;
+    pub const SQR: super::wsp_ggml_op = 9;
+    pub const COS: super::wsp_ggml_op = 13;
+    pub const SUM: super::wsp_ggml_op = 14;
+    pub const SUM_ROWS: super::wsp_ggml_op = 15;
+    pub const COUNT_EQUAL: super::wsp_ggml_op = 19;
+    pub const REPEAT: super::wsp_ggml_op = 20;
+    pub const REPEAT_BACK: super::wsp_ggml_op = 21;
+    pub const CONCAT: super::wsp_ggml_op = 22;
+    pub const SILU_BACK: super::wsp_ggml_op = 23;
+    pub const NORM: super::wsp_ggml_op = 24;
+    pub const L2_NORM: super::wsp_ggml_op = 28;
+    pub const MUL_MAT: super::wsp_ggml_op = 29;
+    pub const MUL_MAT_ID: super::wsp_ggml_op = 30;
+    pub const OUT_PROD: super::wsp_ggml_op = 31;
+    pub const SCALE: super::wsp_ggml_op = 32;
+    pub const SET: super::wsp_ggml_op = 33;
+    pub const CPY: super::wsp_ggml_op = 34;
+    pub const CONT: super::wsp_ggml_op = 35;
+    pub const RESHAPE: super::wsp_ggml_op = 36;
+    pub const VIEW: super::wsp_ggml_op = 37;
+    pub const PERMUTE: super::wsp_ggml_op = 38;
+    pub const TRANSPOSE: super::wsp_ggml_op = 39;
+    pub const GET_ROWS: super::wsp_ggml_op = 40;
+    pub const GET_ROWS_BACK: super::wsp_ggml_op = 41;
+    pub const SET_ROWS: super::wsp_ggml_op = 42;
+    pub const DIAG: super::wsp_ggml_op = 43;
+    pub const DIAG_MASK_ZERO: super::wsp_ggml_op = 45;
+    pub const SOFT_MAX: super::wsp_ggml_op = 46;
+    pub const SOFT_MAX_BACK: super::wsp_ggml_op = 47;
+    pub const ROPE: super::wsp_ggml_op = 48;
+    pub const ROPE_BACK: super::wsp_ggml_op = 49;
+    pub const CLAMP: super::wsp_ggml_op = 50;
+    pub const CONV_TRANSPOSE_1D: super::wsp_ggml_op = 51;
+    pub const IM2COL_3D: super::wsp_ggml_op = 54;
+    pub const CONV_2D: super::wsp_ggml_op = 56;
+    pub const UPSCALE: super::wsp_ggml_op = 63;
+    pub const PAD: super::wsp_ggml_op = 64;
+    pub const PAD_REFLECT_1D: super::wsp_ggml_op = 65;
+    pub const TIMESTEP_EMBEDDING: super::wsp_ggml_op = 68;
+    pub const ARGSORT: super::wsp_ggml_op = 69;
+    pub const TOP_K: super::wsp_ggml_op = 70;
+    pub const LEAKY_RELU: super::wsp_ggml_op = 71;
+    pub const TRI: super::wsp_ggml_op = 72;
+    pub const FILL: super::wsp_ggml_op = 73;
+    pub const FLASH_ATTN_EXT: super::wsp_ggml_op = 74;
+    pub const FLASH_ATTN_BACK: super::wsp_ggml_op = 75;
+    pub const SSM_CONV: super::wsp_ggml_op = 76;
+    pub const SSM_SCAN: super::wsp_ggml_op = 77;
+    pub const SOLVE_TRI: super::wsp_ggml_op = 85;
+    pub const GATED_DELTA_NET: super::wsp_ggml_op = 86;
+    pub const LIGHTNING_INDEXER: super::wsp_ggml_op = 87;
+    pub const DSV4_HC_COMB: super::wsp_ggml_op = 88;
+    pub const DSV4_HC_POST: super::wsp_ggml_op = 90;
+    pub const UNARY: super::wsp_ggml_op = 91;
+    pub const MAP_CUSTOM1: super::wsp_ggml_op = 92;
+    pub const CUSTOM: super::wsp_ggml_op = 95;
+    pub const CROSS_ENTROPY_LOSS: super::wsp_ggml_op = 96;
+    pub const CROSS_ENTROPY_LOSS_BACK: super::wsp_ggml_op = 97;
+    pub const OPT_STEP_ADAMW: super::wsp_ggml_op = 98;
+    pub const OPT_STEP_SGD: super::wsp_ggml_op = 99;
+    pub const GLU: super::wsp_ggml_op = 100;
+}
 
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
 pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
+/// 0.7's ggml.h: the node must be computed (backends skip nodes without it).
+#[cfg(feature = "whisper-rn-0-7")]
+pub const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 /// `enum wsp_ggml_log_level`
 pub type wsp_ggml_log_level = c_int;
@@ -547,29 +625,40 @@ pub struct wsp_ggml_backend_reg {
 #[cfg(feature = "whisper-rn-0-7")]
 pub const WSP_GGML_BACKEND_META_MAX_DEVICES: usize = 16;
 
-/// `enum wsp_ggml_backend_meta_split_axis`, kept as its integer so that any value C hands us is
-/// valid: 0..=3 split along that dimension, then the whole-tensor states and two used only
-/// inside the meta backend.
+/// `enum wsp_ggml_backend_meta_split_axis` as the header declares it (cbindgen gives it the C
+/// name). Rust holds an axis as its integer, [`wsp_ggml_backend_meta_split_axis`], so that any
+/// value C hands us is valid: 0..=3 split along that dimension, then the whole-tensor states and
+/// two used only inside the meta backend.
+#[cfg(feature = "whisper-rn-0-7")]
+#[repr(C)]
+pub enum wsp_ggml_backend_meta_split_axis_decl {
+    WSP_GGML_BACKEND_SPLIT_AXIS_0 = 0,
+    WSP_GGML_BACKEND_SPLIT_AXIS_1 = 1,
+    WSP_GGML_BACKEND_SPLIT_AXIS_2 = 2,
+    WSP_GGML_BACKEND_SPLIT_AXIS_3 = 3,
+    /// Every simple device holds all values.
+    WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED = 10,
+    /// Every simple device holds a partial sum; the values are the sum over devices.
+    WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL = 11,
+    WSP_GGML_BACKEND_SPLIT_AXIS_NONE = 98,
+    WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN = 99,
+}
+
+/// A split axis as C passes it (`enum wsp_ggml_backend_meta_split_axis` in the header).
 #[cfg(feature = "whisper-rn-0-7")]
 pub type wsp_ggml_backend_meta_split_axis = c_int;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_0: wsp_ggml_backend_meta_split_axis = 0;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_1: wsp_ggml_backend_meta_split_axis = 1;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_2: wsp_ggml_backend_meta_split_axis = 2;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_3: wsp_ggml_backend_meta_split_axis = 3;
-/// Every simple device holds all values.
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED: wsp_ggml_backend_meta_split_axis = 10;
-/// Every simple device holds a partial sum; the values are the sum over devices.
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL: wsp_ggml_backend_meta_split_axis = 11;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_NONE: wsp_ggml_backend_meta_split_axis = 98;
-#[cfg(feature = "whisper-rn-0-7")]
-pub const WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN: wsp_ggml_backend_meta_split_axis = 99;
+
+macro_rules! split_axes {
+    ($($name:ident)*) => {$(
+        #[cfg(feature = "whisper-rn-0-7")]
+        pub const $name: wsp_ggml_backend_meta_split_axis = wsp_ggml_backend_meta_split_axis_decl::$name as c_int;
+    )*};
+}
+split_axes!(
+    WSP_GGML_BACKEND_SPLIT_AXIS_0 WSP_GGML_BACKEND_SPLIT_AXIS_1 WSP_GGML_BACKEND_SPLIT_AXIS_2
+    WSP_GGML_BACKEND_SPLIT_AXIS_3 WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL
+    WSP_GGML_BACKEND_SPLIT_AXIS_NONE WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN
+);
 
 /// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
 /// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
@@ -579,10 +668,14 @@ pub const WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN: wsp_ggml_backend_meta_split_axis 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct wsp_ggml_backend_meta_split_state {
     pub axis: wsp_ggml_backend_meta_split_axis,
-    pub ne: [i64; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES],
+    /// 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
+    pub ne: [i64; 256],
     pub nr: [u32; 16],
     pub n_segments: u32,
 }
+
+#[cfg(feature = "whisper-rn-0-7")]
+const _: () = assert!(256 == 16 * WSP_GGML_BACKEND_META_MAX_DEVICES);
 
 /// `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
 /// tensors.

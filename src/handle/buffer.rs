@@ -61,6 +61,14 @@ impl Buffer {
         self.raw().size
     }
 
+    /// Sets the size of a buffer this library made, once its parts are known (the meta buffer
+    /// of a context).
+    #[cfg(feature = "whisper-rn-0-7")]
+    pub fn set_size(self, size: usize) {
+        // SAFETY: live, and not used from another thread meanwhile (the ggml API's rule).
+        unsafe { (*self.as_ptr()).size = size };
+    }
+
     #[inline(always)]
     pub fn usage(self) -> wsp_ggml_backend_buffer_usage {
         self.raw().usage

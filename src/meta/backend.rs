@@ -4,16 +4,15 @@
 //! else by copying and adding on the simple backends.
 
 use super::buffer::{is_meta_buffer, meta_buffer, simple_tensor, split_state};
-use super::split::op;
+use super::schedule;
 use super::MetaDevice;
+use crate::abi::op;
 use crate::abi::*;
 use crate::ggml::{ensure, fatal, null_handle};
 use crate::graph::{Graph, Tensor};
 use crate::handle::{Backend, Buffer, Device};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
-
-const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 type CommInit = unsafe extern "C" fn(backends: *mut wsp_ggml_backend_t, n: usize) -> *mut c_void;
 type CommFree = unsafe extern "C" fn(comm: *mut c_void);
@@ -156,7 +155,8 @@ struct DeviceGraph {
 }
 
 impl DeviceGraph {
-    /// `nodes` with their use counts.
+    /// `nodes` with their use counts, under a new graph uid (a backend may cache what it made of
+    /// a graph by its uid).
     fn new(nodes: Vec<(Tensor, i32)>) -> Box<DeviceGraph> {
         let size = 2 * nodes.len() + 1;
         let mut g = Box::new(DeviceGraph {
@@ -180,12 +180,14 @@ impl DeviceGraph {
         g.graph = crate::graph::graph_over(&mut g.nodes, &mut no_leafs);
         g.graph.use_counts = g.use_counts.as_mut_ptr();
         g.graph.visited_hash_set = wsp_ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
+        g.graph.uid = crate::ggml::next_graph_uid();
         g
     }
 }
 
-/// A view whose source is a host tensor outside the meta buffers (the reference leaves such
-/// nodes as they are on every device).
+/// A view whose source is a host tensor outside the meta buffers: every device takes it as it
+/// is. (0.7.4 also counts views of meta tensors whose meta buffer is host memory, and puts the
+/// meta tensor itself in the devices' graphs; here those views use their per-device slices.)
 fn is_host_view(node: Tensor) -> bool {
     node.view_src().is_some_and(|v| {
         v.op() == WSP_GGML_OP_NONE
@@ -229,18 +231,18 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
         })
         .collect();
 
-    // Subgraphs end after each PARTIAL node, and at the end.
-    let mut ends = Vec::new();
-    let mut scratch_size = 0;
-    for (i, &node) in nodes.iter().enumerate() {
-        if !is_host_view(node) && split_state(caller, node, false).axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL {
-            scratch_size = scratch_size.max(node.nbytes());
-            ends.push(i + 1);
+    let plan: Vec<schedule::Node> = nodes.iter().map(|&node| schedule_node(caller, graph, node)).collect();
+    let mut compute: Vec<Vec<bool>> =
+        per_device.iter().map(|d| d.iter().map(|t| t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0).collect()).collect();
+    let ends = schedule::subgraph_ends(&plan, &mut compute);
+    for (slices, flags) in per_device.iter().zip(&compute) {
+        for (slice, &on) in slices.iter().zip(flags) {
+            if !on {
+                slice.set_flags(slice.flags() & !WSP_GGML_TENSOR_FLAG_COMPUTE);
+            }
         }
     }
-    if ends.last() != Some(&nodes.len()) {
-        ends.push(nodes.len());
-    }
+    let scratch_size = ends[..ends.len() - 1].iter().map(|&end| nodes[end - 1].nbytes()).max().unwrap_or(0);
     backend.scratch_size.set(backend.scratch_size.get().max(scratch_size));
 
     let mut start = 0;
@@ -271,6 +273,31 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
     wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
 }
 
+/// What the placement of the subgraph cuts needs of a node.
+fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
+    let f = node.fields();
+    let axis_of = |t: Tensor| match t.buffer() {
+        Some(b) if is_meta_buffer(b) => split_state(caller, t, false).axis,
+        _ => WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+    };
+    let mut srcs = [None; WSP_GGML_MAX_SRC];
+    for (slot, src) in node.srcs().iter().enumerate() {
+        srcs[slot] = src.map(|t| schedule::Src { id: t.addr(), axis: axis_of(t) });
+    }
+    schedule::Node {
+        id: node.addr(),
+        op: f.op,
+        r#type: f.r#type,
+        ne: f.ne,
+        nb: f.nb,
+        srcs,
+        view_src: node.view_src().map(Tensor::addr),
+        view_offs: f.view_offs,
+        use_count: graph.use_count(node),
+        axis: (!is_host_view(node)).then(|| axis_of(node)),
+    }
+}
+
 fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<DeviceGraph>) -> wsp_ggml_status {
     let raw: *mut wsp_ggml_cgraph = {
         let mut graphs = backend.graphs.borrow_mut();
@@ -294,23 +321,16 @@ fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Tensor {
 fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_status {
     let n = last.len();
     // A device that computed nothing (an empty share) holds garbage: it contributes zeros.
+    // Written as zero bytes once the device is idle, not scaled by 0 on it as 0.7.4 does: garbage
+    // that reads as NaN or infinity would survive the scaling and spoil the sum.
     for (j, &t) in last.iter().enumerate() {
         if t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0 {
             continue;
         }
-        let zero = aux_tensor(backend, t);
-        let mut f = zero.fields();
-        f.op = op::SCALE;
-        f.src[0] = t.as_ptr();
-        f.op_params[0] = 0f32.to_bits() as i32;
-        f.data = t.data();
-        f.buffer = t.buffer_ptr();
-        f.flags = WSP_GGML_TENSOR_FLAG_COMPUTE;
-        zero.set_fields(f);
-        let status = compute_on(caller, backend, backend.simple[j], DeviceGraph::new(vec![(zero, 0)]));
-        if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-            return status;
-        }
+        backend.simple[j].synchronize();
+        let buffer = t.storage_buffer().unwrap_or_else(|| null_handle(caller, "node->buffer"));
+        // SAFETY: the whole of an allocated tensor, which the device no longer uses.
+        unsafe { buffer.memset_tensor(caller, t, 0, 0, t.nbytes()) };
     }
     let half = if n / 2 == 0 { 0 } else { 1 << (usize::BITS - 1 - (n / 2).leading_zeros()) };
     let mut step = 0;
@@ -474,14 +494,12 @@ unsafe fn transfer_async(
 ) {
     ensure!(offset == 0, "{caller}: the meta backend transfers whole tensors (offset {offset})");
     // SAFETY: a live tensor.
-    ensure!(
-        unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) },
-        "{caller}: tensor {} is not contiguous",
-        tensor.name()
-    );
+    let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) };
+    ensure!(contiguous, "{caller}: tensor {} is not contiguous", tensor.name());
     let state = split_state(caller, tensor, false);
     ensure!(state.n_segments == 1 && state.nr[0] == 1, "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();
+    ensure!(n > 0, "{caller}: the meta backend drives no backends");
     let slices: Vec<Tensor> = (0..n)
         .map(|j| {
             simple_tensor(caller, tensor, j)

@@ -13,13 +13,20 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 
 /// The base address a meta buffer reports: its tensors' addresses only serve as offsets into
-/// the simple buffers (the reference's value).
+/// the simple buffers (the reference's value; on 32-bit targets, where the reference's value
+/// truncates to a NULL base, one that fits).
+#[cfg(target_pointer_width = "64")]
 const META_BASE: usize = 0x1000_0000_0000_0000;
-/// The data address of tensors allocated by [`alloc_ctx_tensors`] (the reference's value).
+#[cfg(target_pointer_width = "32")]
+const META_BASE: usize = 0x1000_0000;
+/// The data address of tensors allocated by [`alloc_ctx_tensors`] (the reference's value; on
+/// 32-bit targets, as for [`META_BASE`]).
+#[cfg(target_pointer_width = "64")]
 const META_STATIC_DATA: usize = 0x2000_0000_0000_0000;
+#[cfg(target_pointer_width = "32")]
+const META_STATIC_DATA: usize = 0x2000_0000;
 /// Views per static tensor that can be made between two graph computations.
 const COMPUTE_HEADROOM: usize = 16;
-const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 /// Per-device slices of some meta tensors, with the ggml contexts that hold them.
 struct TensorSet {
@@ -101,6 +108,8 @@ pub struct MetaBuffer {
     compute_index: Cell<usize>,
     compute_index_next: Cell<usize>,
     cache: RefCell<HashMap<(usize, bool), (SplitState, Fingerprint)>>,
+    /// WSP_GGML_META_DEBUG > 0 when the buffer was made: split states are logged.
+    debug: bool,
 }
 
 impl MetaBuffer {
@@ -170,6 +179,7 @@ fn new_meta_buffer(
         compute_index: Cell::new(0),
         compute_index_next: Cell::new(0),
         cache: RefCell::new(HashMap::new()),
+        debug: env_int("WSP_GGML_META_DEBUG") > 0,
     };
     crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, Box::into_raw(Box::new(context)) as *mut c_void, size)
 }
@@ -213,8 +223,11 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
     let meta = meta_buffer(caller, buffer);
     // SAFETY: the caller's context; its tensors are live.
     for t in unsafe { context_tensors(ctx) } {
-        t.set_buffer_ptr_and_data(buffer.as_ptr(), META_STATIC_DATA as *mut c_void);
+        t.set_buffer_ptr_and_data(buffer.as_ptr(), t.data());
         init_slices(caller, &meta.fixed, t);
+        // Placed after its slices are made, as the reference does (the cached split states of
+        // the tensor are then stale, and derived again when next asked for).
+        t.set_buffer_ptr_and_data(buffer.as_ptr(), META_STATIC_DATA as *mut c_void);
     }
     let mut size = 0;
     for (j, &simple_buft) in meta_buft.simple.iter().enumerate() {
@@ -241,8 +254,7 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
         size = size.max(part.size());
         meta.simple.borrow_mut()[j] = Some(part);
     }
-    // SAFETY: the buffer was made above and is not shared yet.
-    unsafe { (*buffer.as_ptr()).size = size };
+    buffer.set_size(size);
     buffer
 }
 
@@ -293,11 +305,50 @@ pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> SplitStat
             }
             let state = calculate(caller, meta, tensor, assume_sync);
             meta.cache.borrow_mut().insert(key, (state, fp));
+            if meta.debug {
+                log_split_state(caller, meta.n_devs(), tensor, &state);
+            }
             state
         }
     };
     ensure!(state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_NONE, "{caller}: tensor {} has split state NONE", tensor.name());
     state
+}
+
+/// `WSP_GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
+/// sources' (the reference's format).
+fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) {
+    let describe = |t: Tensor, s: &SplitState| {
+        let axis = split::axis_name(s.axis)
+            .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
+        let shares: Vec<String> = (0..n_devs).map(|j| format!("{}x{}", s.ne[j], s.nr[0])).collect();
+        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), shares.join(", "))
+    };
+    let srcs: Vec<String> = tensor
+        .srcs()
+        .iter()
+        .flatten()
+        .filter(|&&src| src != tensor)
+        .map(|&src| {
+            let s = split_state(caller, src, true);
+            ensure!(s.n_segments == 1, "{caller}: WSP_GGML_META_DEBUG shows single-segment sources only");
+            describe(src, &s)
+        })
+        .collect();
+    crate::ggml::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
+}
+
+/// The leading integer of an environment variable, as C's atoi reads it (0 when unset).
+fn env_int(name: &str) -> i64 {
+    let value = std::env::var(name).unwrap_or_default();
+    let text = value.trim_start();
+    let (sign, digits) = match text.as_bytes().first() {
+        Some(b'-') => (-1, &text[1..]),
+        Some(b'+') => (1, &text[1..]),
+        _ => (1, text),
+    };
+    let end = digits.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
+    sign * digits[..end].parse::<i64>().unwrap_or(0)
 }
 
 fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> SplitState {
@@ -490,7 +541,7 @@ pub fn chunks(
             return Err(format!("segmented or repeated split along axis {axis} of this shape"));
         }
         let row_stride = nb[axis + 1];
-        if offset % row_stride != 0 || size % row_stride != 0 {
+        if row_stride == 0 || offset % row_stride != 0 || size % row_stride != 0 {
             return Err("the range is not whole rows".into());
         }
         let (row_start, rows) = (offset / row_stride, size / row_stride);
@@ -562,9 +613,10 @@ pub fn chunks(
     Ok(out)
 }
 
-/// The slices of a tensor of a meta buffer, with their strides.
+/// The slices of a tensor of a meta buffer (at least one).
 fn slices(caller: &str, tensor: Tensor) -> Vec<Tensor> {
     let n = meta_buffer_of(caller, tensor).n_devs();
+    ensure!(n > 0, "{caller}: the meta device of tensor {} spans no devices", tensor.name());
     (0..n).map(|j| simple_tensor_or_abort(caller, tensor, j)).collect()
 }
 
@@ -832,6 +884,14 @@ mod tests {
         let mut state = split::whole(axis, 1);
         state.ne[..shares.len()].copy_from_slice(shares);
         state
+    }
+
+    #[test]
+    fn the_debug_variable_reads_as_atoi_would() {
+        for (value, expected) in [("1", 1), (" 2x", 2), ("-3", -3), ("yes", 0), ("", 0)] {
+            std::env::set_var("WSP_META_TEST_ENV_INT", value);
+            assert_eq!(env_int("WSP_META_TEST_ENV_INT"), expected, "{value:?}");
+        }
     }
 
     #[test]

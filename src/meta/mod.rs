@@ -4,11 +4,13 @@
 //! a graph as per-device subgraphs, summing PARTIAL results between them.
 //!
 //! This module holds the meta device and buffer type ([`device_new`] and the interface tables
-//! here), the meta buffer ([`buffer`]) and backend ([`backend`]); the split-state logic itself
-//! is plain data in [`split`]. The objects are C structs whose context is a Rust value.
+//! here), the meta buffer ([`buffer`]) and backend ([`backend`]); the split-state logic and the
+//! placement of the subgraph cuts are plain data in [`split`] and [`schedule`]. The objects are C
+//! structs whose context is a Rust value.
 
 pub mod backend;
 pub mod buffer;
+pub mod schedule;
 pub mod split;
 
 use crate::abi::*;

@@ -85,7 +85,7 @@ pub fn slice_layout(
     j: usize,
 ) -> ([i64; 4], [usize; 4]) {
     let (mut ne_j, mut nb_j) = (*ne, *nb);
-    if is_dim(state.axis) {
+    if is_dim(state.axis) && ne[state.axis as usize] != 0 {
         let axis = state.axis as usize;
         ne_j[axis] = share(state, n_devs, j);
         for i in 0..WSP_GGML_MAX_DIMS {
@@ -113,50 +113,11 @@ pub struct Shape {
 /// tensor itself, which ggml allows as a source of in-place ops).
 pub type Source = Option<(Shape, SplitState)>;
 
-/// 0.7.4's ggml.h op numbers, for the ops the meta backend distinguishes.
-pub mod op {
-    pub const NONE: i32 = 0;
-    pub const DUP: i32 = 1;
-    pub const ADD: i32 = 2;
-    pub const ADD_ID: i32 = 3;
-    pub const SUB: i32 = 6;
-    pub const MUL: i32 = 7;
-    pub const DIV: i32 = 8;
-    pub const SQR: i32 = 9;
-    pub const COS: i32 = 13;
-    pub const SUM_ROWS: i32 = 15;
-    pub const COUNT_EQUAL: i32 = 19;
-    pub const NORM: i32 = 24;
-    pub const L2_NORM: i32 = 28;
-    pub const MUL_MAT: i32 = 29;
-    pub const MUL_MAT_ID: i32 = 30;
-    pub const SCALE: i32 = 32;
-    pub const CPY: i32 = 34;
-    pub const CONT: i32 = 35;
-    pub const RESHAPE: i32 = 36;
-    pub const VIEW: i32 = 37;
-    pub const PERMUTE: i32 = 38;
-    pub const TRANSPOSE: i32 = 39;
-    pub const GET_ROWS: i32 = 40;
-    pub const SOFT_MAX: i32 = 46;
-    pub const SOFT_MAX_BACK: i32 = 47;
-    pub const ROPE: i32 = 48;
-    pub const ROPE_BACK: i32 = 49;
-    pub const CLAMP: i32 = 50;
-    pub const ARGSORT: i32 = 69;
-    pub const TOP_K: i32 = 70;
-    pub const LEAKY_RELU: i32 = 71;
-    pub const FILL: i32 = 73;
-    pub const UNARY: i32 = 91;
-    pub const GLU: i32 = 100;
-}
-
 /// Why inference cannot give a state (the caller aborts with it).
 pub type InferError = String;
 
-/// The split state of a computed tensor `node` from those of its sources, for the ops a
-/// forward pass over split weights meets: element-wise and broadcasting ops, row-wise ops,
-/// matrix products, copies, reshapes, views, permutes, transposes, row gathers and rope.
+/// The split state of a computed tensor `node` from those of its sources, for every op of
+/// 0.7.4's ggml but COL2IM_1D (which 0.7.4's meta backend does not handle either).
 /// `assume_sync`: whether partial sums count as already reduced (as a consumer sees them).
 pub fn infer(
     node: &Shape,
@@ -164,11 +125,16 @@ pub fn infer(
     n_devs: usize,
     assume_sync: bool,
 ) -> Result<SplitState, InferError> {
+    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let state = |i: usize| srcs[i].map_or(whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s);
+    let require = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
     let mut result = match node.op {
-        op::NONE => whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1),
+        op::NONE => whole(MIRRORED, 1),
         op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs)?,
         op::SQR..=op::COS
+        | op::REPEAT
+        | op::REPEAT_BACK
+        | op::SILU_BACK
         | op::SCALE
         | op::SOFT_MAX
         | op::SOFT_MAX_BACK
@@ -176,47 +142,157 @@ pub fn infer(
         | op::LEAKY_RELU
         | op::FILL
         | op::UNARY
+        | op::OPT_STEP_ADAMW
+        | op::OPT_STEP_SGD
         | op::GLU => generic(srcs, n_devs, false)?,
-        op::DUP => generic(srcs, n_devs, true)?,
-        op::SUM_ROWS..=op::COUNT_EQUAL | op::NORM..=op::L2_NORM | op::ARGSORT | op::TOP_K => {
-            if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 {
-                return Err("a row-wise op cannot take rows split along axis 0".into());
-            }
+        op::DUP
+        | op::ADD1
+        | op::ACC
+        | op::SUM
+        | op::OUT_PROD
+        | op::SET
+        | op::GET_ROWS_BACK
+        | op::DIAG..=op::DIAG_MASK_ZERO
+        | op::CONV_TRANSPOSE_1D..=op::IM2COL_3D
+        | op::CONV_2D..=op::UPSCALE
+        | op::PAD_REFLECT_1D..=op::TIMESTEP_EMBEDDING
+        | op::TRI
+        | op::FLASH_ATTN_BACK
+        | op::SSM_SCAN..=op::SOLVE_TRI
+        | op::DSV4_HC_COMB..=op::DSV4_HC_POST
+        | op::MAP_CUSTOM1..=op::CUSTOM => generic(srcs, n_devs, true)?,
+        op::SUM_ROWS..=op::COUNT_EQUAL
+        | op::NORM..=op::L2_NORM
+        | op::ARGSORT
+        | op::TOP_K
+        | op::CROSS_ENTROPY_LOSS
+        | op::CROSS_ENTROPY_LOSS_BACK => {
+            require(
+                state(0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0,
+                "a row-wise op cannot take rows split along axis 0",
+            )?;
             state(0)
         }
+        op::CONCAT => concat(node, srcs, n_devs)?,
         op::MUL_MAT | op::MUL_MAT_ID => mul_mat(state(0), state(1), n_devs, assume_sync)?,
         op::CPY if is_dim(state(0).axis) => reshape(node, srcs, n_devs)?,
         op::CPY => generic(srcs, n_devs, false)?,
         op::CONT | op::RESHAPE => reshape(node, srcs, n_devs)?,
         op::VIEW => view(node, srcs, n_devs)?,
         op::PERMUTE => match state(0).axis {
-            axis if is_dim(axis) => whole(node.op_params[axis as usize], state(0).nr[0]),
+            axis if is_dim(axis) => {
+                require(
+                    state(0).n_segments == 1 || state(0).nr[0] == 1,
+                    "a permute of a segmented and repeated split",
+                )?;
+                whole(node.op_params[axis as usize], state(0).nr[0])
+            }
             _ => whole_or_abort(state(0))?,
         },
         op::TRANSPOSE => match state(0).axis {
-            axis @ (WSP_GGML_BACKEND_SPLIT_AXIS_0 | WSP_GGML_BACKEND_SPLIT_AXIS_1) => whole(axis ^ 1, state(0).nr[0]),
+            axis @ (WSP_GGML_BACKEND_SPLIT_AXIS_0 | WSP_GGML_BACKEND_SPLIT_AXIS_1) => {
+                require(
+                    state(0).n_segments == 1 || state(0).nr[0] == 1,
+                    "a transpose of a segmented and repeated split",
+                )?;
+                whole(axis ^ 1, state(0).nr[0])
+            }
             WSP_GGML_BACKEND_SPLIT_AXIS_2 | WSP_GGML_BACKEND_SPLIT_AXIS_3 => state(0),
             _ => whole_or_abort(state(0))?,
         },
-        op::GET_ROWS
-            if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0
-                && state(1).axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED =>
-        {
-            state(0)
-        }
+        op::GET_ROWS if state(0).axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 && state(1).axis == MIRRORED => state(0),
         op::GET_ROWS => generic(srcs, n_devs, true)?,
-        op::ROPE | op::ROPE_BACK => {
-            if state(1).axis != WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
-                return Err("rope positions must be MIRRORED".into());
-            }
+        op::SET_ROWS => {
+            require(state(0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_1, "set_rows of values split along axis 1")?;
+            require(state(1).axis == MIRRORED, "set_rows indices must be MIRRORED")?;
+            require(
+                states_equal(&state(0), &state(2), n_devs),
+                "set_rows destination and values are split differently",
+            )?;
             state(0)
         }
-        other => return Err(format!("op {other} is not supported by this meta backend's split-state inference")),
+        op::ROPE | op::ROPE_BACK => {
+            require(state(1).axis == MIRRORED, "rope positions must be MIRRORED")?;
+            state(0)
+        }
+        op::PAD => {
+            let s0 = state(0);
+            if is_dim(s0.axis) {
+                let axis = s0.axis as usize;
+                require(
+                    node.op_params[2 * axis] == 0 && node.op_params[2 * axis + 1] == 0,
+                    "padding along the split axis",
+                )?;
+            }
+            s0
+        }
+        op::FLASH_ATTN_EXT => flash_attn_ext(srcs)?,
+        op::SSM_CONV => match (state(0).axis, state(1).axis) {
+            (WSP_GGML_BACKEND_SPLIT_AXIS_0, WSP_GGML_BACKEND_SPLIT_AXIS_0) => whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1),
+            (WSP_GGML_BACKEND_SPLIT_AXIS_1, WSP_GGML_BACKEND_SPLIT_AXIS_1) => whole(WSP_GGML_BACKEND_SPLIT_AXIS_0, 1),
+            _ => generic(srcs, n_devs, false)?,
+        },
+        op::GATED_DELTA_NET => {
+            if (0..6).all(|i| state(i).axis == MIRRORED) {
+                state(0)
+            } else {
+                let inputs_by_rows = (0..5).all(|i| state(i).axis == WSP_GGML_BACKEND_SPLIT_AXIS_1);
+                require(inputs_by_rows, "gated_delta_net inputs must be split along axis 1")?;
+                require((0..3).contains(&state(5).axis), "gated_delta_net state must be split along axis 0, 1 or 2")?;
+                whole(WSP_GGML_BACKEND_SPLIT_AXIS_0, 1)
+            }
+        }
+        op::LIGHTNING_INDEXER => {
+            require((0..4).all(|i| state(i).axis == MIRRORED), "lightning_indexer inputs must be MIRRORED")?;
+            whole(MIRRORED, 1)
+        }
+        other => return Err(format!("op {other} is not supported by the meta backend")),
     };
     if is_dim(result.axis) {
         take_over_ratio(&mut result, node, srcs, n_devs)?;
     }
     Ok(result)
+}
+
+fn concat(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+    let concat_axis = node.op_params[0];
+    if let (Some((_, s0)), Some((_, s1))) = (srcs[0], srcs[1]) {
+        for (whole_src, split_src) in [(s0, s1), (s1, s0)] {
+            if whole_src.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && is_dim(split_src.axis) {
+                if concat_axis == split_src.axis {
+                    return Err("a concatenation along the split axis".into());
+                }
+                return Ok(split_src);
+            }
+        }
+        if s0.axis == s1.axis && s0.axis != concat_axis {
+            return Ok(s0);
+        }
+    }
+    generic(srcs, n_devs, true)
+}
+
+/// Attention heads split along axis 2 of the query give rows of the result (axis 1).
+fn flash_attn_ext(srcs: &[Source; WSP_GGML_MAX_SRC]) -> Result<SplitState, InferError> {
+    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+    let axis = |i: usize| srcs[i].map(|(_, s)| s.axis);
+    let absent_or = |i: usize, a: i32| axis(i).is_none_or(|x| x == a);
+    if !absent_or(3, MIRRORED) {
+        return Err("the flash attention mask must be MIRRORED".into());
+    }
+    if axis(0) == Some(MIRRORED) {
+        if axis(1) != Some(MIRRORED) || axis(2) != Some(MIRRORED) || !absent_or(4, MIRRORED) {
+            return Err("a MIRRORED query needs MIRRORED keys, values and sinks".into());
+        }
+        return Ok(whole(MIRRORED, 1));
+    }
+    let heads = Some(WSP_GGML_BACKEND_SPLIT_AXIS_2);
+    let kv_split = axis(1) == heads && axis(2) == heads;
+    let kv_mirrored = axis(1) == Some(MIRRORED) && axis(2) == Some(MIRRORED);
+    if axis(0) != heads || !(kv_split || kv_mirrored) || !absent_or(4, WSP_GGML_BACKEND_SPLIT_AXIS_0) {
+        return Err("flash attention needs the query split by heads (axis 2), keys and values alike or MIRRORED".into());
+    }
+    Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1))
 }
 
 fn whole_or_abort(state: SplitState) -> Result<SplitState, InferError> {
@@ -485,6 +561,34 @@ mod tests {
         assert_eq!((t.axis, t.ne[0], t.ne[1]), (0, 3, 1));
         let r = infer(&shape(op::RESHAPE, [24, 1, 1, 1]), &sources(&[a]), 2, true).unwrap();
         assert_eq!((r.axis, r.ne[0], r.ne[1]), (0, 18, 6));
+    }
+
+    #[test]
+    fn concatenating_a_split_tensor_with_a_mirrored_one_keeps_the_split_off_the_concat_axis() {
+        let a = (shape(op::NONE, [6, 4, 1, 1]), split(1, &[3, 1]));
+        let b = (shape(op::NONE, [2, 4, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let mut node = shape(op::CONCAT, [8, 4, 1, 1]);
+        let out = infer(&node, &sources(&[a, b]), 2, true).unwrap();
+        assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 3, 1));
+        node.op_params[0] = 1;
+        assert!(infer(&node, &sources(&[a, b]), 2, true).is_err());
+    }
+
+    #[test]
+    fn attention_split_by_heads_gives_rows_of_the_result() {
+        let q = (shape(op::NONE, [64, 5, 8, 1]), split(2, &[4, 4]));
+        let kv = (shape(op::NONE, [64, 7, 8, 1]), split(2, &[4, 4]));
+        let out = infer(&shape(op::FLASH_ATTN_EXT, [64, 8, 5, 1]), &sources(&[q, kv, kv]), 2, true).unwrap();
+        assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 4, 4));
+        let mirrored = (shape(op::NONE, [64, 5, 8, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        assert!(infer(&shape(op::FLASH_ATTN_EXT, [64, 8, 5, 1]), &sources(&[mirrored, kv, kv]), 2, true).is_err());
+    }
+
+    #[test]
+    fn row_wise_ops_refuse_rows_split_along_axis_0() {
+        let a = (shape(op::NONE, [6, 4, 1, 1]), split(0, &[3, 3]));
+        assert!(infer(&shape(op::SOFT_MAX, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_ok());
+        assert!(infer(&shape(op::NORM, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
     }
 
     #[test]

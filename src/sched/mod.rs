@@ -994,7 +994,7 @@ impl Drop for Scheduler {
 /// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
 fn ignores_weights(op: wsp_ggml_op) -> bool {
     #[cfg(feature = "whisper-rn-0-7")]
-    if op == WSP_GGML_OP_FLASH_ATTN_EXT {
+    if op == crate::abi::op::FLASH_ATTN_EXT {
         return true;
     }
     op == WSP_GGML_OP_ROPE
