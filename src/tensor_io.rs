@@ -164,29 +164,52 @@ fn run_at(caller: &str, tensor: Tensor, offset: usize, runs: Runs, index: usize,
     }
 }
 
-/// Writes `runs` of `data` at `offset` (0.7's tensor_set_2d): through the buffer's 2d entry when
-/// it has one and there are several runs, otherwise run by run.
+/// The order of a 2d access: with several runs, the runs are checked (unless empty) and handed to
+/// the 2d entry `whole` (false: the buffer or backend has none); otherwise, or without the entry,
+/// `run(offset in the tensor, offset in the caller's memory)` moves each run as a plain access.
+#[cfg(feature = "whisper-rn-0-7")]
+fn access_2d(
+    caller: &str,
+    tensor: Tensor,
+    offset: usize,
+    runs: Runs,
+    access: Access,
+    whole: impl FnOnce() -> bool,
+    mut run: impl FnMut(usize, usize),
+) {
+    if runs.count > 1 {
+        if runs.size > 0 {
+            check_runs(caller, tensor, offset, runs, access);
+        }
+        if whole() {
+            return;
+        }
+    }
+    for index in 0..runs.count {
+        let (at, in_data) = run_at(caller, tensor, offset, runs, index, access);
+        run(at, in_data);
+    }
+}
+
+/// Writes `runs` of `data` at `offset` (0.7's tensor_set_2d), through the buffer's 2d entry when
+/// it has one.
 ///
 /// # Safety
 /// `data` holds the runs' bytes.
 #[cfg(feature = "whisper-rn-0-7")]
 pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
-    if runs.count > 1 {
-        if runs.size > 0 {
-            check_runs(caller, tensor, offset, runs, Access::Write);
-        }
-        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
-        // `data`.
-        if unsafe { buffer.set_tensor_2d(tensor, data, offset, runs) } {
-            return;
-        }
-    }
-    for index in 0..runs.count {
-        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Write);
+    access_2d(
+        caller,
+        tensor,
+        offset,
+        runs,
+        Access::Write,
+        // SAFETY: access_2d checked the runs; the caller vouches for `data`.
+        || unsafe { buffer.set_tensor_2d(tensor, data, offset, runs) },
         // SAFETY: set checks the run; the caller vouches for `data`.
-        unsafe { set(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
-    }
+        |at, in_data| unsafe { set(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
+    )
 }
 
 /// Reads `runs` at `offset` into `data` (0.7's tensor_get_2d), as set_2d writes them.
@@ -196,25 +219,21 @@ pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: 
 #[cfg(feature = "whisper-rn-0-7")]
 pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
-    if runs.count > 1 {
-        if runs.size > 0 {
-            check_runs(caller, tensor, offset, runs, Access::Read);
-        }
-        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
-        // `data`.
-        if unsafe { buffer.get_tensor_2d(tensor, data, offset, runs) } {
-            return;
-        }
-    }
-    for index in 0..runs.count {
-        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Read);
+    access_2d(
+        caller,
+        tensor,
+        offset,
+        runs,
+        Access::Read,
+        // SAFETY: as in set_2d.
+        || unsafe { buffer.get_tensor_2d(tensor, data, offset, runs) },
         // SAFETY: get checks the run; the caller vouches for `data`.
-        unsafe { get(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
-    }
+        |at, in_data| unsafe { get(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
+    )
 }
 
-/// Writes `runs` of `data` on the backend's queue (0.7's tensor_set_2d_async), run by run when
-/// the backend has no 2d entry or there is one run.
+/// Writes `runs` of `data` on the backend's queue (0.7's tensor_set_2d_async), through the
+/// backend's 2d entry when it has one.
 ///
 /// # Safety
 /// `data` holds the runs' bytes until the backend is synchronized.
@@ -228,21 +247,17 @@ pub unsafe fn set_2d_async(
     runs: Runs,
 ) {
     ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
-    if runs.count > 1 {
-        if runs.size > 0 {
-            check_runs(caller, tensor, offset, runs, Access::Write);
-        }
-        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
-        // `data`.
-        if unsafe { backend.set_tensor_2d_async(tensor, data, offset, runs) } {
-            return;
-        }
-    }
-    for index in 0..runs.count {
-        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Write);
+    access_2d(
+        caller,
+        tensor,
+        offset,
+        runs,
+        Access::Write,
+        // SAFETY: as in set_2d.
+        || unsafe { backend.set_tensor_2d_async(tensor, data, offset, runs) },
         // SAFETY: set_async checks the run; the caller vouches for `data`.
-        unsafe { set_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
-    }
+        |at, in_data| unsafe { set_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
+    )
 }
 
 /// Reads `runs` into `data` on the backend's queue (0.7's tensor_get_2d_async), as set_2d_async
@@ -260,21 +275,17 @@ pub unsafe fn get_2d_async(
     runs: Runs,
 ) {
     ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
-    if runs.count > 1 {
-        if runs.size > 0 {
-            check_runs(caller, tensor, offset, runs, Access::Read);
-        }
-        // SAFETY: the runs were checked (empty ones are not passed on); the caller vouches for
-        // `data`.
-        if unsafe { backend.get_tensor_2d_async(tensor, data, offset, runs) } {
-            return;
-        }
-    }
-    for index in 0..runs.count {
-        let (at, in_data) = run_at(caller, tensor, offset, runs, index, Access::Read);
+    access_2d(
+        caller,
+        tensor,
+        offset,
+        runs,
+        Access::Read,
+        // SAFETY: as in set_2d.
+        || unsafe { backend.get_tensor_2d_async(tensor, data, offset, runs) },
         // SAFETY: get_async checks the run; the caller vouches for `data`.
-        unsafe { get_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) }
-    }
+        |at, in_data| unsafe { get_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
+    )
 }
 
 /// wsp_ggml_backend_tensor_copy: `copy` after checking the layouts.
