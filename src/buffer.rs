@@ -80,7 +80,7 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffe
 /// for a buffer without a single base address such as a multi-buffer. 0.5 returns NULL there
 /// too, quietly: its callers ask multi-buffers as a matter of course.
 pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
-    if buffer.size() == 0 && !is_meta(buffer) {
+    if buffer.size() == 0 && !is_meta(caller, buffer) {
         return std::ptr::null_mut();
     }
     let Some(base) = buffer.base() else {
@@ -93,14 +93,17 @@ pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
     base
 }
 
-/// Whether `buffer` is a meta buffer of 0.7: it reports its (placeholder) base even when empty,
-/// and ggml-alloc's bounds do not apply to it (its tensors live in per-device slices).
-pub fn is_meta(buffer: Buffer) -> bool {
+/// Whether `buffer` belongs to a meta device (0.7): it reports its (placeholder) base even when
+/// empty, and ggml-alloc's bounds do not apply to it (its tensors live in per-device slices).
+/// Asked of the buffer's device, so that this layer stays below the meta backend's.
+pub fn is_meta(caller: &str, buffer: Buffer) -> bool {
     #[cfg(feature = "whisper-rn-0-7")]
-    return crate::meta::buffer::is_meta_buffer(buffer);
+    return buffer.buft().and_then(BufferType::device).is_some_and(|device| {
+        device.device_type(caller) == crate::abi::wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META
+    });
     #[cfg(not(feature = "whisper-rn-0-7"))]
     return {
-        let _ = buffer;
+        let _ = (caller, buffer);
         false
     };
 }

@@ -42,7 +42,7 @@ pub fn tensor_alloc(
     let end = base + buffer.size();
     let size = buffer.buft_or_abort(caller).alloc_size(tensor);
     let fits = (addr as usize) >= base
-        && (crate::buffer::is_meta(buffer) || (addr as usize).checked_add(size).is_some_and(|e| e <= end));
+        && ((addr as usize).checked_add(size).is_some_and(|e| e <= end) || crate::buffer::is_meta(caller, buffer));
     if !fits {
         return Err(Refused(format!(
             "{size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
