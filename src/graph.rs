@@ -146,7 +146,7 @@ impl Tensor {
     /// The name's bytes, without the NUL.
     pub fn name_bytes(&self) -> &[u8] {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor.
-        let name = unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).name) as *const [u8; WSP_GGML_MAX_NAME]) };
+        let name = unsafe { &*std::ptr::addr_of!((*self.0.as_ptr()).name).cast::<[u8; WSP_GGML_MAX_NAME]>() };
         let len = name.iter().position(|&c| c == 0).unwrap_or(WSP_GGML_MAX_NAME);
         &name[..len]
     }
@@ -165,7 +165,7 @@ impl Tensor {
     pub fn set_name(self, parts: &[&[u8]]) {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor, which nobody
         // else uses meanwhile.
-        let name = unsafe { &mut *(std::ptr::addr_of_mut!((*self.0.as_ptr()).name) as *mut [u8; WSP_GGML_MAX_NAME]) };
+        let name = unsafe { &mut *std::ptr::addr_of_mut!((*self.0.as_ptr()).name).cast::<[u8; WSP_GGML_MAX_NAME]>() };
         let mut len = 0;
         for part in parts {
             let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
