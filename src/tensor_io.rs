@@ -38,12 +38,21 @@ pub fn check_range(caller: &str, tensor: Tensor, offset: usize, size: usize, acc
 }
 
 /// The checks of the synchronous accessors; returns the buffer that holds the bytes, or None
-/// when there is nothing to do (size 0, checked before anything else as the reference does).
-fn checked_buffer(caller: &str, tensor: Tensor, offset: usize, size: usize, access: Access) -> Option<Buffer> {
+/// when there is nothing to do (size 0, checked first as the reference does, unless
+/// `buffer_before_size`: 0.7's set and get report a tensor without a buffer even when empty).
+fn checked_buffer(
+    caller: &str,
+    tensor: Tensor,
+    offset: usize,
+    size: usize,
+    access: Access,
+    buffer_before_size: bool,
+) -> Option<Buffer> {
+    let early = buffer_before_size.then(|| storage_buffer(caller, tensor));
     if size == 0 {
         return None;
     }
-    let buffer = storage_buffer(caller, tensor);
+    let buffer = early.unwrap_or_else(|| storage_buffer(caller, tensor));
     check_range(caller, tensor, offset, size, access);
     Some(buffer)
 }
@@ -61,11 +70,8 @@ fn storage_buffer(caller: &str, tensor: Tensor) -> Buffer {
 /// # Safety
 /// `data` holds `size` readable bytes.
 pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
-    if cfg!(feature = "whisper-rn-0-7") {
-        // 0.7 reports a tensor without a buffer even when there is nothing to write.
-        storage_buffer(caller, tensor);
-    }
-    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write) {
+    let buffer_first = cfg!(feature = "whisper-rn-0-7");
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write, buffer_first) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.set_tensor(caller, tensor, data, offset, size) }
     }
@@ -76,11 +82,8 @@ pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usi
 /// # Safety
 /// `data` has room for `size` bytes.
 pub unsafe fn get(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
-    if cfg!(feature = "whisper-rn-0-7") {
-        // As in set.
-        storage_buffer(caller, tensor);
-    }
-    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Read) {
+    let buffer_first = cfg!(feature = "whisper-rn-0-7");
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Read, buffer_first) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.get_tensor(caller, tensor, data, offset, size) }
     }
@@ -88,7 +91,7 @@ pub unsafe fn get(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize
 
 /// Fills `size` bytes at `offset` of the tensor's data with `value`.
 pub fn memset(caller: &str, tensor: Tensor, value: u8, offset: usize, size: usize) {
-    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write) {
+    if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write, false) {
         // SAFETY: the range was checked.
         unsafe { buffer.memset_tensor(caller, tensor, value, offset, size) }
     }

@@ -88,19 +88,9 @@ impl Backend {
     pub unsafe fn set_tensor_2d_async(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d_async else { return false };
         if runs.size > 0 {
+            let (size, n_copies, stride_tensor, stride_data) = runs.args();
             // SAFETY: the caller's promise.
-            unsafe {
-                set_2d(
-                    self.as_ptr(),
-                    tensor.as_ptr(),
-                    data,
-                    offset,
-                    runs.size,
-                    runs.count,
-                    runs.stride_tensor,
-                    runs.stride_data,
-                )
-            };
+            unsafe { set_2d(self.as_ptr(), tensor.as_ptr(), data, offset, size, n_copies, stride_tensor, stride_data) };
         }
         true
     }
@@ -114,19 +104,9 @@ impl Backend {
     pub unsafe fn get_tensor_2d_async(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d_async else { return false };
         if runs.size > 0 {
+            let (size, n_copies, stride_tensor, stride_data) = runs.args();
             // SAFETY: the caller's promise.
-            unsafe {
-                get_2d(
-                    self.as_ptr(),
-                    tensor.as_ptr(),
-                    data,
-                    offset,
-                    runs.size,
-                    runs.count,
-                    runs.stride_tensor,
-                    runs.stride_data,
-                )
-            };
+            unsafe { get_2d(self.as_ptr(), tensor.as_ptr(), data, offset, size, n_copies, stride_tensor, stride_data) };
         }
         true
     }

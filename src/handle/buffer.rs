@@ -145,19 +145,9 @@ impl Buffer {
     pub unsafe fn set_tensor_2d(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d else { return false };
         if runs.size > 0 {
+            let (size, n_copies, stride_tensor, stride_data) = runs.args();
             // SAFETY: the caller's promise.
-            unsafe {
-                set_2d(
-                    self.as_ptr(),
-                    tensor.as_ptr(),
-                    data,
-                    offset,
-                    runs.size,
-                    runs.count,
-                    runs.stride_tensor,
-                    runs.stride_data,
-                )
-            };
+            unsafe { set_2d(self.as_ptr(), tensor.as_ptr(), data, offset, size, n_copies, stride_tensor, stride_data) };
         }
         true
     }
@@ -171,19 +161,9 @@ impl Buffer {
     pub unsafe fn get_tensor_2d(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d else { return false };
         if runs.size > 0 {
+            let (size, n_copies, stride_tensor, stride_data) = runs.args();
             // SAFETY: the caller's promise.
-            unsafe {
-                get_2d(
-                    self.as_ptr(),
-                    tensor.as_ptr(),
-                    data,
-                    offset,
-                    runs.size,
-                    runs.count,
-                    runs.stride_tensor,
-                    runs.stride_data,
-                )
-            };
+            unsafe { get_2d(self.as_ptr(), tensor.as_ptr(), data, offset, size, n_copies, stride_tensor, stride_data) };
         }
         true
     }
@@ -255,6 +235,11 @@ impl Runs {
     /// caller's memory; None when that does not fit in an address.
     pub fn run_start(self, index: usize) -> Option<(usize, usize)> {
         Some((index.checked_mul(self.stride_tensor)?, index.checked_mul(self.stride_data)?))
+    }
+
+    /// The interface entries' trailing arguments: size, n_copies, stride_tensor, stride_data.
+    pub fn args(self) -> (usize, usize, usize, usize) {
+        (self.size, self.count, self.stride_tensor, self.stride_data)
     }
 
     /// The bytes of the tensor the runs cover, from their start to the end of the last run;
