@@ -4,6 +4,7 @@
 // prints the registry as the first call finds it: the order of the regs (the release's, CPU
 // last), their devices, and which device init_best picks. ctest runs it twice, the second time
 // with WSP_GGML_DISABLE_VULKAN set (0.7 leaves Vulkan out then; older releases ignore it).
+// With WSP_REAL_RPC, the program links ggml's real RPC backend instead of RPC's stand-in.
 #include <stdio.h>
 
 #include "ggml-backend.h"
@@ -13,7 +14,7 @@
 #define STAND_INS(X) \
     X(cuda, "CUDA") X(metal, "Metal") X(sycl, "SYCL") X(vk, "Vulkan") X(webgpu, "WebGPU") X(zdnn, "zDNN") \
     X(virtgpu, "VirtGPU") X(opencl, "OpenCL") X(zendnn, "ZenDNN") X(hexagon, "Hexagon") X(cann, "CANN") \
-    X(blas, "BLAS") X(rpc, "RPC") X(kompute, "Kompute") X(openvino, "OpenVINO") X(et, "ET")
+    X(blas, "BLAS") X(kompute, "Kompute") X(openvino, "OpenVINO") X(et, "ET")
 
 static const char * device_name(wsp_ggml_backend_dev_t dev) { return (const char *) dev->context; }
 static const char * device_description(wsp_ggml_backend_dev_t dev) { (void) dev; return "built-in stand-in"; }
@@ -42,6 +43,9 @@ static size_t reg_device_count(wsp_ggml_backend_reg_t reg) { (void) reg; return 
     wsp_ggml_backend_reg_t wsp_ggml_backend_##stem##_reg(void); \
     wsp_ggml_backend_reg_t wsp_ggml_backend_##stem##_reg(void) { return &stem##_reg; }
 STAND_INS(DEFINE_STAND_IN)
+#ifndef WSP_REAL_RPC
+DEFINE_STAND_IN(rpc, "RPC")
+#endif
 
 int main(void) {
     for (size_t i = 0; i < wsp_ggml_backend_reg_count(); i++) {
