@@ -2,7 +2,7 @@
 
 use super::arg;
 use crate::abi::*;
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(compare_test_nodes)]
 use crate::graph::Tensor;
 use crate::graph_copy::{self, Refused};
 use std::ffi::c_void;
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend
 /// # Safety
 /// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
 /// `user_data`.
-#[cfg(not(feature = "whisper-rn-0-5"))]
+#[cfg(not(compare_test_nodes))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 /// # Safety
 /// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
 /// `user_data`; `test_nodes` is NULL or holds `num_test_nodes` tensor pointers (only compared).
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(compare_test_nodes)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
