@@ -82,6 +82,7 @@ fn main() {
     println!("cargo:rustc-env=WSP_FAMILY_FEATURE={}", facts(family, "feature").join(""));
     println!("cargo:rustc-env=WSP_CAPABILITIES={}", capabilities.join(" "));
     println!("cargo:rustc-env=WSP_LOAD_ALL={}", facts(family, "load_all").join(" "));
+    println!("cargo:rustc-env=WSP_SYMBOLS={}", facts(family, "symbols").join(""));
 
     // Give the shared library a proper soname so that programs record
     // libwsp_ggml_backend.so.0 and a later compatible release can replace it (Android's loader

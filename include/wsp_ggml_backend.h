@@ -872,7 +872,7 @@ struct wsp_ggml_backend_graph_copy wsp_ggml_backend_graph_copy(wsp_ggml_backend_
 // `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
 void wsp_ggml_backend_graph_copy_free(struct wsp_ggml_backend_graph_copy copy);
 
-#if !defined(WSP_GGML_BACKEND_COMPARE_TEST_NODES)
+#if !(defined(WSP_GGML_BACKEND_COMPARE_TEST_NODE) || defined(WSP_GGML_BACKEND_COMPARE_TEST_NODES))
 // Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
 // handing each pair of non-view results to `callback` until it returns false. False when
 // the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
@@ -886,6 +886,24 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
                                             struct wsp_ggml_cgraph *graph,
                                             wsp_ggml_backend_eval_callback callback,
                                             void *user_data);
+#endif
+
+#if defined(WSP_GGML_BACKEND_COMPARE_TEST_NODE)
+// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
+// of results: without a test node, each non-view node's after it is computed, one at a time,
+// until the callback returns false; otherwise, after computing the whole graph on both, the
+// pair of `test_node`, which must be in the graph. False when the copy cannot be made or no
+// callback is given.
+//
+// # Safety
+// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+// `user_data`; `test_node` is only compared.
+bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
+                                            wsp_ggml_backend_t backend2,
+                                            struct wsp_ggml_cgraph *graph,
+                                            wsp_ggml_backend_eval_callback callback,
+                                            void *user_data,
+                                            struct wsp_ggml_tensor *test_node);
 #endif
 
 #if defined(WSP_GGML_BACKEND_COMPARE_TEST_NODES)

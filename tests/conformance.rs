@@ -14,11 +14,9 @@ use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use support::*;
 
-/// The functions the release's backend layer defines (ctests/symbols.txt for 0.4.3,
-/// ctests/symbols-<release>.txt for the others).
+/// The functions the release's backend layer defines (the release table's `symbols`).
 fn spec_symbols() -> BTreeSet<String> {
-    let file = if RELEASE.is_default() { "symbols.txt".to_owned() } else { format!("symbols-{}.txt", RELEASE.version) };
-    std::fs::read_to_string(root().join("ctests").join(file)).unwrap().lines().map(str::to_owned).collect()
+    std::fs::read_to_string(root().join("ctests").join(RELEASE.symbols)).unwrap().lines().map(str::to_owned).collect()
 }
 
 /// Names of the `wsp_ggml*` symbols a library defines (text symbols, global or weak).

@@ -185,7 +185,24 @@ fn differences(release: &str, build: &Build) -> Vec<String> {
     if let Some(diff) = first_difference(&theirs.layout, &ours.layout) {
         found.push(format!("layout: {diff}"));
     }
+    found.extend(op_differences(&theirs.layout, build));
     found
+}
+
+/// The op numbers the family's build uses for the ops the layer tells apart (ggml.h's, which
+/// both sides include, cannot differ between them): 0.4's, one higher for each of ADD_ID
+/// (op_add_id) and CUMSUM (op_cumsum) that ggml.h inserts before them, as src/abi/mirrors.rs
+/// counts them.
+fn op_differences(release_layout: &str, build: &Build) -> Vec<String> {
+    let shift = ["OP_ADD_ID", "OP_CUMSUM"].iter().filter(|c| build.macros.iter().any(|m| m.ends_with(*c))).count();
+    let expected = [("WSP_GGML_OP_RESHAPE", 34), ("WSP_GGML_OP_VIEW", 35), ("WSP_GGML_OP_ROPE", 46)];
+    expected
+        .iter()
+        .filter_map(|&(op, base)| {
+            let line = format!("enum {op} {}", base + shift);
+            (!release_layout.lines().any(|l| l == line)).then(|| format!("op number: the build has {line}"))
+        })
+        .collect()
 }
 
 /// Whether the differences are none, or only the one known for 0.4.3.

@@ -24,8 +24,9 @@ pub type wsp_ggml_type = c_int;
 /// `enum wsp_ggml_op`, kept as its integer for the same reason.
 pub type wsp_ggml_op = c_int;
 
-/// 0.5's ggml.h inserts ADD_ID and CUMSUM before RESHAPE, shifting the ops below by two.
-const OP_SHIFT: wsp_ggml_op = if cfg!(ops_add_id_cumsum) { 2 } else { 0 };
+/// From 0.5, ggml.h inserts ADD_ID (op_add_id) and then CUMSUM (op_cumsum) before RESHAPE,
+/// shifting the ops below by one each.
+const OP_SHIFT: wsp_ggml_op = cfg!(op_add_id) as wsp_ggml_op + cfg!(op_cumsum) as wsp_ggml_op;
 pub const WSP_GGML_OP_NONE: wsp_ggml_op = 0;
 pub const WSP_GGML_OP_RESHAPE: wsp_ggml_op = 34 + OP_SHIFT;
 pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35 + OP_SHIFT;

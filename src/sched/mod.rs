@@ -862,6 +862,10 @@ impl Scheduler {
     /// Sizes the compute buffers for `graph` (the largest graph to come). False, with a log
     /// line, when a buffer cannot be allocated; the scheduler stays usable.
     pub fn reserve_for(&mut self, caller: &'static str, graph: Graph) -> bool {
+        // 0.5.1 and 0.5.2 start from a reset scheduler: backends set by hand are forgotten.
+        if cfg!(reserve_resets_first) {
+            self.reset();
+        }
         self.split_graph(caller, graph);
         self.synchronize();
         let ok = self.reserve();

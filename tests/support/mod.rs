@@ -41,6 +41,8 @@ pub struct Release {
     /// The cargo feature that builds the family (empty: the default build).
     feature: &'static str,
     capabilities: &'static str,
+    /// The file under ctests/ that lists the functions the family's layer defines.
+    pub symbols: &'static str,
 }
 
 pub const RELEASE: Release = Release {
@@ -48,6 +50,7 @@ pub const RELEASE: Release = Release {
     family: env!("WSP_FAMILY"),
     feature: env!("WSP_FAMILY_FEATURE"),
     capabilities: env!("WSP_CAPABILITIES"),
+    symbols: env!("WSP_SYMBOLS"),
 };
 
 impl Release {
