@@ -3,7 +3,8 @@
 //! same size, alignment, offset or value in the library's mirrors (`wsp_ggml_backend::abi`).
 //!
 //! WSP_RELEASE_HEADERS names the release's `cpp/` folder (default: the fetched 0.4.3 in
-//! third_party/). For a cross target, the target's C headers come from the Debian cross
+//! third_party/); what is compared follows from what its headers declare (the meta backend's
+//! types and op numbers when ggml-backend.h has them). For a cross target, the target's C headers come from the Debian cross
 //! toolchain's folder (/usr/<gnu triple>/include) when it exists.
 
 use std::fmt::Write as _;
@@ -37,17 +38,17 @@ const STRUCTS: &[&str] = &[
 /// same number.
 const ENUMS: &[&str] = &["wsp_ggml_status", "wsp_ggml_backend_buffer_usage", "wsp_ggml_backend_dev_type"];
 
-/// What only 0.7's headers declare: the meta backend's split state, and its split-axis enum
-/// (C name, then the mirror's: Rust holds the axis as an integer and declares the enum for the
-/// header under another name).
-const STRUCTS_0_7: &[&str] = &["wsp_ggml_backend_meta_split_state"];
-const ENUMS_0_7: &[(&str, &str)] = &[("wsp_ggml_backend_meta_split_axis", "wsp_ggml_backend_meta_split_axis_decl")];
+/// What only the headers of a release with the meta backend (0.6, 0.7) declare: its split
+/// state, and its split-axis enum (C name, then the mirror's: Rust holds the axis as an integer
+/// and declares the enum for the header under another name).
+const STRUCTS_META: &[&str] = &["wsp_ggml_backend_meta_split_state"];
+const ENUMS_META: &[(&str, &str)] = &[("wsp_ggml_backend_meta_split_axis", "wsp_ggml_backend_meta_split_axis_decl")];
 
 /// The ops whose numbers the backend layer uses.
 const OPS: &[&str] = &["NONE", "RESHAPE", "VIEW", "PERMUTE", "TRANSPOSE", "ROPE"];
-/// The 0.7 build's op numbers: every constant of the mirrors' `op` module (named as in ggml.h
-/// without the `WSP_GGML_OP_` prefix).
-fn ops_0_7(root: &Path) -> Vec<String> {
+/// The meta backend's op numbers: every constant of the mirrors' `op` module (named as in
+/// ggml.h without the `WSP_GGML_OP_` prefix), whatever its cfg.
+fn meta_ops(root: &Path) -> Vec<String> {
     let mirrors = root.join("../src/abi/mirrors.rs");
     println!("cargo:rerun-if-changed={}", mirrors.display());
     let text = std::fs::read_to_string(&mirrors).unwrap();
@@ -84,12 +85,15 @@ fn main() {
     if let Some(sysroot) = cross_headers(&target) {
         builder = builder.clang_arg(format!("-isystem{}", sysroot.display()));
     }
-    let is_0_7 = std::env::var_os("CARGO_FEATURE_WHISPER_RN_0_7").is_some();
+    // The release has the meta backend when its ggml-backend.h declares the split state; the
+    // library built for another family then lacks the mirror, which does not compile.
+    let backend_h = std::fs::read_to_string(headers.join("ggml-backend.h")).expect("ggml-backend.h");
+    let has_meta = backend_h.contains("struct wsp_ggml_backend_meta_split_state");
     let mut structs = STRUCTS.to_vec();
     let mut enums: Vec<(&str, &str)> = ENUMS.iter().map(|&e| (e, e)).collect();
-    if is_0_7 {
-        structs.extend(STRUCTS_0_7);
-        enums.extend(ENUMS_0_7);
+    if has_meta {
+        structs.extend(STRUCTS_META);
+        enums.extend(ENUMS_META);
     }
     for name in structs.iter().chain(enums.iter().map(|(c, _)| c)).chain(&["wsp_ggml_op"]) {
         builder = builder.allowlist_type(name);
@@ -98,8 +102,8 @@ fn main() {
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(out.join("release.rs"), &bindings).unwrap();
-    let ops_0_7 = if is_0_7 { ops_0_7(&root) } else { Vec::new() };
-    std::fs::write(out.join("checks.rs"), checks(&bindings, &structs, &enums, &ops_0_7)).unwrap();
+    let meta_ops = if has_meta { meta_ops(&root) } else { Vec::new() };
+    std::fs::write(out.join("checks.rs"), checks(&bindings, &structs, &enums, &meta_ops)).unwrap();
 }
 
 /// The C headers of a Debian cross toolchain for `target`, if installed.
@@ -127,8 +131,9 @@ fn rust_field(name: &str) -> String {
     }
 }
 
-/// The assertions, one per struct size, alignment, field offset and enum value.
-fn checks(bindings: &str, structs: &[&str], enums: &[(&str, &str)], ops_0_7: &[String]) -> String {
+/// The assertions, one per struct size, alignment, field offset and enum value; an op of the
+/// mirrors' `op` module that the release's ggml.h lacks must be configured out of the build.
+fn checks(bindings: &str, structs: &[&str], enums: &[(&str, &str)], meta_ops: &[String]) -> String {
     let mut out = String::new();
     for &name in structs {
         let fields = struct_fields(bindings, name).unwrap_or_else(|| panic!("the headers declare no struct {name}"));
@@ -143,8 +148,13 @@ fn checks(bindings: &str, structs: &[&str], enums: &[(&str, &str)], ops_0_7: &[S
     for op in OPS {
         writeln!(out, "same_op!(WSP_GGML_OP_{op});").unwrap();
     }
-    for op in ops_0_7 {
-        writeln!(out, "same_op!(op::{op} = WSP_GGML_OP_{op});").unwrap();
+    let declared = enum_values(bindings, "wsp_ggml_op");
+    for op in meta_ops {
+        if declared.iter().any(|v| *v == format!("WSP_GGML_OP_{op}")) {
+            writeln!(out, "same_op!(op::{op} = WSP_GGML_OP_{op});").unwrap();
+        } else {
+            writeln!(out, "no_op!({op});").unwrap();
+        }
     }
     out
 }

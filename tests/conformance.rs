@@ -134,7 +134,6 @@ fn rust_layout_lines() -> Vec<String> {
             ("wsp_ggml_backend_buffer_i.get_tensor_2d", std::mem::offset_of!(wsp_ggml_backend_buffer_i, get_tensor_2d)),
             ("wsp_ggml_backend_i.set_tensor_2d_async", std::mem::offset_of!(wsp_ggml_backend_i, set_tensor_2d_async)),
             ("wsp_ggml_backend_i.get_tensor_2d_async", std::mem::offset_of!(wsp_ggml_backend_i, get_tensor_2d_async)),
-            ("wsp_ggml_backend_dev_caps.mmap_support", std::mem::offset_of!(wsp_ggml_backend_dev_caps, mmap_support)),
             ("wsp_ggml_cgraph.uid", std::mem::offset_of!(wsp_ggml_cgraph, uid)),
         ] {
             out.push(format!("offset {field} {offset}"));
@@ -142,7 +141,7 @@ fn rust_layout_lines() -> Vec<String> {
         out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_META {}", WSP_GGML_BACKEND_DEVICE_TYPE_META as i64));
         out.push(format!("enum WSP_GGML_OP_FLASH_ATTN_EXT {}", op::FLASH_ATTN_EXT));
         out.push(format!("enum WSP_GGML_TENSOR_FLAG_COMPUTE {WSP_GGML_TENSOR_FLAG_COMPUTE}"));
-        rust_layout!(out; wsp_ggml_backend_meta_split_state { axis, ne, nr, n_segments });
+        rust_layout!(out; wsp_ggml_backend_meta_split_state { axis, ne, n_segments });
         for (name, value) in [
             ("WSP_GGML_BACKEND_SPLIT_AXIS_0", WSP_GGML_BACKEND_SPLIT_AXIS_0),
             ("WSP_GGML_BACKEND_SPLIT_AXIS_1", WSP_GGML_BACKEND_SPLIT_AXIS_1),
@@ -157,6 +156,16 @@ fn rust_layout_lines() -> Vec<String> {
         }
         out.push(format!("define WSP_GGML_BACKEND_META_MAX_DEVICES {WSP_GGML_BACKEND_META_MAX_DEVICES}"));
     }
+    #[cfg(mmap_support)]
+    out.push(format!(
+        "offset wsp_ggml_backend_dev_caps.mmap_support {}",
+        std::mem::offset_of!(wsp_ggml_backend_dev_caps, mmap_support)
+    ));
+    #[cfg(meta_nr)]
+    out.push(format!(
+        "offset wsp_ggml_backend_meta_split_state.nr {}",
+        std::mem::offset_of!(wsp_ggml_backend_meta_split_state, nr)
+    ));
     for (name, value) in [
         ("WSP_GGML_BACKEND_API_VERSION", WSP_GGML_BACKEND_API_VERSION as usize),
         ("WSP_GGML_MAX_DIMS", WSP_GGML_MAX_DIMS),

@@ -192,14 +192,20 @@ fn differences(release: &str, build: &Build) -> Vec<String> {
 /// The op numbers the family's build uses for the ops the layer tells apart (ggml.h's, which
 /// both sides include, cannot differ between them): 0.4's, one higher for each of ADD_ID
 /// (op_add_id) and CUMSUM (op_cumsum) that ggml.h inserts before them, as src/abi/mirrors.rs
-/// counts them.
+/// counts them; with the meta backend also FLASH_ATTN_EXT, 0.6's, one higher for COL2IM_1D
+/// (op_col2im_1d).
 fn op_differences(release_layout: &str, build: &Build) -> Vec<String> {
-    let shift = ["OP_ADD_ID", "OP_CUMSUM"].iter().filter(|c| build.macros.iter().any(|m| m.ends_with(*c))).count();
-    let expected = [("WSP_GGML_OP_RESHAPE", 34), ("WSP_GGML_OP_VIEW", 35), ("WSP_GGML_OP_ROPE", 46)];
+    let has = |capability: &str| build.macros.iter().any(|m| m.ends_with(capability));
+    let shift = ["OP_ADD_ID", "OP_CUMSUM"].iter().filter(|c| has(c)).count();
+    let mut expected =
+        vec![("WSP_GGML_OP_RESHAPE", 34 + shift), ("WSP_GGML_OP_VIEW", 35 + shift), ("WSP_GGML_OP_ROPE", 46 + shift)];
+    if has("_META") {
+        expected.push(("WSP_GGML_OP_FLASH_ATTN_EXT", 73 + usize::from(has("OP_COL2IM_1D"))));
+    }
     expected
         .iter()
-        .filter_map(|&(op, base)| {
-            let line = format!("enum {op} {}", base + shift);
+        .filter_map(|&(op, number)| {
+            let line = format!("enum {op} {number}");
             (!release_layout.lines().any(|l| l == line)).then(|| format!("op number: the build has {line}"))
         })
         .collect()

@@ -176,7 +176,7 @@ int main(void) {
     FIELD(wsp_ggml_backend_dev_caps, host_buffer);
     FIELD(wsp_ggml_backend_dev_caps, buffer_from_host_ptr);
     FIELD(wsp_ggml_backend_dev_caps, events);
-#ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
+#ifdef WSP_GGML_BACKEND_MMAP_SUPPORT /* the build's capability: whisper.rn 0.7 */
     FIELD(wsp_ggml_backend_dev_caps, mmap_support);
 #endif
 
@@ -290,11 +290,13 @@ int main(void) {
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     ENUM(WSP_GGML_TENSOR_FLAG_COMPUTE);
 
-    /* the meta backend (whisper.rn 0.7) */
+    /* the meta backend (whisper.rn 0.6 and 0.7) */
     STRUCT(wsp_ggml_backend_meta_split_state);
     FIELD(wsp_ggml_backend_meta_split_state, axis);
     FIELD(wsp_ggml_backend_meta_split_state, ne);
+#ifdef WSP_GGML_BACKEND_META_NR /* the build's capability: whisper.rn 0.7 */
     FIELD(wsp_ggml_backend_meta_split_state, nr);
+#endif
     FIELD(wsp_ggml_backend_meta_split_state, n_segments);
     TYPE("wsp_ggml_backend_meta_split_axis", enum wsp_ggml_backend_meta_split_axis);
     ENUM(WSP_GGML_BACKEND_SPLIT_AXIS_0);

@@ -1,10 +1,11 @@
-// meta: whisper.rn 0.7's meta backend over two instances of the CPU device (the only simple
+// meta: whisper.rn 0.6's and 0.7's meta backend over two instances of the CPU device (the only simple
 // device that is cheap to have twice here: the TEST fixture registers a single device).
 //  A: split_axis_name of every axis value.
 //  D: the meta device: dedup of identical arguments, type, props, host buffer type, supports_buft,
 //     and its buffer type (alignment, max size, host, alloc size).
 //  S: static tensors split by the application's callback (axis 1, axis 0, segmented, MIRRORED),
-//     allocated with ggml-alloc's alloc_ctx_tensors_from_buft; set/get round trips, memset.
+//     allocated with ggml-alloc's alloc_ctx_tensors_from_buft; set/get round trips, memset (0.6's
+//     meta buffer has none: the same bytes are set instead, and this library's memset compared).
 //  G: a graph with a weight split along axis 1 times a MIRRORED input, element-wise ops and a
 //     transposed copy of the split result, products over the split dimension (PARTIAL, summed
 //     across devices, one reduction delayed over a MUL and an ADD of two branches) and a
@@ -15,8 +16,8 @@
 //  T: a meta device over the TEST fixture (a non-host device) and the CPU: the buffer type, and
 //     a graph of the ops TEST computes (two products, a scale, MUL and ADD), against the CPU alone.
 // Lines starting with "known-difference <label>" print what this library does differently on
-// purpose (names: the reference's read "Meta()"; Z: NaN garbage in an empty share); the
-// comparison takes only those two words of them.
+// purpose (names: the reference's read "Meta()"; memset: 0.6's has none; Z: NaN garbage in an
+// empty share); the comparison takes only those two words of them.
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
 #include "test_backend.h"
@@ -34,7 +35,9 @@ static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_t
     struct wsp_ggml_backend_meta_split_state s;
     memset(&s, 0, sizeof(s));
     s.n_segments = 1;
+#ifdef WSP_GGML_BACKEND_META_NR // whisper.rn 0.7: segments repeat nr[s] times
     s.nr[0] = 1;
+#endif
     if (three != NULL && (strcmp(t->name, "w1") == 0 || strcmp(t->name, "w2") == 0)) {
         s.axis = t->name[1] == '1' ? WSP_GGML_BACKEND_SPLIT_AXIS_1 : WSP_GGML_BACKEND_SPLIT_AXIS_0;
         memcpy(s.ne, three, 3 * sizeof(int64_t));
@@ -50,12 +53,18 @@ static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_t
         s.ne[1] = 2;
     } else if (strcmp(t->name, "seg") == 0) { // [4, 6]: segment 0 (1 + 1 rows) once, segment 1 (1 + 1) twice
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
-        s.n_segments = 2;
         s.ne[0] = 1;
         s.ne[1] = 1;
         s.ne[2] = 1;
         s.ne[3] = 1;
+#ifdef WSP_GGML_BACKEND_META_NR
+        s.n_segments = 2;
         s.nr[1] = 2;
+#else // whisper.rn 0.6 repeats no segment: segment 1 written twice
+        s.n_segments = 3;
+        s.ne[4] = 1;
+        s.ne[5] = 1;
+#endif
     } else if (strcmp(t->name, "m") == 0) {   // [4, 4, 2]: rows 1 + 3
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.ne[0] = 1;
@@ -293,9 +302,14 @@ int main(void) {
     size_t cpu_free, cpu_total, free_, total;
     wsp_ggml_backend_dev_memory(cpu_dev, &cpu_free, &cpu_total);
     wsp_ggml_backend_dev_memory(meta, &free_, &total);
+#ifdef WSP_GGML_BACKEND_MMAP_SUPPORT
+    int mmap_support = props.caps.mmap_support;
+#else
+    int mmap_support = -1; // whisper.rn 0.6's caps have no mmap_support
+#endif
     printf("D props name_is_dev_name %d type %d device_id_null %d caps %d %d %d %d %d total_is_twice_cpu %d props_total %d free_nonzero %d\n",
            props.name == wsp_ggml_backend_dev_name(meta), (int) props.type, props.device_id == NULL, props.caps.async,
-           props.caps.host_buffer, props.caps.buffer_from_host_ptr, props.caps.events, props.caps.mmap_support,
+           props.caps.host_buffer, props.caps.buffer_from_host_ptr, props.caps.events, mmap_support,
            total == 2 * cpu_total, props.memory_total == total, free_ > 0);
     printf("D host_buffer_type_null %d\n", wsp_ggml_backend_dev_host_buffer_type(meta) == NULL);
     wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(meta);
@@ -325,9 +339,21 @@ int main(void) {
         memset(back, 0, sizeof(back));
         wsp_ggml_backend_tensor_get(w.seg, back, 0, sizeof(back));
         printf("S seg round_trip %d\n", memcmp(v, back, sizeof(v)) == 0);
-        // m's matrices are whole steps of its split axis 1: ranges of whole matrices.
-        wsp_ggml_backend_tensor_memset(w.m, 0, 0, wsp_ggml_nbytes(w.m));
-        wsp_ggml_backend_tensor_memset(w.m, 0x3f, 16 * sizeof(float), 16 * sizeof(float));
+        // m's matrices are whole steps of its split axis 1: ranges of whole matrices. whisper.rn
+        // 0.6's meta buffer has no memset_tensor (tensor_memset aborts: "memset not implemented by
+        // backend buffer"); this library's has one. Where the buffer has none, the same bytes
+        // are written with tensor_set, which this library's memset must match.
+        int has_memset = wbuf->iface.memset_tensor != NULL;
+        printf("known-difference S memset_tensor %s\n", has_memset ? "implemented" : "missing");
+        if (has_memset) {
+            wsp_ggml_backend_tensor_memset(w.m, 0, 0, wsp_ggml_nbytes(w.m));
+            wsp_ggml_backend_tensor_memset(w.m, 0x3f, 16 * sizeof(float), 16 * sizeof(float));
+        } else {
+            unsigned char bytes[32 * sizeof(float)];
+            memset(bytes, 0, sizeof(bytes));
+            memset(bytes + 16 * sizeof(float), 0x3f, 16 * sizeof(float));
+            wsp_ggml_backend_tensor_set(w.m, bytes, 0, sizeof(bytes));
+        }
         print_tensor("S memset", w.m);
         fill(v, 16, 2.0f, 1.0f);
         wsp_ggml_backend_tensor_set(w.m, v, 0, 16 * sizeof(float));

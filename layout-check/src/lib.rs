@@ -41,4 +41,23 @@ macro_rules! same_op {
     };
 }
 
+/// `no_op!(NAME)`: the mirrors' `op` module has no NAME in this build (the release's ggml.h has
+/// no such op). Two glob imports of the same name are ambiguous where it is used, so this
+/// compiles only when the mirrors' glob brings no NAME.
+#[allow(unused_macros)]
+macro_rules! no_op {
+    ($name:ident) => {
+        #[allow(non_snake_case)]
+        mod $name {
+            mod absent {
+                pub const $name: i64 = -1;
+            }
+            use absent::*;
+            #[allow(unused_imports)]
+            use wsp_ggml_backend::abi::op::*;
+            const _: () = assert!($name as i64 == -1, concat!("the release's ggml.h has no op ", stringify!($name)));
+        }
+    };
+}
+
 include!(concat!(env!("OUT_DIR"), "/checks.rs"));

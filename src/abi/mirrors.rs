@@ -34,83 +34,98 @@ pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36 + OP_SHIFT;
 pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37 + OP_SHIFT;
 pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46 + OP_SHIFT;
 
+/// 0.7's ggml.h inserts COL2IM_1D after IM2COL_3D (op_col2im_1d; in none of the meta backend's
+/// op ranges): the ops from CONV_2D on are one higher.
 #[cfg(meta)]
-/// 0.7.4's ggml.h op numbers, for the ops the meta backend distinguishes (its split-state
-/// inference takes the ops between two named ones; 55, COL2IM_1D, is in none). layout-check
-/// compares every one with the release's headers; cbindgen leaves them to ggml.h.
+const AFTER_IM2COL_3D: wsp_ggml_op = cfg!(op_col2im_1d) as wsp_ggml_op;
+/// It also inserts LIGHTNING_INDEXER and DSV4_HC_COMB, _PRE and _POST after GATED_DELTA_NET
+/// (op_lightning_indexer): the ops from UNARY on are four higher again.
+#[cfg(meta)]
+const AFTER_GATED_DELTA_NET: wsp_ggml_op = AFTER_IM2COL_3D + 4 * cfg!(op_lightning_indexer) as wsp_ggml_op;
+
+#[cfg(meta)]
+/// ggml.h's op numbers for the ops the meta backend distinguishes (its split-state inference
+/// takes the ops between two named ones): 0.6's, counted up past a later release's insertions
+/// (above). layout-check compares every one with the release's headers; cbindgen leaves them to
+/// ggml.h.
 ///
 /// cbindgen:ignore
 pub mod op {
-    pub const NONE: super::wsp_ggml_op = 0;
-    pub const DUP: super::wsp_ggml_op = 1;
-    pub const ADD: super::wsp_ggml_op = 2;
-    pub const ADD_ID: super::wsp_ggml_op = 3;
-    pub const ADD1: super::wsp_ggml_op = 4;
-    pub const ACC: super::wsp_ggml_op = 5;
-    pub const SUB: super::wsp_ggml_op = 6;
-    pub const MUL: super::wsp_ggml_op = 7;
-    pub const DIV: super::wsp_ggml_op = 8;
-    pub const SQR: super::wsp_ggml_op = 9;
-    pub const COS: super::wsp_ggml_op = 13;
-    pub const SUM: super::wsp_ggml_op = 14;
-    pub const SUM_ROWS: super::wsp_ggml_op = 15;
-    pub const COUNT_EQUAL: super::wsp_ggml_op = 19;
-    pub const REPEAT: super::wsp_ggml_op = 20;
-    pub const REPEAT_BACK: super::wsp_ggml_op = 21;
-    pub const CONCAT: super::wsp_ggml_op = 22;
-    pub const SILU_BACK: super::wsp_ggml_op = 23;
-    pub const NORM: super::wsp_ggml_op = 24;
-    pub const L2_NORM: super::wsp_ggml_op = 28;
-    pub const MUL_MAT: super::wsp_ggml_op = 29;
-    pub const MUL_MAT_ID: super::wsp_ggml_op = 30;
-    pub const OUT_PROD: super::wsp_ggml_op = 31;
-    pub const SCALE: super::wsp_ggml_op = 32;
-    pub const SET: super::wsp_ggml_op = 33;
-    pub const CPY: super::wsp_ggml_op = 34;
-    pub const CONT: super::wsp_ggml_op = 35;
-    pub const RESHAPE: super::wsp_ggml_op = 36;
-    pub const VIEW: super::wsp_ggml_op = 37;
-    pub const PERMUTE: super::wsp_ggml_op = 38;
-    pub const TRANSPOSE: super::wsp_ggml_op = 39;
-    pub const GET_ROWS: super::wsp_ggml_op = 40;
-    pub const GET_ROWS_BACK: super::wsp_ggml_op = 41;
-    pub const SET_ROWS: super::wsp_ggml_op = 42;
-    pub const DIAG: super::wsp_ggml_op = 43;
-    pub const DIAG_MASK_ZERO: super::wsp_ggml_op = 45;
-    pub const SOFT_MAX: super::wsp_ggml_op = 46;
-    pub const SOFT_MAX_BACK: super::wsp_ggml_op = 47;
-    pub const ROPE: super::wsp_ggml_op = 48;
-    pub const ROPE_BACK: super::wsp_ggml_op = 49;
-    pub const CLAMP: super::wsp_ggml_op = 50;
-    pub const CONV_TRANSPOSE_1D: super::wsp_ggml_op = 51;
-    pub const IM2COL_3D: super::wsp_ggml_op = 54;
-    pub const CONV_2D: super::wsp_ggml_op = 56;
-    pub const UPSCALE: super::wsp_ggml_op = 63;
-    pub const PAD: super::wsp_ggml_op = 64;
-    pub const PAD_REFLECT_1D: super::wsp_ggml_op = 65;
-    pub const TIMESTEP_EMBEDDING: super::wsp_ggml_op = 68;
-    pub const ARGSORT: super::wsp_ggml_op = 69;
-    pub const TOP_K: super::wsp_ggml_op = 70;
-    pub const LEAKY_RELU: super::wsp_ggml_op = 71;
-    pub const TRI: super::wsp_ggml_op = 72;
-    pub const FILL: super::wsp_ggml_op = 73;
-    pub const FLASH_ATTN_EXT: super::wsp_ggml_op = 74;
-    pub const FLASH_ATTN_BACK: super::wsp_ggml_op = 75;
-    pub const SSM_CONV: super::wsp_ggml_op = 76;
-    pub const SSM_SCAN: super::wsp_ggml_op = 77;
-    pub const SOLVE_TRI: super::wsp_ggml_op = 85;
-    pub const GATED_DELTA_NET: super::wsp_ggml_op = 86;
-    pub const LIGHTNING_INDEXER: super::wsp_ggml_op = 87;
-    pub const DSV4_HC_COMB: super::wsp_ggml_op = 88;
-    pub const DSV4_HC_POST: super::wsp_ggml_op = 90;
-    pub const UNARY: super::wsp_ggml_op = 91;
-    pub const MAP_CUSTOM1: super::wsp_ggml_op = 92;
-    pub const CUSTOM: super::wsp_ggml_op = 95;
-    pub const CROSS_ENTROPY_LOSS: super::wsp_ggml_op = 96;
-    pub const CROSS_ENTROPY_LOSS_BACK: super::wsp_ggml_op = 97;
-    pub const OPT_STEP_ADAMW: super::wsp_ggml_op = 98;
-    pub const OPT_STEP_SGD: super::wsp_ggml_op = 99;
-    pub const GLU: super::wsp_ggml_op = 100;
+    use super::{wsp_ggml_op, AFTER_GATED_DELTA_NET, AFTER_IM2COL_3D};
+
+    pub const NONE: wsp_ggml_op = 0;
+    pub const DUP: wsp_ggml_op = 1;
+    pub const ADD: wsp_ggml_op = 2;
+    pub const ADD_ID: wsp_ggml_op = 3;
+    pub const ADD1: wsp_ggml_op = 4;
+    pub const ACC: wsp_ggml_op = 5;
+    pub const SUB: wsp_ggml_op = 6;
+    pub const MUL: wsp_ggml_op = 7;
+    pub const DIV: wsp_ggml_op = 8;
+    pub const SQR: wsp_ggml_op = 9;
+    pub const COS: wsp_ggml_op = 13;
+    pub const SUM: wsp_ggml_op = 14;
+    pub const SUM_ROWS: wsp_ggml_op = 15;
+    pub const COUNT_EQUAL: wsp_ggml_op = 19;
+    pub const REPEAT: wsp_ggml_op = 20;
+    pub const REPEAT_BACK: wsp_ggml_op = 21;
+    pub const CONCAT: wsp_ggml_op = 22;
+    pub const SILU_BACK: wsp_ggml_op = 23;
+    pub const NORM: wsp_ggml_op = 24;
+    pub const L2_NORM: wsp_ggml_op = 28;
+    pub const MUL_MAT: wsp_ggml_op = 29;
+    pub const MUL_MAT_ID: wsp_ggml_op = 30;
+    pub const OUT_PROD: wsp_ggml_op = 31;
+    pub const SCALE: wsp_ggml_op = 32;
+    pub const SET: wsp_ggml_op = 33;
+    pub const CPY: wsp_ggml_op = 34;
+    pub const CONT: wsp_ggml_op = 35;
+    pub const RESHAPE: wsp_ggml_op = 36;
+    pub const VIEW: wsp_ggml_op = 37;
+    pub const PERMUTE: wsp_ggml_op = 38;
+    pub const TRANSPOSE: wsp_ggml_op = 39;
+    pub const GET_ROWS: wsp_ggml_op = 40;
+    pub const GET_ROWS_BACK: wsp_ggml_op = 41;
+    pub const SET_ROWS: wsp_ggml_op = 42;
+    pub const DIAG: wsp_ggml_op = 43;
+    pub const DIAG_MASK_ZERO: wsp_ggml_op = 45;
+    pub const SOFT_MAX: wsp_ggml_op = 46;
+    pub const SOFT_MAX_BACK: wsp_ggml_op = 47;
+    pub const ROPE: wsp_ggml_op = 48;
+    pub const ROPE_BACK: wsp_ggml_op = 49;
+    pub const CLAMP: wsp_ggml_op = 50;
+    pub const CONV_TRANSPOSE_1D: wsp_ggml_op = 51;
+    pub const IM2COL_3D: wsp_ggml_op = 54;
+    pub const CONV_2D: wsp_ggml_op = 55 + AFTER_IM2COL_3D;
+    pub const UPSCALE: wsp_ggml_op = 62 + AFTER_IM2COL_3D;
+    pub const PAD: wsp_ggml_op = 63 + AFTER_IM2COL_3D;
+    pub const PAD_REFLECT_1D: wsp_ggml_op = 64 + AFTER_IM2COL_3D;
+    pub const TIMESTEP_EMBEDDING: wsp_ggml_op = 67 + AFTER_IM2COL_3D;
+    pub const ARGSORT: wsp_ggml_op = 68 + AFTER_IM2COL_3D;
+    pub const TOP_K: wsp_ggml_op = 69 + AFTER_IM2COL_3D;
+    pub const LEAKY_RELU: wsp_ggml_op = 70 + AFTER_IM2COL_3D;
+    pub const TRI: wsp_ggml_op = 71 + AFTER_IM2COL_3D;
+    pub const FILL: wsp_ggml_op = 72 + AFTER_IM2COL_3D;
+    pub const FLASH_ATTN_EXT: wsp_ggml_op = 73 + AFTER_IM2COL_3D;
+    pub const FLASH_ATTN_BACK: wsp_ggml_op = 74 + AFTER_IM2COL_3D;
+    pub const SSM_CONV: wsp_ggml_op = 75 + AFTER_IM2COL_3D;
+    pub const SSM_SCAN: wsp_ggml_op = 76 + AFTER_IM2COL_3D;
+    pub const SOLVE_TRI: wsp_ggml_op = 84 + AFTER_IM2COL_3D;
+    pub const GATED_DELTA_NET: wsp_ggml_op = 85 + AFTER_IM2COL_3D;
+    #[cfg(op_lightning_indexer)]
+    pub const LIGHTNING_INDEXER: wsp_ggml_op = 86 + AFTER_IM2COL_3D;
+    #[cfg(op_lightning_indexer)]
+    pub const DSV4_HC_COMB: wsp_ggml_op = 87 + AFTER_IM2COL_3D;
+    #[cfg(op_lightning_indexer)]
+    pub const DSV4_HC_POST: wsp_ggml_op = 89 + AFTER_IM2COL_3D;
+    pub const UNARY: wsp_ggml_op = 86 + AFTER_GATED_DELTA_NET;
+    pub const MAP_CUSTOM1: wsp_ggml_op = 87 + AFTER_GATED_DELTA_NET;
+    pub const CUSTOM: wsp_ggml_op = 90 + AFTER_GATED_DELTA_NET;
+    pub const CROSS_ENTROPY_LOSS: wsp_ggml_op = 91 + AFTER_GATED_DELTA_NET;
+    pub const CROSS_ENTROPY_LOSS_BACK: wsp_ggml_op = 92 + AFTER_GATED_DELTA_NET;
+    pub const OPT_STEP_ADAMW: wsp_ggml_op = 93 + AFTER_GATED_DELTA_NET;
+    pub const OPT_STEP_SGD: wsp_ggml_op = 94 + AFTER_GATED_DELTA_NET;
+    pub const GLU: wsp_ggml_op = 95 + AFTER_GATED_DELTA_NET;
 }
 
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
@@ -662,8 +677,8 @@ split_axes!(
 );
 
 /// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
-/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
-/// repeats `nr[s]` times along the axis.
+/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s. The meta code
+/// holds it as `meta::split::SplitState`, which always has `nr`.
 #[cfg(meta)]
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -671,6 +686,7 @@ pub struct wsp_ggml_backend_meta_split_state {
     pub axis: wsp_ggml_backend_meta_split_axis,
     /// 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
     pub ne: [i64; 256],
+    /// How many times segment s repeats along the axis (0.7; 0.6's segments are not repeated).
     #[cfg(meta_nr)]
     pub nr: [u32; 16],
     pub n_segments: u32,

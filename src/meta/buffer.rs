@@ -321,7 +321,10 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
     let describe = |t: Tensor, s: &SplitState| {
         let axis = split::axis_name(s.axis)
             .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
-        let shares: Vec<String> = (0..n_devs).map(|j| format!("{}x{}", s.ne[j], s.nr[0])).collect();
+        // Each share with its repeat count (0.7, meta_nr; 0.6 has none).
+        let shares: Vec<String> = (0..n_devs)
+            .map(|j| if cfg!(meta_nr) { format!("{}x{}", s.ne[j], s.nr[0]) } else { s.ne[j].to_string() })
+            .collect();
         format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), shares.join(", "))
     };
     let srcs: Vec<String> = tensor
@@ -683,8 +686,10 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
             let values: Vec<f32> =
                 (0..size / 4).map(|i| unsafe { (data as *const f32).add(i).read_unaligned() }).collect();
             let n = slices.len();
+            // From 0.7 the devices with a share (ne[j] != 0), when any has one, hold the sum;
+            // 0.6 gives every device its part.
             let contributors = (0..n).filter(|&j| state.ne[j] != 0).count();
-            let masked = contributors != 0;
+            let masked = cfg!(meta_partial_contributors) && contributors != 0;
             let parts = if masked { contributors } else { n } as f32;
             let share: Vec<f32> = values.iter().map(|v| v / parts).collect();
             let zero = vec![0f32; values.len()];

@@ -144,7 +144,7 @@ impl MetaDevice {
             fatal!("{caller}: the meta device has no get_split_state callback for tensor {}", tensor.name())
         };
         // SAFETY: the application's callback, with a live tensor and its own userdata.
-        unsafe { get_split_state(tensor.as_ptr(), self.userdata) }
+        unsafe { get_split_state(tensor.as_ptr(), self.userdata) }.into()
     }
 
     /// The device's buffer type: one per device, made on first use.
@@ -232,6 +232,7 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
         host_buffer: false,
         buffer_from_host_ptr: false,
         events: false,
+        #[cfg(mmap_support)]
         mmap_support: true,
     };
     for d in &meta.simple {
@@ -239,7 +240,10 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
         let mut simple: wsp_ggml_backend_dev_props = unsafe { std::mem::zeroed() };
         d.props(FN, &mut simple);
         caps.r#async &= simple.caps.r#async;
-        caps.mmap_support &= simple.caps.mmap_support;
+        #[cfg(mmap_support)]
+        {
+            caps.mmap_support &= simple.caps.mmap_support;
+        }
     }
     props.caps = caps;
 }

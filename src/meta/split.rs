@@ -4,7 +4,28 @@
 use crate::abi::*;
 use std::ffi::CStr;
 
-pub type SplitState = wsp_ggml_backend_meta_split_state;
+/// A tensor's split state: the C struct's fields, always with a repeat count per segment.
+/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
+/// repeats `nr[s]` times along the axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitState {
+    pub axis: wsp_ggml_backend_meta_split_axis,
+    pub ne: [i64; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES],
+    pub nr: [u32; 16],
+    pub n_segments: u32,
+}
+
+impl From<wsp_ggml_backend_meta_split_state> for SplitState {
+    /// The application's state; a family whose struct has no `nr` (meta_nr) repeats every
+    /// segment once.
+    fn from(c: wsp_ggml_backend_meta_split_state) -> SplitState {
+        #[cfg(meta_nr)]
+        let nr = c.nr;
+        #[cfg(not(meta_nr))]
+        let nr = [1; 16];
+        SplitState { axis: c.axis, ne: c.ne, nr, n_segments: c.n_segments }
+    }
+}
 
 /// A state without per-device shares: MIRRORED, PARTIAL, NONE, UNKNOWN, or a dimension axis
 /// whose shares the caller fills in (one segment, repeated `nr` times).
@@ -159,8 +180,9 @@ pub fn infer(
         | op::TRI
         | op::FLASH_ATTN_BACK
         | op::SSM_SCAN..=op::SOLVE_TRI
-        | op::DSV4_HC_COMB..=op::DSV4_HC_POST
         | op::MAP_CUSTOM1..=op::CUSTOM => generic(srcs, n_devs, true)?,
+        #[cfg(op_lightning_indexer)]
+        op::DSV4_HC_COMB..=op::DSV4_HC_POST => generic(srcs, n_devs, true)?,
         op::SUM_ROWS..=op::COUNT_EQUAL
         | op::NORM..=op::L2_NORM
         | op::ARGSORT
@@ -242,6 +264,7 @@ pub fn infer(
                 whole(WSP_GGML_BACKEND_SPLIT_AXIS_0, 1)
             }
         }
+        #[cfg(op_lightning_indexer)]
         op::LIGHTNING_INDEXER => {
             require((0..4).all(|i| state(i).axis == MIRRORED), "lightning_indexer inputs must be MIRRORED")?;
             whole(MIRRORED, 1)

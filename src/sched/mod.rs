@@ -944,14 +944,11 @@ impl Scheduler {
                 continue;
             }
             let uses = graph.use_count(node);
-            // 0.7 names unary ops by their function and shows whether the node is computed.
+            // From 0.6 the line shows whether the node is computed; 0.7 names unary ops by their
+            // function.
             #[cfg(sched_debug_compute_flag)]
-            let (op, uses) = (
-                node.op_desc(),
-                format!("{uses},c={}", i32::from(node.flags() & crate::abi::WSP_GGML_TENSOR_FLAG_COMPUTE != 0)),
-            );
-            #[cfg(not(sched_debug_compute_flag))]
-            let op = node.op_name();
+            let uses = format!("{uses},c={}", i32::from(node.flags() & crate::abi::WSP_GGML_TENSOR_FLAG_COMPUTE != 0));
+            let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
             let mut line = format!(
                 "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",
                 node.name(),
