@@ -3,6 +3,7 @@
 # for tests and examples:
 #   wsp_whisper_rn_core       ggml core, ggml-alloc, ggml-opt, gguf, CPU backend (static)
 #   wsp_whisper_rn_reference  whisper.rn's own backend layer, the reference we compare with
+#                             (WSP_REFERENCE_SOURCES: its sources)
 #   wsp_whisper_rn_base       the core WITHOUT the CPU backend, shared (libggml-core.so)
 #   wsp_whisper_rn_cpu_module the CPU backend compiled as a loadable module (objects)
 
@@ -74,13 +75,13 @@ wsp_whisper_rn_options(wsp_whisper_rn_core)
 target_link_libraries(wsp_whisper_rn_core PUBLIC m pthread dl stdc++)
 
 # (0.7 adds the meta backend and the dlopen helpers to the layer)
-set(_reference_sources "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
+set(WSP_REFERENCE_SOURCES "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
 foreach(source ggml-backend-meta.cpp ggml-backend-dl.cpp)
     if(EXISTS "${WHISPER_RN_CPP}/${source}")
-        list(APPEND _reference_sources "${WHISPER_RN_CPP}/${source}")
+        list(APPEND WSP_REFERENCE_SOURCES "${WHISPER_RN_CPP}/${source}")
     endif()
 endforeach()
-add_library(wsp_whisper_rn_reference STATIC ${_reference_sources})
+add_library(wsp_whisper_rn_reference STATIC ${WSP_REFERENCE_SOURCES})
 wsp_whisper_rn_options(wsp_whisper_rn_reference)
 
 # For dynamic loading: the core without the CPU backend as a shared library, which a program and

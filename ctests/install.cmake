@@ -1,5 +1,6 @@
 # cmake -DBUILD_DIR=<this project's build> -DSOURCE_DIR=<this project> -DWORK=<scratch dir>
 #       -DCORE_LIB=<libwsp_whisper_rn_core.a> -DCORE_INCLUDE=<whisper.rn cpp/> -DRELEASE=<whisper.rn release>
+#       -DBUILTINS=<the built-in backends, space-separated>
 #       [-DLINK_FLAGS=<flags the core needs at link time, e.g. -fsanitize=address>] -P install.cmake
 # Installs the library into a prefix, checks the layout, then builds and runs a consumer
 # project through find_package() and through add_subdirectory(), statically and shared.
@@ -35,6 +36,11 @@ run(pkg-config --variable=whisper_rn_release wsp-ggml-backend)
 string(STRIP "${last_output}" _release)
 if(NOT _release STREQUAL RELEASE)
     message(FATAL_ERROR "pkg-config says whisper_rn_release=${_release}, the build is for ${RELEASE}")
+endif()
+run(pkg-config --variable=builtin_backends wsp-ggml-backend)
+string(STRIP "${last_output}" _builtins)
+if(NOT _builtins STREQUAL BUILTINS)
+    message(FATAL_ERROR "pkg-config says builtin_backends=${_builtins}, the build has ${BUILTINS}")
 endif()
 
 foreach(mode package subdirectory)

@@ -13,6 +13,7 @@ extern "C" {
     pub fn wsp_ggml_dup_tensor(ctx: *mut wsp_ggml_context, src: *const wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
     pub fn wsp_ggml_set_name(tensor: *mut wsp_ggml_tensor, name: *const c_char) -> *mut wsp_ggml_tensor;
     pub fn wsp_ggml_op_name(op: wsp_ggml_op) -> *const c_char;
+    pub fn wsp_ggml_op_desc(tensor: *const wsp_ggml_tensor) -> *const c_char;
     pub fn wsp_ggml_graph_overhead_custom(size: usize, grads: bool) -> usize;
     pub fn wsp_ggml_new_graph_custom(ctx: *mut wsp_ggml_context, size: usize, grads: bool) -> *mut wsp_ggml_cgraph;
     pub fn wsp_ggml_aligned_malloc(size: usize) -> *mut c_void;

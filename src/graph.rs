@@ -96,6 +96,12 @@ impl Tensor {
         unsafe { c_str_lossy(crate::ggml::wsp_ggml_op_name(self.op())) }
     }
 
+    /// The op's name, or for unary and gated ops the function's ("GELU").
+    pub fn op_desc(self) -> Cow<'static, str> {
+        // SAFETY: a live tensor; ggml returns a static string for it.
+        unsafe { c_str_lossy(crate::ggml::wsp_ggml_op_desc(self.as_ptr())) }
+    }
+
     #[inline(always)]
     pub fn is_view_op(self) -> bool {
         is_view_op(self.op())
@@ -341,7 +347,6 @@ impl Graph {
     }
 
     /// How many nodes of the graph use `node` (ggml's use count), 0 when the graph keeps none.
-    #[cfg(feature = "whisper-rn-0-7")]
     pub fn use_count(self, node: Tensor) -> i32 {
         let g = self.raw();
         let set = &g.visited_hash_set;

@@ -30,6 +30,7 @@ pub mod handle;
 pub mod module;
 
 pub mod buffer;
+pub mod builtin;
 pub mod cpu_buffer;
 pub mod graph_copy;
 pub mod loader;

@@ -7,7 +7,8 @@
 //! closed, so that a lookup never runs code that another thread just unmapped.
 
 use crate::abi::*;
-use crate::ggml::fatal;
+use crate::builtin::BUILTINS;
+use crate::ggml::{fatal, log_debug};
 use crate::handle::{Backend, Device, Reg};
 use crate::module::Module;
 use crate::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
@@ -116,24 +117,27 @@ impl Registry {
     }
 }
 
-#[cfg(feature = "cpu")]
-extern "C" {
-    // whisper.rn's CPU backend (ggml-cpu.cpp). A strong reference on purpose: it is what pulls
-    // the CPU backend's archive member into a static link.
-    fn wsp_ggml_backend_cpu_reg() -> wsp_ggml_backend_reg_t;
-}
-
-/// The process-wide registry; the statically linked backends are registered on first use.
+/// The process-wide registry; the built-in backends are registered on first use, in the
+/// release's order (see [`crate::builtin`]).
 fn registry() -> StaticMutexGuard<Registry> {
     static REGISTRY: StaticMutex<Registry> = StaticMutex::new(Registry::new());
     let mut registry = REGISTRY.lock();
     if !registry.started {
         registry.started = true;
-        #[cfg(feature = "cpu")]
-        // SAFETY: the CPU backend's reg is NULL or a static object that lives as long as the
-        // process.
-        if let Some(reg) = unsafe { Reg::from_raw(wsp_ggml_backend_cpu_reg()) } {
-            registry.add_backend(reg, &devices_of(reg), None);
+        for builtin in BUILTINS {
+            if builtin.is_disabled() {
+                log_debug!(
+                    "{} backend disabled by {} environment variable\n",
+                    builtin.display_name(),
+                    builtin.disabled_by.unwrap_or_default()
+                );
+                continue;
+            }
+            // SAFETY: a built-in backend's reg function takes nothing and returns NULL or a
+            // static object that lives as long as the process.
+            if let Some(reg) = unsafe { Reg::from_raw((builtin.reg)()) } {
+                registry.add_backend(reg, &devices_of(reg), None);
+            }
         }
     }
     registry

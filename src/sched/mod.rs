@@ -939,9 +939,17 @@ impl Scheduler {
             if node.is_view_op() || self.debug < 2 {
                 continue;
             }
+            let uses = graph.use_count(node);
+            // 0.7 names unary ops by their function and shows whether the node is computed.
+            #[cfg(sched_debug_compute_flag)]
+            let (op, uses) = (
+                node.op_desc(),
+                format!("{uses},c={}", i32::from(node.flags() & crate::abi::WSP_GGML_TENSOR_FLAG_COMPUTE != 0)),
+            );
+            #[cfg(not(sched_debug_compute_flag))]
+            let op = node.op_name();
             let mut line = format!(
-                "node #{i:3} ({:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]:",
-                node.op_name(),
+                "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",
                 node.name(),
                 fmt_size(node.nbytes()),
                 self.assigned_backend_name(caller, node),
