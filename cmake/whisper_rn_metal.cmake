@@ -8,7 +8,8 @@
 #   wsp_whisper_rn_whisper_metal    whisper.cpp with WSP_GGML_USE_METAL
 #   wsp_whisper_rn_reference_metal  whisper.rn's backend layer with WSP_GGML_USE_METAL: it registers Metal
 #                                   before the CPU
-#   wsp_ggml_backend_metal_static   this library built with the cargo feature metal (its own target dir)
+#   wsp_ggml_backend_metal_static   this library with the built-in backends metal and cpu (cargo features;
+#                                   its own target dir)
 # Included after whisper_rn.cmake, whose variables it uses.
 
 file(GLOB _metal_cxx_sources "${WHISPER_RN_CPP}/ggml-metal/*.cpp")
@@ -45,32 +46,10 @@ add_library(wsp_whisper_rn_whisper_metal STATIC "${WHISPER_RN_CPP}/whisper.cpp")
 wsp_whisper_rn_options(wsp_whisper_rn_whisper_metal)
 target_compile_definitions(wsp_whisper_rn_whisper_metal PRIVATE WSP_GGML_USE_METAL)
 
-add_library(wsp_whisper_rn_reference_metal STATIC ${_reference_sources})
+add_library(wsp_whisper_rn_reference_metal STATIC ${WSP_REFERENCE_SOURCES})
 wsp_whisper_rn_options(wsp_whisper_rn_reference_metal)
 target_compile_definitions(wsp_whisper_rn_reference_metal PRIVATE WSP_GGML_USE_METAL)
 
 # This library with the built-in Metal backend: its registry calls wsp_ggml_backend_metal_reg() before
-# the CPU's, as the reference built with WSP_GGML_USE_METAL does. (Until the cargo feature exists,
-# only the reference side is built.)
-file(STRINGS "${PROJECT_SOURCE_DIR}/Cargo.toml" _metal_feature REGEX "^metal *=")
-if(NOT _metal_feature)
-    message(STATUS "wsp-ggml-backend: no cargo feature metal yet: the metal tests run on the reference only")
-    return()
-endif()
-set(_metal_dir "${WSP_CARGO_TARGET_DIR}/metal/${WSP_RUST_PROFILE_DIR}")
-add_custom_command(
-    OUTPUT "${_metal_dir}/libwsp_ggml_backend.a"
-    COMMAND ${WSP_CARGO_BUILD} --features metal ${WSP_CARGO_RELEASE_ARGS}
-            --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
-            --target-dir "${WSP_CARGO_TARGET_DIR}/metal"
-    DEPENDS ${_rust_sources} "${PROJECT_SOURCE_DIR}/Cargo.toml" "${PROJECT_SOURCE_DIR}/build.rs"
-    COMMENT "cargo build --release --features metal (wsp-ggml-backend with the built-in Metal backend)"
-    VERBATIM)
-add_custom_target(wsp_ggml_backend_metal_cargo DEPENDS "${_metal_dir}/libwsp_ggml_backend.a")
-add_library(wsp_ggml_backend_metal_static STATIC IMPORTED GLOBAL)
-set_target_properties(wsp_ggml_backend_metal_static PROPERTIES
-    IMPORTED_LOCATION "${_metal_dir}/libwsp_ggml_backend.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
-    INTERFACE_COMPILE_DEFINITIONS "${WSP_RELEASE_DEFINITIONS}"
-    INTERFACE_LINK_LIBRARIES "dl;pthread;m")
-add_dependencies(wsp_ggml_backend_metal_static wsp_ggml_backend_metal_cargo)
+# the CPU's, as the reference built with WSP_GGML_USE_METAL does.
+wsp_cargo_library(wsp_ggml_backend_metal /metal metal cpu)

@@ -5,7 +5,8 @@
 // over [GPU, CPU]: where each tensor is placed (a weight in a Metal buffer, a NORM that Metal refuses,
 // a batch of 32 rows offloaded from a CPU weight), the splits and copies, and the results' bits.
 // With two GPU devices (0.7: WSP_GGML_METAL_DEVICES=2), also a chain of products across both and the
-// CPU, with pipeline parallelism (events, copies between the devices).
+// CPU, with pipeline parallelism (events, copies between the devices). Last, what the GPU saw:
+// backends and buffers made and freed, graphs computed (and reordered, events recorded: Metal).
 //
 // Built with METAL_TEST_V7 for whisper.rn 0.7 (caps.mmap_support). With 0.5.5 and 0.7 the GPU is
 // whisper.rn's Metal C++ over the stand-in (ctests/common/metal_standin.h); with 0.4.3, the ACCEL fixture.
@@ -13,6 +14,11 @@
 
 #include "ggml-cpu.h"
 #include "ggml-metal.h"
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+#include "metal_standin.h"
+#else
+#include "accel_fixture.h"
+#endif
 
 static const char * type_name(enum wsp_ggml_backend_dev_type type) {
     switch (type) {
@@ -275,10 +281,27 @@ static void run_two_gpus(void) {
     }
 }
 
+// (how often supports_op was asked is the layer's business, not printed)
+static void print_gpu_counters(void) {
+#if WSP_GGML_BACKEND_API_VERSION >= 2
+    struct metal_standin_counters c;
+    metal_standin_counters(&c);
+    printf("metal contexts=%ld/%ld buffers=%ld/%ld computes=%ld nodes=%ld optimized=%ld events_recorded=%ld\n",
+           c.contexts_init, c.contexts_free, c.buffers_alloc, c.buffers_free, c.graph_computes, c.nodes_computed,
+           c.graph_optimizes, c.events_recorded);
+#else
+    struct accel_fixture_counters c;
+    accel_fixture_counters(&c);
+    printf("accel backends=%ld/%ld buffers=%ld/%ld computes=%ld nodes=%ld\n", c.backends_init, c.backends_free,
+           c.buffers_alloc, c.buffers_free, c.graph_computes, c.nodes_computed);
+#endif
+}
+
 int main(void) {
     print_registry();
     run_graph();
     run_two_gpus();
+    print_gpu_counters();
     printf("done\n");
     return 0;
 }
