@@ -1,6 +1,6 @@
 # cmake -DCXX=<compiler> -DOBJECTS=<whisper.rn's Metal C++ objects> -DLAYER=<backend layer archive>
 #       -DCORE=<ggml core archive> -DHEADERS=<ggml-metal-device.h;ggml-metal-context.h> -DWORK=<dir>
-#       -P metal_unresolved.cmake
+#       [-DLINK_FLAGS=<flags the objects need, such as -fsanitize=address>] -P metal_unresolved.cmake
 # whisper.rn's Metal C++ without the stand-in (ctests/metal/metal_standin.c), linked with a backend
 # layer and the core into a shared object that may leave nothing undefined: what the linker reports
 # undefined must be exactly functions of Metal's Objective-C half (those HEADERS declare), never a
@@ -24,7 +24,7 @@ list(REMOVE_DUPLICATES objc)
 file(MAKE_DIRECTORY "${WORK}")
 execute_process(
     COMMAND "${CMAKE_COMMAND}" -E env LC_ALL=C
-            "${CXX}" -shared -o "${WORK}/metal-without-objc.so" ${OBJECTS} -Wl,--no-undefined
+            "${CXX}" -shared ${LINK_FLAGS} -o "${WORK}/metal-without-objc.so" ${OBJECTS} -Wl,--no-undefined
             -Wl,--start-group "${LAYER}" "${CORE}" -Wl,--end-group -lpthread -ldl -lm
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0)
