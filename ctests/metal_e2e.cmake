@@ -5,8 +5,8 @@
 # reference layer's transcripts must be identical, and the CPU alone's (the library's build without
 # --gpu); the scheduler's split listings must be identical (every "## SPLIT" line of
 # WSP_GGML_SCHED_DEBUG=1: backend, inputs and their sizes, for every graph); the backend GPU must have
-# computed some splits and the CPU others. Extra environment (such as WSP_GGML_METAL_DEVICES) comes
-# from the test. To keep it short: one thread, and the encoder's context cut to 5.12 s (all of
+# computed some splits, the same graphs and nodes through both layers, and the CPU others. Extra
+# environment (such as WSP_GGML_METAL_DEVICES) comes from the test. To keep it short: one thread, and the encoder's context cut to 5.12 s (all of
 # sample2) with one greedy decoding pass, as the cross tests do.
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_util.cmake")
 e2e_require(metal_e2e.cmake VARIABLES LIBRARY REFERENCE GPU FLASH_ATTN MODEL AUDIO FILES MODEL AUDIO)
@@ -63,12 +63,17 @@ if(NOT gpu_splits GREATER 0 OR NOT cpu_splits GREATER 0)
 endif()
 # and the GPU did compute them (the stand-in's or the ACCEL fixture's count)
 foreach(side ref lib)
-    string(REGEX MATCH "(metal|accel): [^\n]*computes=([0-9]+)" line "${${side}_err}")
-    if(NOT CMAKE_MATCH_2 GREATER 0)
+    string(REGEX MATCH "(metal|accel): [^\n]*" line "${${side}_err}")
+    string(REGEX MATCH "computes=([0-9]+)" _ "${line}")
+    if(NOT CMAKE_MATCH_1 GREATER 0)
         message(FATAL_ERROR "${GPU} computed nothing (${side}): ${line}")
     endif()
     set(${side}_computed "${line}")
 endforeach()
+# the same graphs, nodes (and for Metal, node reorderings) handed to the GPU by both layers
+if(NOT ref_computed STREQUAL lib_computed)
+    message(FATAL_ERROR "the GPU computed different work:\n  reference: ${ref_computed}\n  library:   ${lib_computed}")
+endif()
 
 string(STRIP "${lib_out}" text)
 math(EXPR ref_ms "(${t1} - ${t0}) / 1000")
