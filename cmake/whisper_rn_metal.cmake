@@ -24,7 +24,9 @@ if(_metal_cxx_sources)
     target_include_directories(wsp_whisper_rn_metal_cxx PUBLIC "${WHISPER_RN_CPP}/ggml-metal")
     # 0.7's ggml-metal.cpp uses std::unique_ptr without including <memory> (Apple's libc++ brings it
     # in through another header; libstdc++ does not)
-    target_compile_options(wsp_whisper_rn_metal_cxx PRIVATE "SHELL:-include memory")
+    if(WSP_WHISPER_RN_RELEASE VERSION_GREATER_EQUAL 0.7)
+        target_compile_options(wsp_whisper_rn_metal_cxx PRIVATE "SHELL:-include memory")
+    endif()
 
     add_library(wsp_whisper_rn_metal STATIC $<TARGET_OBJECTS:wsp_whisper_rn_metal_cxx>
                 "${PROJECT_SOURCE_DIR}/ctests/metal/metal_standin.c")
