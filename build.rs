@@ -1,42 +1,30 @@
-//! Reads the release table (`releases.txt`): the family the build serves is the one whose cargo
-//! feature is on (none: 0.4), and its capabilities become cfgs that the sources test
-//! (`#[cfg(vulkan_env_switch)]`), never release numbers. A built-in backend (src/builtin.rs)
-//! that the family's registry does not know is refused. Also gives the shared library a soname.
+//! Reads the release table (`releases.txt`). The family the build serves is the one whose cargo
+//! feature is on (none: the default family); its capabilities become cfgs that the sources
+//! test (`#[cfg(tensor_2d)]`), never release numbers, and its other facts environment variables
+//! for `env!`. A built-in backend (src/builtin.rs) that the family's registry does not know is
+//! refused. Also gives the shared library its soname.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// One row of the table.
-struct Row<'a> {
-    release: &'a str,
-    feature: Option<&'a str>,
-    capabilities: Vec<&'a str>,
-    builtins: Vec<&'a str>,
-}
+/// One family's facts: key -> values, in the table's order (a key may span several lines).
+type Family<'a> = BTreeMap<&'a str, Vec<&'a str>>;
 
-fn rows(table: &str) -> Vec<Row<'_>> {
-    table
-        .lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            assert!(fields.len() == 6, "releases.txt: six fields expected in '{line}'");
-            Row {
-                release: fields[0],
-                feature: Some(fields[2]).filter(|&f| f != "-"),
-                capabilities: items(fields[4]),
-                builtins: items(fields[5]),
-            }
-        })
-        .collect()
-}
-
-/// A comma-separated list, or `-` for none.
-fn items(text: &str) -> Vec<&str> {
-    if text == "-" {
-        Vec::new()
-    } else {
-        text.split(',').collect()
+fn families(table: &str) -> BTreeMap<&str, Family<'_>> {
+    let mut families: BTreeMap<&str, Family> = BTreeMap::new();
+    for line in table.lines().filter(|line| !line.trim().is_empty() && !line.starts_with('#')) {
+        let mut words = line.split_whitespace();
+        let (Some(family), Some(key)) = (words.next(), words.next()) else {
+            panic!("releases.txt: '<family> <key> <values...>' expected, found '{line}'");
+        };
+        let values = families.entry(family).or_default().entry(key).or_default();
+        values.extend(words.filter(|&word| word != "-"));
     }
+    families
+}
+
+/// A family's values for `key` (none when it has no such line).
+fn facts<'a>(family: &Family<'a>, key: &str) -> Vec<&'a str> {
+    family.get(key).cloned().unwrap_or_default()
 }
 
 fn feature_enabled(feature: &str) -> bool {
@@ -46,34 +34,55 @@ fn feature_enabled(feature: &str) -> bool {
 
 fn main() {
     let table = std::fs::read_to_string("releases.txt").expect("releases.txt");
-    let rows = rows(&table);
-    // The last family whose feature is on (whisper-rn-0-7 brings whisper-rn-0-5), or 0.4's.
-    let chosen: Vec<&Row> = {
-        let feature = rows.iter().rev().find_map(|row| row.feature.filter(|f| feature_enabled(f)));
-        rows.iter().filter(|row| row.feature == feature).collect()
-    };
-    let family = chosen[0];
+    let families = families(&table);
 
-    let every_capability: BTreeSet<&str> = rows.iter().flat_map(|row| row.capabilities.iter().copied()).collect();
-    for capability in &every_capability {
+    let chosen: Vec<(&str, &Family)> = families
+        .iter()
+        .filter(|(_, family)| facts(family, "feature").iter().any(|feature| feature_enabled(feature)))
+        .map(|(name, family)| (*name, family))
+        .collect();
+    let (name, family) = match chosen.as_slice() {
+        [] => families
+            .iter()
+            .find(|(_, family)| facts(family, "feature").is_empty())
+            .map(|(name, family)| (*name, family))
+            .expect("releases.txt: one family has no feature"),
+        [one] => *one,
+        more => panic!(
+            "one whisper.rn family per build: the features of {} are all on",
+            more.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+        ),
+    };
+
+    let every = |key: &str| -> BTreeSet<&str> { families.values().flat_map(|family| facts(family, key)).collect() };
+    for capability in every("capabilities") {
         println!("cargo::rustc-check-cfg=cfg({capability})");
     }
-    for capability in &family.capabilities {
+    let capabilities = facts(family, "capabilities");
+    for capability in &capabilities {
         println!("cargo::rustc-cfg={capability}");
     }
 
-    let every_builtin: BTreeSet<&str> = rows.iter().flat_map(|row| row.builtins.iter().copied()).collect();
+    let builtins = facts(family, "builtins");
     let refused: Vec<&str> =
-        every_builtin.into_iter().filter(|name| !family.builtins.contains(name) && feature_enabled(name)).collect();
+        every("builtins").into_iter().filter(|b| !builtins.contains(b) && feature_enabled(b)).collect();
     if !refused.is_empty() {
-        let releases: Vec<&str> = chosen.iter().map(|row| row.release).collect();
         panic!(
             "whisper.rn {}'s registry has no built-in backend {} (it knows: {})",
-            releases.join("/"),
+            facts(family, "releases").join("/"),
             refused.join(", "),
-            family.builtins.join(", ")
+            builtins.join(", ")
         );
     }
+
+    // For the sources (load_all's names) and the tests (which release to build against, and how).
+    let releases = facts(family, "releases");
+    println!("cargo:rustc-env=WSP_FAMILY={name}");
+    println!("cargo:rustc-env=WSP_RELEASE={}", releases.last().expect("releases.txt: a family serves a release"));
+    println!("cargo:rustc-env=WSP_FAMILY_FEATURE={}", facts(family, "feature").join(""));
+    println!("cargo:rustc-env=WSP_CAPABILITIES={}", capabilities.join(" "));
+    println!("cargo:rustc-env=WSP_LOAD_ALL={}", facts(family, "load_all").join(" "));
+    println!("cargo:rustc-env=WSP_SYMBOLS={}", facts(family, "symbols").join(""));
 
     // Give the shared library a proper soname so that programs record
     // libwsp_ggml_backend.so.0 and a later compatible release can replace it (Android's loader

@@ -20,15 +20,15 @@ typedef struct wsp_ggml_backend_device * wsp_ggml_backend_dev_t;
 typedef struct wsp_ggml_backend_sched * wsp_ggml_backend_sched_t;
 
 
-#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if !defined(WSP_GGML_BACKEND_API_V2)
 #define WSP_GGML_BACKEND_API_VERSION 1
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
 #define WSP_GGML_BACKEND_API_VERSION 2
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // `WSP_GGML_BACKEND_META_MAX_DEVICES`: the most simple devices a meta device spans.
 #define WSP_GGML_BACKEND_META_MAX_DEVICES 16
 #endif
@@ -44,23 +44,23 @@ enum wsp_ggml_backend_buffer_usage {
 enum wsp_ggml_backend_dev_type {
   WSP_GGML_BACKEND_DEVICE_TYPE_CPU = 0,
   WSP_GGML_BACKEND_DEVICE_TYPE_GPU = 1,
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
   // An integrated GPU using host memory (0.5).
   WSP_GGML_BACKEND_DEVICE_TYPE_IGPU = 2,
 #endif
-#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if !defined(WSP_GGML_BACKEND_API_V2)
   WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
 #endif
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
   WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
 #endif
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
   // A device spanning several others, for tensor parallelism (0.7).
   WSP_GGML_BACKEND_DEVICE_TYPE_META = 4,
 #endif
 };
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // `enum wsp_ggml_backend_meta_split_axis` as the header declares it (cbindgen gives it the C
 // name). Rust holds an axis as its integer, [`wsp_ggml_backend_meta_split_axis`], so that any
 // value C hands us is valid: 0..=3 split along that dimension, then the whole-tensor states and
@@ -100,7 +100,7 @@ struct wsp_ggml_backend_buffer_i {
                      void *data,
                      size_t offset,
                      size_t size);
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
   // Writes `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
   void (*set_tensor_2d)(wsp_ggml_backend_buffer_t buffer,
                         struct wsp_ggml_tensor *tensor,
@@ -112,7 +112,7 @@ struct wsp_ggml_backend_buffer_i {
                         size_t stride_data)
 #endif
   ;
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
   // Reads `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
   void (*get_tensor_2d)(wsp_ggml_backend_buffer_t buffer,
                         const struct wsp_ggml_tensor *tensor,
@@ -137,7 +137,7 @@ struct wsp_ggml_backend_dev_caps {
   bool host_buffer;
   bool buffer_from_host_ptr;
   bool events;
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_MMAP_SUPPORT)
   // Whether model files can be mapped into this device's memory (0.7).
   bool mmap_support
 #endif
@@ -151,7 +151,7 @@ struct wsp_ggml_backend_dev_props {
   size_t memory_free;
   size_t memory_total;
   enum wsp_ggml_backend_dev_type type;
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
   // A PCI device's bus id ("0000:01:00.0"), or NULL (0.5).
   const char *device_id
 #endif
@@ -172,7 +172,7 @@ typedef bool (*wsp_ggml_backend_eval_callback)(int node_index,
                                                struct wsp_ggml_tensor *t2,
                                                void *user_data);
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
 // For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
 // repeats `nr[s]` times along the axis.
@@ -180,12 +180,15 @@ struct wsp_ggml_backend_meta_split_state {
   enum wsp_ggml_backend_meta_split_axis axis;
   // 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
   int64_t ne[256];
-  uint32_t nr[16];
+#if defined(WSP_GGML_BACKEND_META_NR)
+  uint32_t nr[16]
+#endif
+  ;
   uint32_t n_segments;
 };
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
 // tensors.
 typedef struct wsp_ggml_backend_meta_split_state (*wsp_ggml_backend_meta_get_split_state_t)(const struct wsp_ggml_tensor *tensor,
@@ -236,7 +239,7 @@ struct wsp_ggml_backend_i {
                            void *data,
                            size_t offset,
                            size_t size);
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
   // The asynchronous `set_tensor_2d` (optional, 0.7).
   void (*set_tensor_2d_async)(wsp_ggml_backend_t backend,
                               struct wsp_ggml_tensor *tensor,
@@ -248,7 +251,7 @@ struct wsp_ggml_backend_i {
                               size_t stride_data)
 #endif
   ;
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
   // The asynchronous `get_tensor_2d` (optional, 0.7).
   void (*get_tensor_2d_async)(wsp_ggml_backend_t backend,
                               const struct wsp_ggml_tensor *tensor,
@@ -276,7 +279,7 @@ struct wsp_ggml_backend_i {
   enum wsp_ggml_status (*graph_compute)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph);
   void (*event_record)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
   void (*event_wait)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
   // Reorders a split's nodes before it is computed (0.5).
   void (*graph_optimize)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph)
 #endif
@@ -368,6 +371,8 @@ typedef int (*wsp_ggml_backend_score_t)(void);
 extern "C" {
 #endif // __cplusplus
 
+extern const char *wsp_ggml_op_desc(const struct wsp_ggml_tensor *tensor);
+
 // NULL for a NULL backend, as in the reference.
 //
 // # Safety
@@ -443,7 +448,7 @@ void wsp_ggml_backend_tensor_get_async(wsp_ggml_backend_t backend,
                                        size_t offset,
                                        size_t size);
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
 // # Safety
 // `tensor` is NULL or a live tensor; `data` holds the runs' bytes (0.7).
 void wsp_ggml_backend_tensor_set_2d(struct wsp_ggml_tensor *tensor,
@@ -455,7 +460,7 @@ void wsp_ggml_backend_tensor_set_2d(struct wsp_ggml_tensor *tensor,
                                     size_t stride_data);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
 // # Safety
 // `tensor` is NULL or a live tensor; `data` has room for the runs (0.7).
 void wsp_ggml_backend_tensor_get_2d(const struct wsp_ggml_tensor *tensor,
@@ -467,7 +472,7 @@ void wsp_ggml_backend_tensor_get_2d(const struct wsp_ggml_tensor *tensor,
                                     size_t stride_data);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
 // # Safety
 // `backend` and `tensor` are NULL or live; `data` holds the runs' bytes until the backend is
 // synchronized (0.7).
@@ -481,7 +486,7 @@ void wsp_ggml_backend_tensor_set_2d_async(wsp_ggml_backend_t backend,
                                           size_t stride_data);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_TENSOR_2D)
 // # Safety
 // `backend` and `tensor` are NULL or live; `data` has room for the runs until the backend is
 // synchronized (0.7).
@@ -547,7 +552,7 @@ bool wsp_ggml_backend_offload_op(wsp_ggml_backend_t backend, const struct wsp_gg
 // `backend` is NULL or a live backend.
 wsp_ggml_backend_dev_t wsp_ggml_backend_get_device(wsp_ggml_backend_t backend);
 
-#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if !defined(WSP_GGML_BACKEND_CONST_COPY_SOURCE)
 // Copies `src` into `dst` (same layout), whatever backends they belong to.
 //
 // # Safety
@@ -555,7 +560,7 @@ wsp_ggml_backend_dev_t wsp_ggml_backend_get_device(wsp_ggml_backend_t backend);
 void wsp_ggml_backend_tensor_copy(struct wsp_ggml_tensor *src, struct wsp_ggml_tensor *dst);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_CONST_COPY_SOURCE)
 // As before 0.7, which declares `src` const (the same ABI).
 //
 // # Safety
@@ -563,7 +568,7 @@ void wsp_ggml_backend_tensor_copy(struct wsp_ggml_tensor *src, struct wsp_ggml_t
 void wsp_ggml_backend_tensor_copy(const struct wsp_ggml_tensor *src, struct wsp_ggml_tensor *dst);
 #endif
 
-#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if !defined(WSP_GGML_BACKEND_CONST_COPY_SOURCE)
 // Copies `src` into `dst` on the backends' queues when the destination can, otherwise after
 // waiting for both.
 //
@@ -575,7 +580,7 @@ void wsp_ggml_backend_tensor_copy_async(wsp_ggml_backend_t backend_src,
                                         struct wsp_ggml_tensor *dst);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_CONST_COPY_SOURCE)
 // As before 0.7, which declares `src` const (the same ABI).
 //
 // # Safety
@@ -867,7 +872,7 @@ struct wsp_ggml_backend_graph_copy wsp_ggml_backend_graph_copy(wsp_ggml_backend_
 // `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
 void wsp_ggml_backend_graph_copy_free(struct wsp_ggml_backend_graph_copy copy);
 
-#if !defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if !(defined(WSP_GGML_BACKEND_COMPARE_TEST_NODE) || defined(WSP_GGML_BACKEND_COMPARE_TEST_NODES))
 // Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
 // handing each pair of non-view results to `callback` until it returns false. False when
 // the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
@@ -883,7 +888,25 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
                                             void *user_data);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_COMPARE_TEST_NODE)
+// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
+// of results: without a test node, each non-view node's after it is computed, one at a time,
+// until the callback returns false; otherwise, after computing the whole graph on both, the
+// pair of `test_node`, which must be in the graph. False when the copy cannot be made or no
+// callback is given.
+//
+// # Safety
+// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+// `user_data`; `test_node` is only compared.
+bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
+                                            wsp_ggml_backend_t backend2,
+                                            struct wsp_ggml_cgraph *graph,
+                                            wsp_ggml_backend_eval_callback callback,
+                                            void *user_data,
+                                            struct wsp_ggml_tensor *test_node);
+#endif
+
+#if defined(WSP_GGML_BACKEND_COMPARE_TEST_NODES)
 // Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
 // of results: with no test nodes, each non-view node's after it is computed, one at a time,
 // until the callback returns false; otherwise, after computing the whole graph on both, the
@@ -902,7 +925,7 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
                                             size_t num_test_nodes);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // The axis's name; a value the enum does not have aborts (as the reference does).
 //
 // # Safety
@@ -910,7 +933,7 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
 const char *wsp_ggml_backend_meta_split_axis_name(enum wsp_ggml_backend_meta_split_axis split_axis);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // False for NULL.
 //
 // # Safety
@@ -918,7 +941,7 @@ const char *wsp_ggml_backend_meta_split_axis_name(enum wsp_ggml_backend_meta_spl
 bool wsp_ggml_backend_is_meta(wsp_ggml_backend_t backend);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // False for NULL.
 //
 // # Safety
@@ -926,7 +949,7 @@ bool wsp_ggml_backend_is_meta(wsp_ggml_backend_t backend);
 bool wsp_ggml_backend_buffer_is_meta(wsp_ggml_backend_buffer_t buf);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // False for NULL.
 //
 // # Safety
@@ -934,7 +957,7 @@ bool wsp_ggml_backend_buffer_is_meta(wsp_ggml_backend_buffer_t buf);
 bool wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_buffer_type_t buft);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // The meta device over `devs[0..n_devs]` (the same one for the same arguments).
 //
 // # Safety
@@ -945,7 +968,7 @@ wsp_ggml_backend_dev_t wsp_ggml_backend_meta_device(wsp_ggml_backend_dev_t *devs
                                                     void *get_split_state_ud);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // How many simple backends a meta backend drives; aborts for another backend.
 //
 // # Safety
@@ -953,7 +976,7 @@ wsp_ggml_backend_dev_t wsp_ggml_backend_meta_device(wsp_ggml_backend_dev_t *devs
 size_t wsp_ggml_backend_meta_n_backends(wsp_ggml_backend_t meta_backend);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // Simple backend `index` of a meta backend; aborts for another backend or an index out of
 // range (which the reference does not check).
 //
@@ -963,7 +986,7 @@ wsp_ggml_backend_t wsp_ggml_backend_meta_simple_backend(wsp_ggml_backend_t meta_
                                                         size_t index);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_7)
+#if defined(WSP_GGML_BACKEND_META)
 // Allocates the tensors of `ctx` in a new meta buffer of `buft`; aborts for a buffer type
 // that is not a meta one (ggml-alloc only calls it for those).
 //
@@ -1115,7 +1138,7 @@ int wsp_ggml_backend_sched_get_n_copies(wsp_ggml_backend_sched_t sched);
 size_t wsp_ggml_backend_sched_get_buffer_size(wsp_ggml_backend_sched_t sched,
                                               wsp_ggml_backend_t backend);
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
 // The buffer type the scheduler allocates `backend`'s compute buffer from.
 //
 // # Safety
@@ -1124,7 +1147,7 @@ wsp_ggml_backend_buffer_type_t wsp_ggml_backend_sched_get_buffer_type(wsp_ggml_b
                                                                       wsp_ggml_backend_t backend);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_SCHED_RESERVE_SIZE)
 // Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
 // without allocating. The assignments stay, as after `wsp_ggml_backend_sched_split_graph`.
 //
@@ -1136,7 +1159,7 @@ void wsp_ggml_backend_sched_reserve_size(wsp_ggml_backend_sched_t sched,
                                          size_t *sizes);
 #endif
 
-#if defined(WSP_GGML_BACKEND_WHISPER_RN_0_5)
+#if defined(WSP_GGML_BACKEND_API_V2)
 // Assigns backends to `graph`'s tensors and splits it, without allocating it
 // (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
 //

@@ -4,8 +4,8 @@
 # (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
 # adapts. Idempotent: does nothing when already there.
 #
-#   scripts/fetch-reference.sh [RELEASE]    RELEASE: 0.4.3 (default), 0.5.5 or 0.7.4; 0.7.3, which
-#   the 0.7 build serves too, and 0.5.4 and 0.6.0, which no build serves, for tests/releases.rs
+#   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
+#   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm integrity
 set -euo pipefail
 
 # release  folder under third_party/  npm integrity of the tarball
@@ -16,6 +16,9 @@ RELEASES='
 0.7.4 whisper.rn-0.7.4 sha512-9MyWFoRmUWHDHLhjm4dZgZzxG2fFNuClOPE/Ne5KXlm0vSi4It5oS2xZi9WfPEfUGHcgPMiVviv9t18zC4BSNw==
 0.7.3 whisper.rn-0.7.3 sha512-4N1KeXkdlkReX0UB4dFdORe0MRDBPYriUHWBgZnpuxE98lRnyCbqtcP21nwjytQbDzNCMjYFS+m1QxrsCDB9UQ==
 0.6.0 whisper.rn-0.6.0 sha512-zuwIdiZzUYZDZSrGRBrM7kNknWWYCPT6BcGgmhTlZ5Z8k0QTtHRV/RxhmqrXZ8PAgh8FtUyrH3aQJptrsOHDDA==
+0.5.1 whisper.rn-0.5.1 sha512-Inu2mcP8vH2yWfVatqAoyYnwhq1UrTx9dYbzCYLAg/7Y78qs65MPg1WNc7JJUBrekGEayu8B8MkxiAEoVrqVOA==
+0.5.2 whisper.rn-0.5.2 sha512-728K/5ePGfIW8BbXlN8+zFn2D9qwgV5SElrRVllvYw2uDAQ91TIoPFOP2K89DiGLdsQbZ4WC79AVjA18nH9lHw==
+0.5.3 whisper.rn-0.5.3 sha512-etgsRmwy9Rw8AAMX+ujo4kB6LQz+djHVCs9nFrqUYxfaEuyvEQXqrvxlP64UqQZbDhoWVeO/Pm9g/8f21eye1w==
 '
 
 VERSION=${1:-0.4.3}

@@ -2,7 +2,7 @@
 # Runs every test: the style gates (rustfmt, clippy, the layout check), the Rust unit tests and
 # the C conformance suite through cargo (cargo test), then the same C suite and the end-to-end
 # tests through CMake/ctest, each for the default build (whisper.rn 0.4.3), for whisper.rn 0.5.5
-# (cargo feature whisper-rn-0-5, CMake -DWSP_WHISPER_RN_RELEASE=0.5.5) and for whisper.rn 0.7.4
+# (cargo feature whisper-rn-0-5-5, CMake -DWSP_WHISPER_RN_RELEASE=0.5.5) and for whisper.rn 0.7.4
 # (whisper-rn-0-7, -DWSP_WHISPER_RN_RELEASE=0.7.4), then the phones' tests
 # (scripts/test-phones.sh). Needs scripts/setup.sh to have run once.
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$root"
 "$root/scripts/fetch-reference.sh" 0.7.4
 "$root/scripts/fetch-rpc.sh"
 cargo fmt --check
-rn05=(--features whisper-rn-0-5)
+rn05=(--features whisper-rn-0-5-5)
 rn07=(--features whisper-rn-0-7)
 cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets "${rn05[@]}" -- -D warnings

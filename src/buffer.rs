@@ -84,7 +84,7 @@ pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
         return std::ptr::null_mut();
     }
     let Some(base) = buffer.base() else {
-        if !cfg!(feature = "whisper-rn-0-5") {
+        if !cfg!(quiet_multi_buffer_base) {
             log_error!("{caller}: buffer has no single base address (get_base not implemented)\n");
         }
         return std::ptr::null_mut();
@@ -97,11 +97,11 @@ pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
 /// empty, and ggml-alloc's bounds do not apply to it (its tensors live in per-device slices).
 /// Asked of the buffer's device, so that this layer stays below the meta backend's.
 pub fn is_meta(caller: &str, buffer: Buffer) -> bool {
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     return buffer.buft().and_then(BufferType::device).is_some_and(|device| {
         device.device_type(caller) == crate::abi::wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META
     });
-    #[cfg(not(feature = "whisper-rn-0-7"))]
+    #[cfg(not(meta))]
     return {
         let _ = (caller, buffer);
         false

@@ -30,7 +30,7 @@ extern "C" {
         leaf_buffer_ids: *const c_int,
     ) -> bool;
     /// 0.5's ggml-alloc: the sizes reserve_n would allocate, one per buffer, without allocating.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(sched_reserve_size)]
     pub fn wsp_ggml_gallocr_reserve_n_size(
         galloc: wsp_ggml_gallocr_t,
         graph: *mut wsp_ggml_cgraph,
@@ -39,7 +39,7 @@ extern "C" {
         sizes: *mut usize,
     );
     /// 0.7's ggml core: a process-wide, increasing graph identifier.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(graph_uid)]
     fn wsp_ggml_graph_next_uid() -> u64;
     pub fn wsp_ggml_gallocr_alloc_graph(galloc: wsp_ggml_gallocr_t, graph: *mut wsp_ggml_cgraph) -> bool;
     pub fn wsp_ggml_gallocr_get_buffer_size(galloc: wsp_ggml_gallocr_t, buffer_id: c_int) -> usize;
@@ -50,7 +50,7 @@ extern "C" {
 }
 
 /// A new graph identifier from ggml core (0.7).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(graph_uid)]
 pub fn next_graph_uid() -> u64 {
     // SAFETY: no arguments; ggml core increments an atomic counter.
     unsafe { wsp_ggml_graph_next_uid() }
@@ -58,7 +58,7 @@ pub fn next_graph_uid() -> u64 {
 
 // What the meta backend (0.7) also imports: per-device tensors live in ggml contexts, and the
 // parts of a meta context are allocated by ggml-alloc.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 extern "C" {
     pub fn wsp_ggml_new_tensor(
         ctx: *mut wsp_ggml_context,

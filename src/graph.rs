@@ -181,11 +181,11 @@ impl Tensor {
         name[len] = 0;
     }
 
-    /// Copies the operation (op and parameters, and from 0.7 the flags) of `src`; the graph copy
-    /// links sources and view sources itself.
+    /// Copies the operation (op and parameters, and with `graph_copy_flags` the flags) of `src`;
+    /// the graph copy links sources and view sources itself.
     pub fn copy_op_from(self, src: Tensor) {
         set!(self, op, get!(src, op));
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(graph_copy_flags)]
         set!(self, flags, get!(src, flags));
         set!(self, op_params, get!(src, op_params));
     }
@@ -233,7 +233,7 @@ impl Tensor {
     }
 
     /// All fields at once, by value (the meta backend derives per-device tensors from them).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn fields(self) -> wsp_ggml_tensor {
         // SAFETY: a Tensor is only made from a live tensor; the read makes no alignment
         // assumption.
@@ -241,7 +241,7 @@ impl Tensor {
     }
 
     /// Overwrites all fields (of a tensor this library made and owns).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn set_fields(self, fields: wsp_ggml_tensor) {
         // SAFETY: live, not used elsewhere meanwhile (module docs); no alignment assumption.
         unsafe { self.0.as_ptr().write_unaligned(fields) }
@@ -303,7 +303,7 @@ impl Graph {
     }
 
     /// Sets the identifier by which backends recognise a graph they have seen (0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(graph_uid)]
     pub fn set_uid(self, uid: u64) {
         // SAFETY: live graph (see from_raw), not borrowed elsewhere meanwhile.
         unsafe { (*self.0.as_ptr()).uid = uid }
@@ -341,7 +341,7 @@ impl Graph {
             use_counts: g.use_counts,
             visited_hash_set: g.visited_hash_set,
             order: g.order,
-            #[cfg(feature = "whisper-rn-0-7")]
+            #[cfg(graph_uid)]
             uid: 0,
         }
     }
@@ -412,7 +412,7 @@ pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> wsp_ggml_
         use_counts: std::ptr::null_mut(),
         visited_hash_set: wsp_ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
         order: 0,
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(graph_uid)]
         uid: 0,
     }
 }

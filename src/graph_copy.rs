@@ -251,7 +251,7 @@ pub fn compare_graph_backend(
 /// Computes `graph` on `backend1` and a copy of it on `backend2`, whole, then hands `callback`
 /// the pairs of results of the nodes `is_test_node` picks (its answer is not used), in graph
 /// order. At least one node must be picked: an abort names the caller otherwise.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(any(compare_test_node, compare_test_nodes))]
 pub fn compare_test_nodes(
     caller: &str,
     backend1: Backend,

@@ -34,7 +34,7 @@ pub mod builtin;
 pub mod cpu_buffer;
 pub mod graph_copy;
 pub mod loader;
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 pub mod meta;
 pub mod registry;
 pub mod sched;

@@ -21,19 +21,10 @@ use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Backend names probed by `load_all`, in the reference's order (0.5 dropped kompute and added
-/// zendnn and hexagon; 0.7 added virtgpu and openvino).
-#[cfg(not(feature = "whisper-rn-0-5"))]
-const KNOWN_BACKENDS: &[&str] =
-    &["blas", "cann", "cuda", "hip", "kompute", "metal", "rpc", "sycl", "vulkan", "opencl", "musa", "cpu"];
-#[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
-const KNOWN_BACKENDS: &[&str] =
-    &["blas", "zendnn", "cann", "cuda", "hip", "metal", "rpc", "sycl", "vulkan", "opencl", "hexagon", "musa", "cpu"];
-#[cfg(feature = "whisper-rn-0-7")]
-const KNOWN_BACKENDS: &[&str] = &[
-    "blas", "zendnn", "cann", "cuda", "hip", "metal", "rpc", "sycl", "vulkan", "virtgpu", "opencl", "hexagon", "musa",
-    "openvino", "cpu",
-];
+/// Backend names probed by `load_all`, in the reference's order (the release table's `load_all`).
+fn known_backends() -> impl Iterator<Item = &'static str> {
+    env!("WSP_LOAD_ALL").split(' ')
+}
 
 /// Serialises load and unload, so that two threads loading the same module register it once.
 static LOADER: StaticMutex<()> = StaticMutex::new(());
@@ -225,7 +216,7 @@ pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
     {
         let _serial = lock_loader();
         let search_dirs: Vec<SearchDir> = search_paths.into_iter().map(|p| list_search_dir(caller, p)).collect();
-        for name in KNOWN_BACKENDS {
+        for name in known_backends() {
             load_best(name, &search_dirs);
         }
     }

@@ -68,9 +68,9 @@ impl Registry {
         true
     }
 
-    /// Adds a device; from 0.7 a device already registered is not added again.
+    /// Adds a device; with `dedup_devices`, a device already registered is not added again.
     pub fn add_device(&mut self, device: Device, reg: Option<Reg>) {
-        if cfg!(feature = "whisper-rn-0-7") && self.devices.iter().any(|&(known, _)| known == device) {
+        if cfg!(dedup_devices) && self.devices.iter().any(|&(known, _)| known == device) {
             return;
         }
         self.devices.push((device, reg));
@@ -291,7 +291,7 @@ pub fn init_best(caller: &str) -> Option<Backend> {
     use wsp_ggml_backend_dev_type::*;
     let _calls = calling_backends();
     let device = device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_IGPU));
     let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_CPU));
     // SAFETY: no parameters.

@@ -3,7 +3,7 @@
 
 use crate::ggml::{ensure, fatal, null_handle};
 use crate::graph::Tensor;
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 use crate::handle::Runs;
 use crate::handle::{Backend, Buffer};
 use std::ffi::c_void;
@@ -70,7 +70,7 @@ fn storage_buffer(caller: &str, tensor: Tensor) -> Buffer {
 /// # Safety
 /// `data` holds `size` readable bytes.
 pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
-    let buffer_first = cfg!(feature = "whisper-rn-0-7");
+    let buffer_first = cfg!(empty_access_needs_buffer);
     if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Write, buffer_first) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.set_tensor(caller, tensor, data, offset, size) }
@@ -82,7 +82,7 @@ pub unsafe fn set(caller: &str, tensor: Tensor, data: *const c_void, offset: usi
 /// # Safety
 /// `data` has room for `size` bytes.
 pub unsafe fn get(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
-    let buffer_first = cfg!(feature = "whisper-rn-0-7");
+    let buffer_first = cfg!(empty_access_needs_buffer);
     if let Some(buffer) = checked_buffer(caller, tensor, offset, size, Access::Read, buffer_first) {
         // SAFETY: the range was checked; the caller vouches for `data`.
         unsafe { buffer.get_tensor(caller, tensor, data, offset, size) }
@@ -135,13 +135,13 @@ pub unsafe fn get_async(caller: &str, backend: Backend, tensor: Tensor, data: *m
 /// 0.7 finishes the backend's queued work before accessing a tensor synchronously in place of
 /// an asynchronous access, so that the access is ordered after it.
 fn wait_before_sync_access(backend: Backend) {
-    if cfg!(feature = "whisper-rn-0-7") {
+    if cfg!(sync_before_fallback) {
         backend.synchronize();
     }
 }
 
 /// Checks that the runs of a 2d access starting at `offset` lie inside an allocated tensor.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 fn check_runs(caller: &str, tensor: Tensor, offset: usize, runs: Runs, access: Access) {
     ensure!(!tensor.data().is_null(), "{caller}: tensor not allocated ({})", tensor.name());
     let nbytes = tensor.nbytes();
@@ -159,7 +159,7 @@ fn check_runs(caller: &str, tensor: Tensor, offset: usize, runs: Runs, access: A
 
 /// Run `index` of a 2d access as a plain access: its offset in the tensor and its address in
 /// the caller's memory; aborts when the offset does not fit in an address.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 fn run_at(caller: &str, tensor: Tensor, offset: usize, runs: Runs, index: usize, access: Access) -> (usize, usize) {
     match runs.run_start(index).and_then(|(in_tensor, in_data)| Some((offset.checked_add(in_tensor)?, in_data))) {
         Some(run) => run,
@@ -170,7 +170,7 @@ fn run_at(caller: &str, tensor: Tensor, offset: usize, runs: Runs, index: usize,
 /// The order of a 2d access: with several runs, the runs are checked (unless empty) and handed to
 /// the 2d entry `whole` (false: the buffer or backend has none); otherwise, or without the entry,
 /// `run(offset in the tensor, offset in the caller's memory)` moves each run as a plain access.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 fn access_2d(
     caller: &str,
     tensor: Tensor,
@@ -199,7 +199,7 @@ fn access_2d(
 ///
 /// # Safety
 /// `data` holds the runs' bytes.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
     access_2d(
@@ -219,7 +219,7 @@ pub unsafe fn set_2d(caller: &str, tensor: Tensor, data: *const c_void, offset: 
 ///
 /// # Safety
 /// `data` has room for the runs.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) {
     let buffer = storage_buffer(caller, tensor);
     access_2d(
@@ -240,7 +240,7 @@ pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: us
 ///
 /// # Safety
 /// `data` holds the runs' bytes until the backend is synchronized.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 pub unsafe fn set_2d_async(
     caller: &str,
     backend: Backend,
@@ -268,7 +268,7 @@ pub unsafe fn set_2d_async(
 ///
 /// # Safety
 /// `data` has room for the runs until the backend is synchronized.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 pub unsafe fn get_2d_async(
     caller: &str,
     backend: Backend,

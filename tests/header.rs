@@ -7,7 +7,11 @@ use std::path::Path;
 #[test]
 fn checked_in_header_matches_the_rust_sources() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    // One header for every family: each capability's items under its macro.
+    for capability in capabilities() {
+        config.defines.insert(capability.to_owned(), format!("WSP_GGML_BACKEND_{}", capability.to_uppercase()));
+    }
     let bindings =
         cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("cbindgen parses the crate");
     let mut generated = Vec::new();
@@ -21,4 +25,16 @@ fn checked_in_header_matches_the_rust_sources() {
         checked_in == generated,
         "include/wsp_ggml_backend.h is out of date; run UPDATE_HEADER=1 cargo test --test header"
     );
+}
+
+/// Every capability some family of the release table has.
+fn capabilities() -> std::collections::BTreeSet<&'static str> {
+    include_str!("../releases.txt")
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_whitespace().collect::<Vec<_>>().split_first().map(|(_, rest)| rest.to_vec()))
+        .filter(|rest| rest.first() == Some(&"capabilities"))
+        .flat_map(|rest| rest.into_iter().skip(1))
+        .filter(|&capability| capability != "-")
+        .collect()
 }

@@ -25,8 +25,7 @@ use support::*;
 
 /// The bad modules' reg is of the other backend API: a v2 module in a whisper.rn 0.4 build, a v1
 /// module in a 0.5 build.
-const API_MISMATCH: &str =
-    if cfg!(feature = "whisper-rn-0-5") { "(backend: 1, current: 2)" } else { "(backend: 2, current: 1)" };
+const API_MISMATCH: &str = if cfg!(api_v2) { "(backend: 1, current: 2)" } else { "(backend: 2, current: 1)" };
 
 struct Fixture {
     exe: PathBuf,

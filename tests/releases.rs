@@ -1,16 +1,17 @@
-//! Which published whisper.rn releases the library's header serves. For each release, fetched
-//! from npm (scripts/fetch-reference.sh, checked against npm's integrity), the header compiled
-//! with the macros of the build that claims the release (none for 0.4, WSP_GGML_BACKEND_WHISPER_RN_0_5
-//! for 0.5, and also WSP_GGML_BACKEND_WHISPER_RN_0_7 for 0.7) is compared with the release's own
-//! ggml-backend.h and ggml-backend-impl.h:
+//! Which published whisper.rn releases the library's header serves. For every stable release on
+//! npm with this backend layer, fetched (scripts/fetch-reference.sh, checked against npm's
+//! integrity), the header compiled as each family of the release table (releases.txt) builds it
+//! (the macros WSP_GGML_BACKEND_<CAPABILITY> of the family's capabilities) is compared with the
+//! release's own ggml-backend.h and ggml-backend-impl.h:
 //!
 //! - the functions declared: the same names;
 //! - their types, as a C++ compiler sees them after typedefs (ctests/abi/abi_prototypes.cpp);
 //! - every struct size, alignment and field offset, enum value and constant
 //!   (ctests/abi/abi_layout.c).
 //!
-//! A served release must agree on all three; the neighbouring releases a build does not serve
-//! must disagree somewhere, which shows the comparison tells releases apart.
+//! A release must agree on all three with the family that serves it, and disagree somewhere with
+//! every other family, which shows the comparison tells families apart; a release no family
+//! serves disagrees with all.
 //!
 //! Only the host compilers are used and nothing is linked, so this runs in every build.
 
@@ -21,17 +22,35 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::*;
 
-/// A build of the library, by the macros its header is compiled with.
-#[derive(Clone, Copy)]
+/// Every stable whisper.rn release on npm with this backend layer.
+const NPM_RELEASES: &[&str] = &["0.4.3", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.7.3", "0.7.4"];
+
+/// A family of the release table, by the macros its build compiles the header with.
 struct Build {
-    name: &'static str,
-    macros: &'static [&'static str],
+    name: String,
+    releases: Vec<String>,
+    macros: Vec<String>,
 }
 
-const BUILD_0_4: Build = Build { name: "0.4", macros: &[] };
-const BUILD_0_5: Build = Build { name: "0.5", macros: &["WSP_GGML_BACKEND_WHISPER_RN_0_5"] };
-const BUILD_0_7: Build =
-    Build { name: "0.7", macros: &["WSP_GGML_BACKEND_WHISPER_RN_0_5", "WSP_GGML_BACKEND_WHISPER_RN_0_7"] };
+/// The families of releases.txt.
+fn builds() -> Vec<Build> {
+    let mut builds: Vec<Build> = Vec::new();
+    for line in include_str!("../releases.txt").lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+        let mut words = line.split_whitespace();
+        let (Some(family), Some(key)) = (words.next(), words.next()) else { continue };
+        if !builds.iter().any(|b| b.name == family) {
+            builds.push(Build { name: family.to_owned(), releases: Vec::new(), macros: Vec::new() });
+        }
+        let build = builds.iter_mut().find(|b| b.name == family).unwrap();
+        let values = words.filter(|&w| w != "-").map(str::to_owned);
+        match key {
+            "releases" => build.releases.extend(values),
+            "capabilities" => build.macros.extend(values.map(|c| format!("WSP_GGML_BACKEND_{}", c.to_uppercase()))),
+            _ => {}
+        }
+    }
+    builds
+}
 
 /// The one known difference: the 0.4 build declares whisper.rn 0.4.0's five-argument
 /// compare_graph_backend (the spec); 0.4.3 added a trailing `test_node`, which the library
@@ -50,7 +69,7 @@ fn release_dir(release: &str) -> PathBuf {
     root().join("third_party").join(folder).join("cpp")
 }
 
-fn out_dir(release: &str, build: Build) -> PathBuf {
+fn out_dir(release: &str, build: &Build) -> PathBuf {
     let dir = root().join("target/releases").join(format!("{release}-build-{}", build.name));
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -96,7 +115,7 @@ struct View {
     layout: String,
 }
 
-fn view(release: &str, cpp: &Path, build: Build, library_header: bool) -> Result<View, String> {
+fn view(release: &str, cpp: &Path, build: &Build, library_header: bool) -> Result<View, String> {
     let dir = out_dir(release, build);
     let side = if library_header { "library" } else { "release" };
     let mut defines: Vec<String> = build.macros.iter().map(|m| format!("-D{m}")).collect();
@@ -145,7 +164,7 @@ fn view(release: &str, cpp: &Path, build: Build, library_header: bool) -> Result
 }
 
 /// The differences between the release's view and the library header's, one line each.
-fn differences(release: &str, build: Build) -> Vec<String> {
+fn differences(release: &str, build: &Build) -> Vec<String> {
     let cpp = release_dir(release);
     let (theirs, ours) = match (view(release, &cpp, build, false), view(release, &cpp, build, true)) {
         (Ok(theirs), Ok(ours)) => (theirs, ours),
@@ -166,43 +185,57 @@ fn differences(release: &str, build: Build) -> Vec<String> {
     if let Some(diff) = first_difference(&theirs.layout, &ours.layout) {
         found.push(format!("layout: {diff}"));
     }
+    found.extend(op_differences(&theirs.layout, build));
     found
 }
 
-#[test]
-fn the_0_4_build_serves_whisper_rn_0_4_3() {
-    let found = differences("0.4.3", BUILD_0_4);
-    assert!(found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")), "0.4.3: {found:#?}");
+/// The op numbers the family's build uses for the ops the layer tells apart (ggml.h's, which
+/// both sides include, cannot differ between them): 0.4's, one higher for each of ADD_ID
+/// (op_add_id) and CUMSUM (op_cumsum) that ggml.h inserts before them, as src/abi/mirrors.rs
+/// counts them.
+fn op_differences(release_layout: &str, build: &Build) -> Vec<String> {
+    let shift = ["OP_ADD_ID", "OP_CUMSUM"].iter().filter(|c| build.macros.iter().any(|m| m.ends_with(*c))).count();
+    let expected = [("WSP_GGML_OP_RESHAPE", 34), ("WSP_GGML_OP_VIEW", 35), ("WSP_GGML_OP_ROPE", 46)];
+    expected
+        .iter()
+        .filter_map(|&(op, base)| {
+            let line = format!("enum {op} {}", base + shift);
+            (!release_layout.lines().any(|l| l == line)).then(|| format!("op number: the build has {line}"))
+        })
+        .collect()
+}
+
+/// Whether the differences are none, or only the one known for 0.4.3.
+fn agrees(release: &str, found: &[String]) -> bool {
+    found.is_empty()
+        || (release == "0.4.3" && found.len() == 1 && found[0].starts_with(&format!("type differs: {KNOWN_0_4_3} ")))
 }
 
 #[test]
-fn the_0_5_build_serves_whisper_rn_0_5_5() {
-    let found = differences("0.5.5", BUILD_0_5);
-    assert!(found.is_empty(), "0.5.5: {found:#?}");
-}
-
-#[test]
-fn the_0_5_build_does_not_serve_0_5_4_or_0_6_0() {
-    for release in ["0.5.4", "0.6.0"] {
-        let found = differences(release, BUILD_0_5);
-        assert!(!found.is_empty(), "{release} agrees with the 0.5 build's header");
-        println!("{release}, not served: {} differences, first: {}", found.len(), found[0]);
+fn every_npm_release_agrees_with_the_family_that_serves_it_and_no_other() {
+    let builds = builds();
+    let mut failures = Vec::new();
+    for &release in NPM_RELEASES {
+        let server = builds.iter().find(|b| b.releases.iter().any(|r| r == release));
+        for build in &builds {
+            let found = differences(release, build);
+            let serves = server.is_some_and(|s| s.name == build.name);
+            match (serves, agrees(release, &found)) {
+                (true, true) => println!("{release}: served by family {}", build.name),
+                (false, false) => {
+                    println!("{release}, family {}: {} differences, first: {}", build.name, found.len(), found[0])
+                }
+                (true, false) => {
+                    failures.push(format!("{release} is served by family {}, but: {found:#?}", build.name))
+                }
+                (false, true) => {
+                    failures.push(format!("{release} agrees with family {}, which does not serve it", build.name))
+                }
+            }
+        }
+        if server.is_none() {
+            println!("{release}: served by no family");
+        }
     }
-}
-
-#[test]
-fn the_0_7_build_serves_whisper_rn_0_7_3_and_0_7_4() {
-    for release in ["0.7.3", "0.7.4"] {
-        let found = differences(release, BUILD_0_7);
-        assert!(found.is_empty(), "{release}: {found:#?}");
-    }
-}
-
-#[test]
-fn the_0_7_build_does_not_serve_0_6_0_or_0_5_5() {
-    for release in ["0.6.0", "0.5.5"] {
-        let found = differences(release, BUILD_0_7);
-        assert!(!found.is_empty(), "{release} agrees with the 0.7 build's header");
-        println!("{release}, not served by the 0.7 build: {} differences, first: {}", found.len(), found[0]);
-    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

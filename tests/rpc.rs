@@ -14,7 +14,7 @@
 //! compiled against the headers of the release under test, and works with 0.5.5's as well. It
 //! does not compile against 0.7's (it fills the interface tables by position, and 0.7 inserts the
 //! 2d entries), so the 0.7 build has no RPC tests.
-#![cfg(not(feature = "whisper-rn-0-7"))]
+#![cfg(not(tensor_2d))]
 
 mod support;
 

@@ -1,8 +1,8 @@
 //! whisper.rn's C ABI (ggml backend API version 1 for 0.4, 2 for 0.5 and 0.7): `#[repr(C)]`
 //! mirrors of the structs, interface tables, enums and typedefs of its `ggml-backend.h` /
 //! `ggml-backend-impl.h`, and of the parts of `ggml.h` / `ggml-impl.h` that the backend layer
-//! reads. What 0.5 added is marked `#[cfg(feature = "whisper-rn-0-5")]` (which 0.7 implies), what
-//! 0.7 added `#[cfg(feature = "whisper-rn-0-7")]`. Layouts are asserted at
+//! reads. What a family added carries the capability's cfg (`#[cfg(api_v2)]`, `#[cfg(tensor_2d)]`,
+//! ...; releases.txt lists each family's). Layouts are asserted at
 //! compile time at the bottom of this file and compared with the C compiler's view by the ABI
 //! parity test.
 //!
@@ -24,8 +24,9 @@ pub type wsp_ggml_type = c_int;
 /// `enum wsp_ggml_op`, kept as its integer for the same reason.
 pub type wsp_ggml_op = c_int;
 
-/// 0.5's ggml.h inserts ADD_ID and CUMSUM before RESHAPE, shifting the ops below by two.
-const OP_SHIFT: wsp_ggml_op = if cfg!(feature = "whisper-rn-0-5") { 2 } else { 0 };
+/// From 0.5, ggml.h inserts ADD_ID (op_add_id) and then CUMSUM (op_cumsum) before RESHAPE,
+/// shifting the ops below by one each.
+const OP_SHIFT: wsp_ggml_op = cfg!(op_add_id) as wsp_ggml_op + cfg!(op_cumsum) as wsp_ggml_op;
 pub const WSP_GGML_OP_NONE: wsp_ggml_op = 0;
 pub const WSP_GGML_OP_RESHAPE: wsp_ggml_op = 34 + OP_SHIFT;
 pub const WSP_GGML_OP_VIEW: wsp_ggml_op = 35 + OP_SHIFT;
@@ -33,7 +34,7 @@ pub const WSP_GGML_OP_PERMUTE: wsp_ggml_op = 36 + OP_SHIFT;
 pub const WSP_GGML_OP_TRANSPOSE: wsp_ggml_op = 37 + OP_SHIFT;
 pub const WSP_GGML_OP_ROPE: wsp_ggml_op = 46 + OP_SHIFT;
 
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 /// 0.7.4's ggml.h op numbers, for the ops the meta backend distinguishes (its split-state
 /// inference takes the ops between two named ones; 55, COL2IM_1D, is in none). layout-check
 /// compares every one with the release's headers; cbindgen leaves them to ggml.h.
@@ -115,7 +116,7 @@ pub mod op {
 pub const WSP_GGML_TENSOR_FLAG_INPUT: i32 = 1;
 pub const WSP_GGML_TENSOR_FLAG_OUTPUT: i32 = 2;
 /// 0.7's ggml.h: the node must be computed (backends skip nodes without it).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(compute_flag)]
 pub const WSP_GGML_TENSOR_FLAG_COMPUTE: i32 = 16;
 
 /// `enum wsp_ggml_log_level`
@@ -182,7 +183,7 @@ pub struct wsp_ggml_cgraph {
     pub visited_hash_set: wsp_ggml_hash_set,
     pub order: c_int,
     /// Identifies a graph to backends that cache per graph; 0 means unset (0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(graph_uid)]
     pub uid: u64,
 }
 
@@ -245,14 +246,14 @@ pub enum wsp_ggml_backend_dev_type {
     WSP_GGML_BACKEND_DEVICE_TYPE_CPU = 0,
     WSP_GGML_BACKEND_DEVICE_TYPE_GPU = 1,
     /// An integrated GPU using host memory (0.5).
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     WSP_GGML_BACKEND_DEVICE_TYPE_IGPU = 2,
-    #[cfg(not(feature = "whisper-rn-0-5"))]
+    #[cfg(not(api_v2))]
     WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 2,
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL = 3,
     /// A device spanning several others, for tensor parallelism (0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     WSP_GGML_BACKEND_DEVICE_TYPE_META = 4,
 }
 
@@ -265,7 +266,7 @@ pub struct wsp_ggml_backend_dev_caps {
     pub buffer_from_host_ptr: bool,
     pub events: bool,
     /// Whether model files can be mapped into this device's memory (0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(mmap_support)]
     pub mmap_support: bool,
 }
 
@@ -278,7 +279,7 @@ pub struct wsp_ggml_backend_dev_props {
     pub memory_total: usize,
     pub r#type: wsp_ggml_backend_dev_type,
     /// A PCI device's bus id ("0000:01:00.0"), or NULL (0.5).
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     pub device_id: *const c_char,
     pub caps: wsp_ggml_backend_dev_caps,
 }
@@ -330,9 +331,9 @@ pub type wsp_ggml_backend_eval_callback = Option<
 // ggml-backend-impl.h
 // ---------------------------------------------------------------------------------------------
 
-#[cfg(not(feature = "whisper-rn-0-5"))]
+#[cfg(not(api_v2))]
 pub const WSP_GGML_BACKEND_API_VERSION: c_int = 1;
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(api_v2)]
 pub const WSP_GGML_BACKEND_API_VERSION: c_int = 2;
 
 /// `struct wsp_ggml_backend_buffer_type_i`
@@ -394,7 +395,7 @@ pub struct wsp_ggml_backend_buffer_i {
         ),
     >,
     /// Writes `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub set_tensor_2d: Option<
         unsafe extern "C" fn(
             buffer: wsp_ggml_backend_buffer_t,
@@ -408,7 +409,7 @@ pub struct wsp_ggml_backend_buffer_i {
         ),
     >,
     /// Reads `n_copies` runs of `size` bytes, strided on both sides (optional, 0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub get_tensor_2d: Option<
         unsafe extern "C" fn(
             buffer: wsp_ggml_backend_buffer_t,
@@ -441,9 +442,9 @@ impl wsp_ggml_backend_buffer_i {
         memset_tensor: None,
         set_tensor: None,
         get_tensor: None,
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(tensor_2d)]
         set_tensor_2d: None,
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(tensor_2d)]
         get_tensor_2d: None,
         cpy_tensor: None,
         clear: None,
@@ -486,7 +487,7 @@ pub struct wsp_ggml_backend_i {
         ),
     >,
     /// The asynchronous `set_tensor_2d` (optional, 0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub set_tensor_2d_async: Option<
         unsafe extern "C" fn(
             backend: wsp_ggml_backend_t,
@@ -500,7 +501,7 @@ pub struct wsp_ggml_backend_i {
         ),
     >,
     /// The asynchronous `get_tensor_2d` (optional, 0.7).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub get_tensor_2d_async: Option<
         unsafe extern "C" fn(
             backend: wsp_ggml_backend_t,
@@ -544,7 +545,7 @@ pub struct wsp_ggml_backend_i {
     pub event_record: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
     pub event_wait: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t)>,
     /// Reorders a split's nodes before it is computed (0.5).
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     pub graph_optimize: Option<unsafe extern "C" fn(backend: wsp_ggml_backend_t, cgraph: *mut wsp_ggml_cgraph)>,
 }
 
@@ -622,14 +623,14 @@ pub struct wsp_ggml_backend_reg {
 }
 
 /// `WSP_GGML_BACKEND_META_MAX_DEVICES`: the most simple devices a meta device spans.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 pub const WSP_GGML_BACKEND_META_MAX_DEVICES: usize = 16;
 
 /// `enum wsp_ggml_backend_meta_split_axis` as the header declares it (cbindgen gives it the C
 /// name). Rust holds an axis as its integer, [`wsp_ggml_backend_meta_split_axis`], so that any
 /// value C hands us is valid: 0..=3 split along that dimension, then the whole-tensor states and
 /// two used only inside the meta backend.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 #[repr(C)]
 pub enum wsp_ggml_backend_meta_split_axis_decl {
     WSP_GGML_BACKEND_SPLIT_AXIS_0 = 0,
@@ -645,12 +646,12 @@ pub enum wsp_ggml_backend_meta_split_axis_decl {
 }
 
 /// A split axis as C passes it (`enum wsp_ggml_backend_meta_split_axis` in the header).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 pub type wsp_ggml_backend_meta_split_axis = c_int;
 
 macro_rules! split_axes {
     ($($name:ident)*) => {$(
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(meta)]
         pub const $name: wsp_ggml_backend_meta_split_axis = wsp_ggml_backend_meta_split_axis_decl::$name as c_int;
     )*};
 }
@@ -663,23 +664,24 @@ split_axes!(
 /// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
 /// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
 /// repeats `nr[s]` times along the axis.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct wsp_ggml_backend_meta_split_state {
     pub axis: wsp_ggml_backend_meta_split_axis,
     /// 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
     pub ne: [i64; 256],
+    #[cfg(meta_nr)]
     pub nr: [u32; 16],
     pub n_segments: u32,
 }
 
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 const _: () = assert!(256 == 16 * WSP_GGML_BACKEND_META_MAX_DEVICES);
 
 /// `wsp_ggml_backend_meta_get_split_state_t`: the application's split of statically allocated
 /// tensors.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 pub type wsp_ggml_backend_meta_get_split_state_t = Option<
     unsafe extern "C" fn(tensor: *const wsp_ggml_tensor, userdata: *mut c_void) -> wsp_ggml_backend_meta_split_state,
 >;
@@ -688,14 +690,11 @@ pub type wsp_ggml_backend_init_t = Option<unsafe extern "C" fn() -> wsp_ggml_bac
 pub type wsp_ggml_backend_score_t = Option<unsafe extern "C" fn() -> c_int>;
 
 // ---------------------------------------------------------------------------------------------
-// Compile-time layout checks, for 64-bit (x86-64, aarch64) and 32-bit (armv7, i686) targets; the
-// numbers are those of whisper.rn's headers compiled for each (ctests/abi/abi_layout.c), and the
-// C side is compared at run time by the ABI test.
+// Compile-time layout checks, written once for every family and pointer width (x86-64, aarch64,
+// armv7, i686): offsets in pointer sizes, with the entries a capability inserts counted in. The
+// numbers agree with whisper.rn's headers compiled for each target (ctests/abi/abi_layout.c, and
+// layout-check/, which asserts the same from bindgen's reading of a release's headers).
 // ---------------------------------------------------------------------------------------------
-
-/// Whether the layouts checked are 0.5's (API v2), whose backend interface has one entry more.
-#[cfg(not(feature = "whisper-rn-0-7"))]
-const V2: bool = cfg!(feature = "whisper-rn-0-5");
 
 macro_rules! assert_layout {
     ($t:ty, size $size:expr, align $align:expr $(, $field:ident @ $off:expr)* $(,)?) => {
@@ -705,155 +704,92 @@ macro_rules! assert_layout {
     };
 }
 
-#[cfg(target_pointer_width = "64")]
 mod layout_checks {
     use super::*;
-    assert_layout!(wsp_ggml_tensor, size 336, align 8,
-        r#type @ 0, buffer @ 8, ne @ 16, nb @ 48, op @ 80, op_params @ 84, flags @ 148, src @ 152,
-        view_src @ 232, view_offs @ 240, data @ 248, name @ 256, extra @ 320, padding @ 328);
-    assert_layout!(wsp_ggml_hash_set, size 24, align 8, size @ 0, used @ 8, keys @ 16);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_cgraph, size 88, align 8,
-        size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 16, grads @ 24, grad_accs @ 32, leafs @ 40,
-        use_counts @ 48, visited_hash_set @ 56, order @ 80);
-    assert_layout!(wsp_ggml_init_params, size 24, align 8, mem_size @ 0, mem_buffer @ 8, no_alloc @ 16);
-    assert_layout!(wsp_ggml_status, size 4, align 4);
-    assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
-    assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
-        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
-    #[cfg(not(feature = "whisper-rn-0-5"))]
-    assert_layout!(wsp_ggml_backend_dev_props, size 40, align 8,
-        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, caps @ 36);
-    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
-    assert_layout!(wsp_ggml_backend_dev_props, size 56, align 8,
-        name @ 0, description @ 8, memory_free @ 16, memory_total @ 24, r#type @ 32, device_id @ 40, caps @ 48);
-    assert_layout!(wsp_ggml_backend_feature, size 16, align 8, name @ 0, value @ 8);
-    assert_layout!(wsp_ggml_backend_graph_copy, size 32, align 8,
-        buffer @ 0, ctx_allocated @ 8, ctx_unallocated @ 16, graph @ 24);
-    assert_layout!(wsp_ggml_backend_buffer_type_i, size 48, align 8,
-        get_name @ 0, alloc_buffer @ 8, get_alignment @ 16, get_max_size @ 24, get_alloc_size @ 32, is_host @ 40);
-    assert_layout!(wsp_ggml_backend_buffer_type, size 64, align 8, iface @ 0, device @ 48, context @ 56);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_buffer_i, size 72, align 8,
-        free_buffer @ 0, get_base @ 8, init_tensor @ 16, memset_tensor @ 24, set_tensor @ 32,
-        get_tensor @ 40, cpy_tensor @ 48, clear @ 56, reset @ 64);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_buffer, size 104, align 8,
-        iface @ 0, buft @ 72, context @ 80, size @ 88, usage @ 96);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_i, size if V2 { 112 } else { 104 }, align 8,
-        get_name @ 0, free @ 8, set_tensor_async @ 16, get_tensor_async @ 24, cpy_tensor_async @ 32,
-        synchronize @ 40, graph_plan_create @ 48, graph_plan_free @ 56, graph_plan_update @ 64,
-        graph_plan_compute @ 72, graph_compute @ 80, event_record @ 88, event_wait @ 96);
-    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
-    assert_layout!(wsp_ggml_backend_i, size 112, align 8, graph_optimize @ 104);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend, size if V2 { 136 } else { 128 }, align 8,
-        guid @ 0, iface @ 8, device @ if V2 { 120 } else { 112 }, context @ if V2 { 128 } else { 120 });
-    assert_layout!(wsp_ggml_backend_event, size 16, align 8, device @ 0, context @ 8);
-    assert_layout!(wsp_ggml_backend_device_i, size 120, align 8,
-        get_name @ 0, get_description @ 8, get_memory @ 16, get_type @ 24, get_props @ 32,
-        init_backend @ 40, get_buffer_type @ 48, get_host_buffer_type @ 56, buffer_from_host_ptr @ 64,
-        supports_op @ 72, supports_buft @ 80, offload_op @ 88, event_new @ 96, event_free @ 104,
-        event_synchronize @ 112);
-    assert_layout!(wsp_ggml_backend_device, size 136, align 8, iface @ 0, reg @ 120, context @ 128);
-    assert_layout!(wsp_ggml_backend_reg_i, size 32, align 8,
-        get_name @ 0, get_device_count @ 8, get_device @ 16, get_proc_address @ 24);
-    assert_layout!(wsp_ggml_backend_reg, size 48, align 8, api_version @ 0, iface @ 8, context @ 40);
-}
-
-// ILP32: pointers and size_t are 4 bytes; int64_t fields align to 8 on ARM but to 4 on i686, which
-// only changes wsp_ggml_tensor's alignment.
-#[cfg(target_pointer_width = "32")]
-mod layout_checks {
-    use super::*;
-    assert_layout!(wsp_ggml_tensor, size 256, align (if cfg!(target_arch = "x86") { 4 } else { 8 }),
-        r#type @ 0, buffer @ 4, ne @ 8, nb @ 40, op @ 56, op_params @ 60, flags @ 124, src @ 128,
-        view_src @ 168, view_offs @ 172, data @ 176, name @ 180, extra @ 244, padding @ 248);
-    assert_layout!(wsp_ggml_hash_set, size 12, align 4, size @ 0, used @ 4, keys @ 8);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_cgraph, size 48, align 4,
-        size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ 12, grads @ 16, grad_accs @ 20, leafs @ 24,
-        use_counts @ 28, visited_hash_set @ 32, order @ 44);
-    assert_layout!(wsp_ggml_init_params, size 12, align 4, mem_size @ 0, mem_buffer @ 4, no_alloc @ 8);
-    assert_layout!(wsp_ggml_status, size 4, align 4);
-    assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
-    assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_dev_caps, size 4, align 1,
-        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
-    #[cfg(not(feature = "whisper-rn-0-5"))]
-    assert_layout!(wsp_ggml_backend_dev_props, size 24, align 4,
-        name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, caps @ 20);
-    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
-    assert_layout!(wsp_ggml_backend_dev_props, size 28, align 4,
-        name @ 0, description @ 4, memory_free @ 8, memory_total @ 12, r#type @ 16, device_id @ 20, caps @ 24);
-    assert_layout!(wsp_ggml_backend_feature, size 8, align 4, name @ 0, value @ 4);
-    assert_layout!(wsp_ggml_backend_graph_copy, size 16, align 4,
-        buffer @ 0, ctx_allocated @ 4, ctx_unallocated @ 8, graph @ 12);
-    assert_layout!(wsp_ggml_backend_buffer_type_i, size 24, align 4,
-        get_name @ 0, alloc_buffer @ 4, get_alignment @ 8, get_max_size @ 12, get_alloc_size @ 16, is_host @ 20);
-    assert_layout!(wsp_ggml_backend_buffer_type, size 32, align 4, iface @ 0, device @ 24, context @ 28);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_buffer_i, size 36, align 4,
-        free_buffer @ 0, get_base @ 4, init_tensor @ 8, memset_tensor @ 12, set_tensor @ 16,
-        get_tensor @ 20, cpy_tensor @ 24, clear @ 28, reset @ 32);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_buffer, size 52, align 4,
-        iface @ 0, buft @ 36, context @ 40, size @ 44, usage @ 48);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend_i, size if V2 { 56 } else { 52 }, align 4,
-        get_name @ 0, free @ 4, set_tensor_async @ 8, get_tensor_async @ 12, cpy_tensor_async @ 16,
-        synchronize @ 20, graph_plan_create @ 24, graph_plan_free @ 28, graph_plan_update @ 32,
-        graph_plan_compute @ 36, graph_compute @ 40, event_record @ 44, event_wait @ 48);
-    #[cfg(all(feature = "whisper-rn-0-5", not(feature = "whisper-rn-0-7")))]
-    assert_layout!(wsp_ggml_backend_i, size 56, align 4, graph_optimize @ 52);
-    #[cfg(not(feature = "whisper-rn-0-7"))]
-    assert_layout!(wsp_ggml_backend, size if V2 { 68 } else { 64 }, align 4,
-        guid @ 0, iface @ 4, device @ if V2 { 60 } else { 56 }, context @ if V2 { 64 } else { 60 });
-    assert_layout!(wsp_ggml_backend_event, size 8, align 4, device @ 0, context @ 4);
-    assert_layout!(wsp_ggml_backend_device_i, size 60, align 4,
-        get_name @ 0, get_description @ 4, get_memory @ 8, get_type @ 12, get_props @ 16,
-        init_backend @ 20, get_buffer_type @ 24, get_host_buffer_type @ 28, buffer_from_host_ptr @ 32,
-        supports_op @ 36, supports_buft @ 40, offload_op @ 44, event_new @ 48, event_free @ 52,
-        event_synchronize @ 56);
-    assert_layout!(wsp_ggml_backend_device, size 68, align 4, iface @ 0, reg @ 60, context @ 64);
-    assert_layout!(wsp_ggml_backend_reg_i, size 16, align 4,
-        get_name @ 0, get_device_count @ 4, get_device @ 8, get_proc_address @ 12);
-    assert_layout!(wsp_ggml_backend_reg, size 24, align 4, api_version @ 0, iface @ 4, context @ 20);
-}
-
-/// 0.7's layouts, for either pointer width: the interface tables are arrays of pointer-sized
-/// entries, with the 2d accessors inserted after the plain ones.
-#[cfg(feature = "whisper-rn-0-7")]
-mod layout_checks_0_7 {
-    use super::*;
+    /// Pointers and size_t.
     const P: usize = std::mem::size_of::<usize>();
-    const ORDER: usize = std::mem::offset_of!(wsp_ggml_cgraph, order);
-    const U64_ALIGN: usize = std::mem::align_of::<u64>();
-    assert_layout!(wsp_ggml_cgraph, size (ORDER + 4).next_multiple_of(U64_ALIGN) + 8, align U64_ALIGN,
-        uid @ (ORDER + 4).next_multiple_of(U64_ALIGN));
-    assert_layout!(wsp_ggml_backend_dev_caps, size 5, align 1,
-        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3, mmap_support @ 4);
-    assert_layout!(wsp_ggml_backend_dev_props, size (6 * P + 5).next_multiple_of(P), align P,
-        device_id @ 5 * P, caps @ 6 * P);
-    assert_layout!(wsp_ggml_backend_buffer_i, size 11 * P, align P,
-        free_buffer @ 0, get_base @ P, init_tensor @ 2 * P, memset_tensor @ 3 * P, set_tensor @ 4 * P,
-        get_tensor @ 5 * P, set_tensor_2d @ 6 * P, get_tensor_2d @ 7 * P, cpy_tensor @ 8 * P,
-        clear @ 9 * P, reset @ 10 * P);
-    assert_layout!(wsp_ggml_backend_buffer, size 15 * P, align P,
-        iface @ 0, buft @ 11 * P, context @ 12 * P, size @ 13 * P, usage @ 14 * P);
-    assert_layout!(wsp_ggml_backend_i, size 16 * P, align P,
-        get_name @ 0, free @ P, set_tensor_async @ 2 * P, get_tensor_async @ 3 * P,
-        set_tensor_2d_async @ 4 * P, get_tensor_2d_async @ 5 * P, cpy_tensor_async @ 6 * P,
-        synchronize @ 7 * P, graph_plan_create @ 8 * P, graph_plan_free @ 9 * P,
-        graph_plan_update @ 10 * P, graph_plan_compute @ 11 * P, graph_compute @ 12 * P,
-        event_record @ 13 * P, event_wait @ 14 * P, graph_optimize @ 15 * P);
-    assert_layout!(wsp_ggml_backend, size 19 * P, align P, guid @ 0, iface @ P, device @ 17 * P, context @ 18 * P);
-    // int64_t aligns to 4 on i686, to 8 elsewhere.
+    /// int64_t and uint64_t align to 4 on i686, to 8 elsewhere.
     const I64: usize = std::mem::align_of::<i64>();
-    assert_layout!(wsp_ggml_backend_meta_split_state, size (I64 + 8 * 256 + 4 * 17).next_multiple_of(I64), align I64,
-        axis @ 0, ne @ I64, nr @ I64 + 8 * 256, n_segments @ I64 + 8 * 256 + 4 * 16);
+    /// The 2d accessors' entries (tensor_2d), after get_tensor and after get_tensor_async.
+    const T2D: usize = if cfg!(tensor_2d) { 2 } else { 0 };
+    /// backend_i's graph_optimize, last (api_v2).
+    const OPTIMIZE: usize = if cfg!(api_v2) { 1 } else { 0 };
+
+    assert_layout!(wsp_ggml_tensor, size 20 * P + 176, align I64,
+        r#type @ 0, buffer @ P, ne @ 2 * P, nb @ 2 * P + 32, op @ 6 * P + 32, op_params @ 6 * P + 36,
+        flags @ 6 * P + 100, src @ 6 * P + 104, view_src @ 16 * P + 104, view_offs @ 17 * P + 104,
+        data @ 18 * P + 104, name @ 19 * P + 104, extra @ 19 * P + 168, padding @ 20 * P + 168);
+    assert_layout!(wsp_ggml_hash_set, size 3 * P, align P, size @ 0, used @ P, keys @ 2 * P);
+    const NODES: usize = 12usize.next_multiple_of(P);
+    const ORDER: usize = NODES + 8 * P;
+    const UID: usize = (ORDER + 4).next_multiple_of(I64);
+    const CGRAPH_SIZE: usize = if cfg!(graph_uid) { UID + 8 } else { (ORDER + 4).next_multiple_of(P) };
+    assert_layout!(wsp_ggml_cgraph, size CGRAPH_SIZE, align (if cfg!(graph_uid) { I64 } else { P }),
+        size @ 0, n_nodes @ 4, n_leafs @ 8, nodes @ NODES, grads @ NODES + P, grad_accs @ NODES + 2 * P,
+        leafs @ NODES + 3 * P, use_counts @ NODES + 4 * P, visited_hash_set @ NODES + 5 * P, order @ ORDER);
+    #[cfg(graph_uid)]
+    assert_layout!(wsp_ggml_cgraph, size UID + 8, align I64, uid @ UID);
+    assert_layout!(wsp_ggml_init_params, size 3 * P, align P, mem_size @ 0, mem_buffer @ P, no_alloc @ 2 * P);
+    assert_layout!(wsp_ggml_status, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_buffer_usage, size 4, align 4);
+    assert_layout!(wsp_ggml_backend_dev_type, size 4, align 4);
+
+    const CAPS_SIZE: usize = if cfg!(mmap_support) { 5 } else { 4 };
+    assert_layout!(wsp_ggml_backend_dev_caps, size CAPS_SIZE, align 1,
+        r#async @ 0, host_buffer @ 1, buffer_from_host_ptr @ 2, events @ 3);
+    #[cfg(mmap_support)]
+    assert_layout!(wsp_ggml_backend_dev_caps, size 5, align 1, mmap_support @ 4);
+    const CAPS: usize = if cfg!(api_v2) { 6 * P } else { 4 * P + 4 };
+    assert_layout!(wsp_ggml_backend_dev_props, size (CAPS + CAPS_SIZE).next_multiple_of(P), align P,
+        name @ 0, description @ P, memory_free @ 2 * P, memory_total @ 3 * P, r#type @ 4 * P, caps @ CAPS);
+    #[cfg(api_v2)]
+    assert_layout!(wsp_ggml_backend_dev_props, size (CAPS + CAPS_SIZE).next_multiple_of(P), align P, device_id @ 5 * P);
+    assert_layout!(wsp_ggml_backend_feature, size 2 * P, align P, name @ 0, value @ P);
+    assert_layout!(wsp_ggml_backend_graph_copy, size 4 * P, align P,
+        buffer @ 0, ctx_allocated @ P, ctx_unallocated @ 2 * P, graph @ 3 * P);
+
+    assert_layout!(wsp_ggml_backend_buffer_type_i, size 6 * P, align P,
+        get_name @ 0, alloc_buffer @ P, get_alignment @ 2 * P, get_max_size @ 3 * P, get_alloc_size @ 4 * P,
+        is_host @ 5 * P);
+    assert_layout!(wsp_ggml_backend_buffer_type, size 8 * P, align P, iface @ 0, device @ 6 * P, context @ 7 * P);
+    const BUFFER_I: usize = (9 + T2D) * P;
+    assert_layout!(wsp_ggml_backend_buffer_i, size BUFFER_I, align P,
+        free_buffer @ 0, get_base @ P, init_tensor @ 2 * P, memset_tensor @ 3 * P, set_tensor @ 4 * P,
+        get_tensor @ 5 * P, cpy_tensor @ (6 + T2D) * P, clear @ (7 + T2D) * P, reset @ (8 + T2D) * P);
+    #[cfg(tensor_2d)]
+    assert_layout!(wsp_ggml_backend_buffer_i, size BUFFER_I, align P, set_tensor_2d @ 6 * P, get_tensor_2d @ 7 * P);
+    assert_layout!(wsp_ggml_backend_buffer, size BUFFER_I + 4 * P, align P,
+        iface @ 0, buft @ BUFFER_I, context @ BUFFER_I + P, size @ BUFFER_I + 2 * P, usage @ BUFFER_I + 3 * P);
+    const BACKEND_I: usize = (13 + T2D + OPTIMIZE) * P;
+    assert_layout!(wsp_ggml_backend_i, size BACKEND_I, align P,
+        get_name @ 0, free @ P, set_tensor_async @ 2 * P, get_tensor_async @ 3 * P,
+        cpy_tensor_async @ (4 + T2D) * P, synchronize @ (5 + T2D) * P, graph_plan_create @ (6 + T2D) * P,
+        graph_plan_free @ (7 + T2D) * P, graph_plan_update @ (8 + T2D) * P, graph_plan_compute @ (9 + T2D) * P,
+        graph_compute @ (10 + T2D) * P, event_record @ (11 + T2D) * P, event_wait @ (12 + T2D) * P);
+    #[cfg(tensor_2d)]
+    assert_layout!(wsp_ggml_backend_i, size BACKEND_I, align P, set_tensor_2d_async @ 4 * P, get_tensor_2d_async @ 5 * P);
+    #[cfg(api_v2)]
+    assert_layout!(wsp_ggml_backend_i, size BACKEND_I, align P, graph_optimize @ (13 + T2D) * P);
+    assert_layout!(wsp_ggml_backend, size BACKEND_I + 3 * P, align P,
+        guid @ 0, iface @ P, device @ BACKEND_I + P, context @ BACKEND_I + 2 * P);
+    assert_layout!(wsp_ggml_backend_event, size 2 * P, align P, device @ 0, context @ P);
+    assert_layout!(wsp_ggml_backend_device_i, size 15 * P, align P,
+        get_name @ 0, get_description @ P, get_memory @ 2 * P, get_type @ 3 * P, get_props @ 4 * P,
+        init_backend @ 5 * P, get_buffer_type @ 6 * P, get_host_buffer_type @ 7 * P, buffer_from_host_ptr @ 8 * P,
+        supports_op @ 9 * P, supports_buft @ 10 * P, offload_op @ 11 * P, event_new @ 12 * P, event_free @ 13 * P,
+        event_synchronize @ 14 * P);
+    assert_layout!(wsp_ggml_backend_device, size 17 * P, align P, iface @ 0, reg @ 15 * P, context @ 16 * P);
+    assert_layout!(wsp_ggml_backend_reg_i, size 4 * P, align P,
+        get_name @ 0, get_device_count @ P, get_device @ 2 * P, get_proc_address @ 3 * P);
+    assert_layout!(wsp_ggml_backend_reg, size 6 * P, align P, api_version @ 0, iface @ P, context @ 5 * P);
+
+    /// The split state's nr[16] (meta_nr), between ne and n_segments.
+    #[cfg(meta)]
+    const NR: usize = if cfg!(meta_nr) { 4 * 16 } else { 0 };
+    #[cfg(meta)]
+    assert_layout!(wsp_ggml_backend_meta_split_state, size (I64 + 8 * 256 + NR + 4).next_multiple_of(I64), align I64,
+        axis @ 0, ne @ I64, n_segments @ I64 + 8 * 256 + NR);
+    #[cfg(meta_nr)]
+    assert_layout!(wsp_ggml_backend_meta_split_state, size (I64 + 8 * 256 + NR + 4).next_multiple_of(I64), align I64,
+        nr @ I64 + 8 * 256);
 }

@@ -2,7 +2,7 @@
 
 use super::{arg, ToC};
 use crate::abi::*;
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 use crate::handle::Runs;
 use crate::tensor_io;
 use std::ffi::{c_char, c_void};
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
 
 /// # Safety
 /// `tensor` is NULL or a live tensor; `data` holds the runs' bytes (0.7).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
     tensor: *mut wsp_ggml_tensor,
@@ -177,7 +177,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
 
 /// # Safety
 /// `tensor` is NULL or a live tensor; `data` has room for the runs (0.7).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
     tensor: *const wsp_ggml_tensor,
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
 /// # Safety
 /// `backend` and `tensor` are NULL or live; `data` holds the runs' bytes until the backend is
 /// synchronized (0.7).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
     backend: wsp_ggml_backend_t,
@@ -220,7 +220,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
 /// # Safety
 /// `backend` and `tensor` are NULL or live; `data` has room for the runs until the backend is
 /// synchronized (0.7).
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
     backend: wsp_ggml_backend_t,
@@ -361,7 +361,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t
 ///
 /// # Safety
 /// `src` and `dst` are NULL or live, allocated tensors.
-#[cfg(not(feature = "whisper-rn-0-7"))]
+#[cfg(not(const_copy_source))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
     const FN: &str = "wsp_ggml_backend_tensor_copy";
@@ -372,7 +372,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor,
 ///
 /// # Safety
 /// `src` and `dst` are NULL or live, allocated tensors.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(const_copy_source)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
     const FN: &str = "wsp_ggml_backend_tensor_copy";
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tenso
 ///
 /// # Safety
 /// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
-#[cfg(not(feature = "whisper-rn-0-7"))]
+#[cfg(not(const_copy_source))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
     backend_src: wsp_ggml_backend_t,
@@ -401,7 +401,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
 ///
 /// # Safety
 /// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(const_copy_source)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
     backend_src: wsp_ggml_backend_t,

@@ -2,7 +2,7 @@
 
 use super::arg;
 use crate::abi::*;
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(any(compare_test_node, compare_test_nodes))]
 use crate::graph::Tensor;
 use crate::graph_copy::{self, Refused};
 use std::ffi::c_void;
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend
 /// # Safety
 /// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
 /// `user_data`.
-#[cfg(not(feature = "whisper-rn-0-5"))]
+#[cfg(not(any(compare_test_node, compare_test_nodes)))]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
@@ -94,6 +94,40 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 }
 
 /// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
+/// of results: without a test node, each non-view node's after it is computed, one at a time,
+/// until the callback returns false; otherwise, after computing the whole graph on both, the
+/// pair of `test_node`, which must be in the graph. False when the copy cannot be made or no
+/// callback is given.
+///
+/// # Safety
+/// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
+/// `user_data`; `test_node` is only compared.
+#[cfg(compare_test_node)]
+#[no_mangle]
+pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
+    backend1: wsp_ggml_backend_t,
+    backend2: wsp_ggml_backend_t,
+    graph: *mut wsp_ggml_cgraph,
+    callback: wsp_ggml_backend_eval_callback,
+    user_data: *mut c_void,
+    test_node: *mut wsp_ggml_tensor,
+) -> bool {
+    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
+    let backend1 = arg!(backend1);
+    let callback = arg!(callback, or false);
+    let (backend2, graph) = (arg!(backend2), arg!(graph));
+    // SAFETY: the caller's callback, with its data and live tensors.
+    let callback =
+        |i: usize, t1: Tensor, t2: Tensor| unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) };
+    if test_node.is_null() {
+        return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
+    }
+    // A graph lists a node once: the test node's pair is handed over once.
+    let is_test_node = |t: Tensor| t.as_ptr() == test_node;
+    graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)
+}
+
+/// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
 /// of results: with no test nodes, each non-view node's after it is computed, one at a time,
 /// until the callback returns false; otherwise, after computing the whole graph on both, the
 /// pairs of the nodes listed in `test_nodes` (at least one must be in the graph). False when
@@ -102,7 +136,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 /// # Safety
 /// The backends and `graph` are NULL or live; `callback` is NULL or a function that takes
 /// `user_data`; `test_nodes` is NULL or holds `num_test_nodes` tensor pointers (only compared).
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(compare_test_nodes)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,

@@ -17,7 +17,7 @@ mod buffer_type;
 mod device;
 mod event;
 mod graph;
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(meta)]
 mod meta;
 mod registry;
 mod sched;
@@ -101,7 +101,7 @@ impl FromC for *mut wsp_ggml_backend_dev_props {
 }
 
 /// An array the caller fills in (its length is the export's to know).
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(sched_reserve_size)]
 impl FromC for *mut usize {
     type Rust = std::ptr::NonNull<usize>;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
@@ -110,7 +110,7 @@ impl FromC for *mut usize {
 }
 
 /// A caller's array of tensor pointers.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(compare_test_nodes)]
 impl FromC for *const *const wsp_ggml_tensor {
     type Rust = std::ptr::NonNull<*const wsp_ggml_tensor>;
     unsafe fn into_rust(self) -> Option<Self::Rust> {

@@ -148,7 +148,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
 ///
 /// # Safety
 /// `sched` and `backend` are NULL or live.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(api_v2)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
     sched: wsp_ggml_backend_sched_t,
@@ -165,7 +165,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
 /// # Safety
 /// `sched` and `measure_graph` are NULL or live; `sizes` is NULL or has room for one size per
 /// backend of the scheduler.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(sched_reserve_size)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
     sched: wsp_ggml_backend_sched_t,
@@ -185,7 +185,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(api_v2)]
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
     sched: wsp_ggml_backend_sched_t,

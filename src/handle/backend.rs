@@ -1,6 +1,6 @@
 //! `wsp_ggml_backend`: a stream on a device.
 
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 use super::Runs;
 use super::{handle, required, Device, Event};
 use crate::abi::*;
@@ -15,13 +15,13 @@ handle!(
 
 impl Backend {
     /// The context a backend made by this library keeps (the meta backend).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn context(self) -> *mut c_void {
         self.raw().context
     }
 
     /// Whether the backend's `get_name` entry is `get_name` (see `Device::is_named_by`).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }
@@ -84,7 +84,7 @@ impl Backend {
     /// # Safety
     /// Every run lies inside the allocated tensor; `data` holds the runs' bytes until the
     /// backend is synchronized.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub unsafe fn set_tensor_2d_async(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d_async else { return false };
         if runs.size > 0 {
@@ -100,7 +100,7 @@ impl Backend {
     ///
     /// # Safety
     /// As for set_tensor_2d_async, with room for the runs at `data`.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub unsafe fn get_tensor_2d_async(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d_async else { return false };
         if runs.size > 0 {
@@ -187,7 +187,7 @@ impl Backend {
     ///
     /// # Safety
     /// The graph and its tensors are live.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     pub unsafe fn graph_optimize(self, graph: *mut wsp_ggml_cgraph) -> bool {
         let Some(optimize) = self.raw().iface.graph_optimize else { return false };
         // SAFETY: the caller's promise.

@@ -63,7 +63,7 @@ impl Buffer {
 
     /// Sets the size of a buffer this library made, once its parts are known (the meta buffer
     /// of a context).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn set_size(self, size: usize) {
         // SAFETY: live, and not used from another thread meanwhile (the ggml API's rule).
         unsafe { (*self.as_ptr()).size = size };
@@ -141,7 +141,7 @@ impl Buffer {
     /// # Safety
     /// Every run lies inside the allocated tensor, which lives in this buffer; `data` holds the
     /// runs' bytes.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub unsafe fn set_tensor_2d(self, tensor: Tensor, data: *const c_void, offset: usize, runs: Runs) -> bool {
         let Some(set_2d) = self.raw().iface.set_tensor_2d else { return false };
         if runs.size > 0 {
@@ -157,7 +157,7 @@ impl Buffer {
     ///
     /// # Safety
     /// As for set_tensor_2d, with room for the runs at `data`.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(tensor_2d)]
     pub unsafe fn get_tensor_2d(self, tensor: Tensor, data: *mut c_void, offset: usize, runs: Runs) -> bool {
         let Some(get_2d) = self.raw().iface.get_tensor_2d else { return false };
         if runs.size > 0 {
@@ -220,7 +220,7 @@ impl Tensor {
 
 /// A 2d transfer (0.7): `count` runs of `size` bytes, `stride_tensor` apart in the tensor and
 /// `stride_data` apart in the caller's memory.
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 #[derive(Clone, Copy, Debug)]
 pub struct Runs {
     pub size: usize,
@@ -229,7 +229,7 @@ pub struct Runs {
     pub stride_data: usize,
 }
 
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 impl Runs {
     /// Where run `index` starts, relative to the transfer's start, in the tensor and in the
     /// caller's memory; None when that does not fit in an address.

@@ -16,13 +16,13 @@ unsafe impl Send for BufferType {}
 
 impl BufferType {
     /// The context a buffer type made by this library keeps (the meta buffer type).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn context(self) -> *mut std::ffi::c_void {
         self.raw().context
     }
 
     /// Whether the buffer type's `get_name` entry is `get_name` (see `Device::is_named_by`).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }

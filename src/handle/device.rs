@@ -17,14 +17,14 @@ unsafe impl Send for Device {}
 
 impl Device {
     /// The context a device made by this library keeps (the meta device).
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn context(self) -> *mut c_void {
         self.raw().context
     }
 
     /// Whether the device's `get_name` entry is `get_name`: how a kind of device made by this
     /// library recognises its own.
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_dev_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }

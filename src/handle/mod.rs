@@ -18,7 +18,7 @@ mod reg;
 
 pub use backend::Backend;
 pub use buffer::Buffer;
-#[cfg(feature = "whisper-rn-0-7")]
+#[cfg(tensor_2d)]
 pub use buffer::Runs;
 pub use buffer_type::{BufferType, StaticBufferType};
 pub use device::Device;

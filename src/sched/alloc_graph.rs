@@ -77,7 +77,7 @@ impl AllocGraph {
     }
 
     /// How many nodes and leafs the graph has.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(sched_debug_realloc)]
     pub fn counts(&self) -> (usize, usize) {
         (self.nodes.len(), self.leafs.len())
     }

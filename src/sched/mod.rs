@@ -193,7 +193,7 @@ pub struct Scheduler {
 
     op_offload: bool,
     debug: i32,
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(sched_debug_realloc)]
     realloc_check: ReallocCheck,
     dot_path: Option<std::path::PathBuf>,
     /// The export the C caller called, for messages from the hot path (which does not pass it
@@ -206,14 +206,14 @@ pub struct Scheduler {
 /// reallocated although no tensor moved to another buffer type; at 2, on every reallocation.
 /// A graph's size is 0.5's own measure: the larger of its node and leaf counts, plus room for 30
 /// inputs, and their dependencies, per split and pipeline copy.
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(sched_debug_realloc)]
 struct ReallocCheck {
     level: i32,
     graph_size: usize,
     prev_graph_size: usize,
 }
 
-#[cfg(feature = "whisper-rn-0-5")]
+#[cfg(sched_debug_realloc)]
 impl ReallocCheck {
     fn from_env() -> Self {
         let level = std::env::var("WSP_GGML_SCHED_DEBUG_REALLOC").ok().and_then(|v| v.trim().parse().ok());
@@ -341,7 +341,7 @@ impl Scheduler {
             callback_eval_user_data: std::ptr::null_mut(),
             op_offload,
             debug,
-            #[cfg(feature = "whisper-rn-0-5")]
+            #[cfg(sched_debug_realloc)]
             realloc_check: ReallocCheck::from_env(),
             dot_path,
             caller: "wsp_ggml_backend_sched_new",
@@ -377,7 +377,7 @@ impl Scheduler {
     }
 
     /// The buffer type of the compute buffer of the backend at `index`.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     pub fn buffer_type(&self, index: usize) -> BufferType {
         self.bufts[index]
     }
@@ -519,7 +519,7 @@ impl Scheduler {
         self.epoch = self.epoch.wrapping_add(1).max(1);
 
         // 0.7: the graph is new to backends that cache per graph, as it may have changed.
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(graph_uid)]
         graph.set_uid(crate::ggml::next_graph_uid());
 
         self.node_tids.clear();
@@ -558,7 +558,7 @@ impl Scheduler {
             dot::write_splits(self, caller, graph, &path);
         }
         self.build_alloc_graph(graph);
-        #[cfg(feature = "whisper-rn-0-5")]
+        #[cfg(sched_debug_realloc)]
         self.realloc_check.record(graph, self.plan.splits.len(), self.n_copies);
     }
 
@@ -627,7 +627,7 @@ impl Scheduler {
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
             let split_graph = graph.view(split.i_start, split.i_end);
-            #[cfg(feature = "whisper-rn-0-5")]
+            #[cfg(api_v2)]
             let split_graph = self.optimize_split(split_graph, &split);
             self.split_graphs.push(split_graph);
             for k in split.inputs.clone() {
@@ -663,7 +663,7 @@ impl Scheduler {
         builder.finish();
         self.alloc_graph = alloc_graph;
         // 0.7: each split is a new graph to backends that cache per graph.
-        #[cfg(feature = "whisper-rn-0-7")]
+        #[cfg(graph_uid)]
         for split_graph in &mut self.split_graphs {
             split_graph.uid = crate::ggml::next_graph_uid();
         }
@@ -671,7 +671,7 @@ impl Scheduler {
 
     /// Lets the split's backend reorder the split's nodes (in the user's graph, which the view
     /// shares), before ggml-alloc sees them, and follows the new order.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     fn optimize_split(&mut self, mut split_graph: wsp_ggml_cgraph, split: &plan::Split) -> wsp_ggml_cgraph {
         // SAFETY: a view of the user's live graph.
         if unsafe { self.backends[split.backend].graph_optimize(&mut split_graph) } {
@@ -695,7 +695,7 @@ impl Scheduler {
     fn alloc_splits(&mut self) -> bool {
         let changed = self.alloc_graph.moved_buffer_type(|id| self.buft_of(id));
         if self.needs_reserve || changed || !self.galloc_alloc() {
-            #[cfg(feature = "whisper-rn-0-5")]
+            #[cfg(sched_debug_realloc)]
             self.realloc_check.check(changed, self.alloc_graph.counts());
             // Re-allocation may move split inputs: wait for the backends first (without the
             // scheduler's synchronize, which would change the copy slot).
@@ -753,7 +753,7 @@ impl Scheduler {
 
             // 0.7: ggml-alloc may have given this split memory a split of another backend still
             // uses, and without inputs nothing else waits for that one.
-            if cfg!(feature = "whisper-rn-0-7") && split.inputs.is_empty() {
+            if cfg!(split_event_per_split) && split.inputs.is_empty() {
                 if let Some(prev) = prev_backend.filter(|&prev| prev != split.backend) {
                     self.wait_for_split_backend(caller, self.backends[prev], self.event(prev), true);
                 }
@@ -792,7 +792,7 @@ impl Scheduler {
             }
 
             // Before 0.7 only a split with inputs recorded its event.
-            let records = cfg!(feature = "whisper-rn-0-7") || !split.inputs.is_empty();
+            let records = cfg!(split_event_per_split) || !split.inputs.is_empty();
             if let Some(event) = event.filter(|_| records) {
                 split_backend.event_record(caller, event);
             }
@@ -862,6 +862,10 @@ impl Scheduler {
     /// Sizes the compute buffers for `graph` (the largest graph to come). False, with a log
     /// line, when a buffer cannot be allocated; the scheduler stays usable.
     pub fn reserve_for(&mut self, caller: &'static str, graph: Graph) -> bool {
+        // 0.5.1 and 0.5.2 start from a reset scheduler: backends set by hand are forgotten.
+        if cfg!(reserve_resets_first) {
+            self.reset();
+        }
         self.split_graph(caller, graph);
         self.synchronize();
         let ok = self.reserve();
@@ -873,14 +877,14 @@ impl Scheduler {
     }
 
     /// Assigns backends and splits `graph`, without allocating it.
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(api_v2)]
     pub fn split(&mut self, caller: &'static str, graph: Graph) {
         self.split_graph(caller, graph);
     }
 
     /// Writes the compute buffer size each backend would need for `graph` into `sizes` (one per
     /// backend, in order), without allocating; the assignments are kept as for [`Self::split`].
-    #[cfg(feature = "whisper-rn-0-5")]
+    #[cfg(sched_reserve_size)]
     pub fn reserve_sizes(&mut self, caller: &'static str, graph: Graph, sizes: &mut [usize]) {
         self.reset();
         self.synchronize();
@@ -1001,7 +1005,7 @@ impl Drop for Scheduler {
 
 /// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
 fn ignores_weights(op: wsp_ggml_op) -> bool {
-    #[cfg(feature = "whisper-rn-0-7")]
+    #[cfg(flash_attn_ignores_weights)]
     if op == crate::abi::op::FLASH_ATTN_EXT {
         return true;
     }

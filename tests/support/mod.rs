@@ -1,7 +1,8 @@
 //! Building and running the C side of the conformance suite from cargo tests.
 //!
-//! - the whisper.rn release the tests were built for (0.4.3, 0.5.5 with the cargo feature
-//!   `whisper-rn-0-5`, or 0.7.4 with `whisper-rn-0-7`) is fetched (and its integrity checked) by scripts/fetch-reference.sh;
+//! - the whisper.rn release the tests were built for ([`RELEASE`], the newest of the family the
+//!   tests' cargo features chose in releases.txt) is fetched (and its integrity checked) by
+//!   scripts/fetch-reference.sh;
 //! - its ggml core + CPU backend and, separately, its reference backend layer are compiled
 //!   with the `cc` crate into target/ctest (cached between runs by a stamp of the inputs);
 //! - this library is built with `cargo build --release` (static and shared), as users link it;
@@ -31,42 +32,70 @@ pub fn is_cross() -> bool {
     TARGET != HOST
 }
 
-/// The whisper.rn release the library under test serves, chosen by the tests' own features.
-pub const RELEASE: &str = if cfg!(feature = "whisper-rn-0-7") {
-    "0.7.4"
-} else if cfg!(feature = "whisper-rn-0-5") {
-    "0.5.5"
-} else {
-    "0.4.3"
+/// What the tests know of the release they test: its row of the release table (releases.txt),
+/// as build.rs read it for the family the tests' features chose.
+pub struct Release {
+    /// The whisper.rn release whose sources the tests build against (the family's newest).
+    pub version: &'static str,
+    pub family: &'static str,
+    /// The cargo feature that builds the family (empty: the default build).
+    feature: &'static str,
+    capabilities: &'static str,
+    /// The file under ctests/ that lists the functions the family's layer defines.
+    pub symbols: &'static str,
+}
+
+pub const RELEASE: Release = Release {
+    version: env!("WSP_RELEASE"),
+    family: env!("WSP_FAMILY"),
+    feature: env!("WSP_FAMILY_FEATURE"),
+    capabilities: env!("WSP_CAPABILITIES"),
+    symbols: env!("WSP_SYMBOLS"),
 };
 
-/// The cargo arguments that build the library for [`RELEASE`].
-const RELEASE_FEATURES: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
-    &["--features", "whisper-rn-0-7"]
-} else if cfg!(feature = "whisper-rn-0-5") {
-    &["--features", "whisper-rn-0-5"]
-} else {
-    &[]
-};
+impl Release {
+    pub fn has(&self, capability: &str) -> bool {
+        self.capabilities.split(' ').any(|c| c == capability)
+    }
 
-/// The macros under which the library's own header (include/wsp_ggml_backend.h) declares what
-/// [`RELEASE`] has beyond 0.4.
-const RELEASE_DEFINES: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
-    &["-DWSP_GGML_BACKEND_WHISPER_RN_0_5", "-DWSP_GGML_BACKEND_WHISPER_RN_0_7"]
-} else if cfg!(feature = "whisper-rn-0-5") {
-    &["-DWSP_GGML_BACKEND_WHISPER_RN_0_5"]
-} else {
-    &[]
-};
+    /// Whether this is the default build's family (no cargo feature).
+    pub fn is_default(&self) -> bool {
+        self.feature.is_empty()
+    }
 
-/// Where what is built for [`RELEASE`] goes: target/ for 0.4.3, target/whisper-rn-<release> for
+    /// The cargo arguments that build the library for this release.
+    fn cargo_args(&self) -> Vec<&'static str> {
+        if self.is_default() {
+            Vec::new()
+        } else {
+            vec!["--features", self.feature]
+        }
+    }
+
+    /// The macros under which the library's own header declares what the family has.
+    fn header_defines(&self) -> Vec<String> {
+        self.capabilities.split_whitespace().map(|c| format!("-DWSP_GGML_BACKEND_{}", c.to_uppercase())).collect()
+    }
+
+    /// The files of whisper.rn's own backend layer (meta adds the meta backend and the dlopen
+    /// helpers).
+    fn reference_sources(&self) -> &'static [&'static str] {
+        if self.has("meta") {
+            &["ggml-backend.cpp", "ggml-backend-reg.cpp", "ggml-backend-meta.cpp", "ggml-backend-dl.cpp"]
+        } else {
+            &["ggml-backend.cpp", "ggml-backend-reg.cpp"]
+        }
+    }
+}
+
+/// Where what is built for [`RELEASE`] goes: target/ for the default family, target/whisper-rn-<release> for
 /// the others (as CMake does), so that the builds of two releases never replace each other.
 fn release_target_dir() -> PathBuf {
     let target = root().join("target");
-    if RELEASE == "0.4.3" {
+    if RELEASE.is_default() {
         target
     } else {
-        target.join(format!("whisper-rn-{RELEASE}"))
+        target.join(format!("whisper-rn-{}", RELEASE.version))
     }
 }
 
@@ -109,11 +138,15 @@ pub fn whisper_cpp_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let status = Command::new("bash")
             .arg(root().join("scripts/fetch-reference.sh"))
-            .arg(RELEASE)
+            .arg(RELEASE.version)
             .status()
             .expect("run scripts/fetch-reference.sh");
-        assert!(status.success(), "fetching whisper.rn {RELEASE} failed (npm must be reachable)");
-        let folder = if RELEASE == "0.4.3" { "whisper.rn".to_owned() } else { format!("whisper.rn-{RELEASE}") };
+        assert!(status.success(), "fetching whisper.rn {} failed (npm must be reachable)", RELEASE.version);
+        let folder = if RELEASE.version == "0.4.3" {
+            "whisper.rn".to_owned()
+        } else {
+            format!("whisper.rn-{}", RELEASE.version)
+        };
         root().join("third_party").join(folder).join("cpp")
     })
 }
@@ -140,13 +173,6 @@ fn core_sources(language: &str) -> Vec<String> {
 fn is_cpu_source(source: &str) -> bool {
     source.starts_with("ggml-cpu/")
 }
-
-/// whisper.rn's own backend layer (0.7 adds the meta backend and the dlopen helpers).
-const REFERENCE: &[&str] = if cfg!(feature = "whisper-rn-0-7") {
-    &["ggml-backend.cpp", "ggml-backend-reg.cpp", "ggml-backend-meta.cpp", "ggml-backend-dl.cpp"]
-} else {
-    &["ggml-backend.cpp", "ggml-backend-reg.cpp"]
-};
 
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
 /// buffer type; the architecture's flags (AVX2-level code on x86_64, which valgrind can run).
@@ -229,7 +255,7 @@ pub fn core_libs() -> &'static [PathBuf] {
 /// The reference backend layer (whisper.rn's ggml-backend.cpp + ggml-backend-reg.cpp).
 pub fn reference_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| archive("ggml-backend-ref", REFERENCE, true, &["WSP_GGML_USE_CPU"]))
+    LIB.get_or_init(|| archive("ggml-backend-ref", RELEASE.reference_sources(), true, &["WSP_GGML_USE_CPU"]))
 }
 
 /// Builds this library for [`RELEASE`] (`cargo build --lib` with `args`, for the tests' target,
@@ -237,7 +263,7 @@ pub fn reference_lib() -> &'static Path {
 /// the `profile`'s build.
 fn cargo_build_lib(args: &[&str], target_dir: Option<&str>, profile: &str) -> PathBuf {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(["build", "--lib", "--quiet"]).args(args).args(RELEASE_FEATURES).current_dir(root());
+    cmd.args(["build", "--lib", "--quiet"]).args(args).args(RELEASE.cargo_args()).current_dir(root());
     if is_cross() {
         cmd.args(["--target", TARGET]);
     }
@@ -245,7 +271,7 @@ fn cargo_build_lib(args: &[&str], target_dir: Option<&str>, profile: &str) -> Pa
     dir.extend(target_dir);
     cmd.arg("--target-dir").arg(&dir);
     let status = cmd.status().expect("run cargo build");
-    assert!(status.success(), "cargo build --lib {args:?} {RELEASE_FEATURES:?} failed");
+    assert!(status.success(), "cargo build --lib {args:?} {:?} failed", RELEASE.cargo_args());
     if is_cross() {
         dir.push(TARGET);
     }
@@ -464,7 +490,7 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/common"));
-    cmd.args(RELEASE_DEFINES);
+    cmd.args(RELEASE.header_defines());
     cmd.args(extra_flags);
     cmd.args(sources);
     cmd.arg("-o").arg(&exe);
