@@ -8,16 +8,17 @@
 // CPU, with pipeline parallelism (events, copies between the devices). Last, what the GPU saw:
 // backends and buffers made and freed, graphs computed (and reordered, events recorded: Metal).
 //
-// Built with METAL_TEST_V7 for whisper.rn 0.7 (caps.mmap_support). With 0.5.5 and 0.7 the GPU is
-// whisper.rn's Metal C++ over the stand-in (ctests/common/metal_standin.h); with 0.4.3, the ACCEL fixture.
+// The GPU is whisper.rn's Metal C++ over the stand-in (ctests/common/metal_standin.h), or, built with
+// METAL_TEST_ACCEL, the ACCEL fixture in its place (0.4.3, whose Metal is Objective-C only). The
+// release table's WSP_GGML_BACKEND_MMAP_SUPPORT adds caps.mmap_support.
 #include "diff_util.h"
 
 #include "ggml-cpu.h"
 #include "ggml-metal.h"
-#if WSP_GGML_BACKEND_API_VERSION >= 2
-#include "metal_standin.h"
-#else
+#ifdef METAL_TEST_ACCEL
 #include "accel_fixture.h"
+#else
+#include "metal_standin.h"
 #endif
 
 static const char * type_name(enum wsp_ggml_backend_dev_type type) {
@@ -68,7 +69,7 @@ static void print_device(size_t index, wsp_ggml_backend_dev_t dev) {
 #endif
     printf("  caps async=%d host_buffer=%d buffer_from_host_ptr=%d events=%d", props.caps.async, props.caps.host_buffer,
            props.caps.buffer_from_host_ptr, props.caps.events);
-#ifdef METAL_TEST_V7
+#ifdef WSP_GGML_BACKEND_MMAP_SUPPORT
     printf(" mmap_support=%d", props.caps.mmap_support);
 #endif
     printf("\n");
@@ -88,7 +89,7 @@ static void print_backend(const char * label, wsp_ggml_backend_t backend) {
         return;
     }
     printf("%s backend=%s device=%s", label, wsp_ggml_backend_name(backend), wsp_ggml_backend_dev_name(wsp_ggml_backend_get_device(backend)));
-#if WSP_GGML_BACKEND_API_VERSION >= 2
+#ifndef METAL_TEST_ACCEL
     printf(" is_metal=%d", wsp_ggml_backend_is_metal(backend) ? 1 : 0);
 #endif
     printf("\n");
@@ -283,17 +284,17 @@ static void run_two_gpus(void) {
 
 // (how often supports_op was asked is the layer's business, not printed)
 static void print_gpu_counters(void) {
-#if WSP_GGML_BACKEND_API_VERSION >= 2
+#ifdef METAL_TEST_ACCEL
+    struct accel_fixture_counters c;
+    accel_fixture_counters(&c);
+    printf("accel backends=%ld/%ld buffers=%ld/%ld computes=%ld nodes=%ld\n", c.backends_init, c.backends_free,
+           c.buffers_alloc, c.buffers_free, c.graph_computes, c.nodes_computed);
+#else
     struct metal_standin_counters c;
     metal_standin_counters(&c);
     printf("metal contexts=%ld/%ld buffers=%ld/%ld computes=%ld nodes=%ld optimized=%ld events_recorded=%ld\n",
            c.contexts_init, c.contexts_free, c.buffers_alloc, c.buffers_free, c.graph_computes, c.nodes_computed,
            c.graph_optimizes, c.events_recorded);
-#else
-    struct accel_fixture_counters c;
-    accel_fixture_counters(&c);
-    printf("accel backends=%ld/%ld buffers=%ld/%ld computes=%ld nodes=%ld\n", c.backends_init, c.backends_free,
-           c.buffers_alloc, c.buffers_free, c.graph_computes, c.nodes_computed);
 #endif
 }
 

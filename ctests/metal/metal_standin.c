@@ -17,8 +17,9 @@
 // Pipelines, function constants, encoders and command buffers belong to kernel encoding
 // (ggml-metal-ops.cpp), which graph_compute never reaches here: those functions abort with a message.
 //
-// Build with METAL_STANDIN_V7 for whisper.rn 0.7's headers (several devices, events, device-to-device
-// copies, names per device).
+// It implements two versions of that Objective-C API: 0.5.5's (one device), and with
+// METAL_STANDIN_DEVICES 0.7.4's (several devices, events, copies between devices, a name per device);
+// cmake/whisper_rn_metal.cmake tells them apart by ggml-metal-device.h.
 #include "metal_standin.h"
 
 #include "ggml-metal-device.h"
@@ -79,7 +80,7 @@ struct wsp_ggml_metal_buffer {
     bool owned;   // false: wsp_ggml_metal_buffer_map of the caller's memory
 };
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 struct wsp_ggml_metal_event {
     atomic_long recorded;  // how often a context signalled it; waiting never blocks (all is synchronous)
 };
@@ -90,7 +91,7 @@ struct wsp_ggml_metal {
     wsp_ggml_backend_t cpu;  // computes every graph
     bool optimize;           // graph_optimize reorders nodes
     int n_cb;
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
     char name[128];
     wsp_ggml_metal_event_t ev_cpy;
 #endif
@@ -197,7 +198,7 @@ struct wsp_ggml_metal_pipeline_with_params wsp_ggml_metal_library_compile_pipeli
     STANDIN_UNREACHABLE();
 }
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 wsp_ggml_metal_device_t wsp_ggml_metal_library_get_device(wsp_ggml_metal_library_t lib) { return lib->dev; }
 #endif
 
@@ -205,7 +206,7 @@ wsp_ggml_metal_device_t wsp_ggml_metal_library_get_device(wsp_ggml_metal_library
 // residency sets: not used (props.use_residency_sets is false)
 //
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 wsp_ggml_metal_rsets_t wsp_ggml_metal_rsets_init(wsp_ggml_metal_device_t dev) {
     (void) dev;
 #else
@@ -226,7 +227,7 @@ void wsp_ggml_metal_device_rsets_keep_alive(wsp_ggml_metal_device_t dev) { (void
 
 static bool standin_env(const char * name) { return getenv(name) != NULL; }
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 wsp_ggml_metal_device_t wsp_ggml_metal_device_init(int device, int n_devices) {
 #else
 wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
@@ -234,7 +235,7 @@ wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
     wsp_ggml_metal_device_t dev = (wsp_ggml_metal_device_t) calloc(1, sizeof(*dev));
     WSP_GGML_ASSERT(dev != NULL);
     struct wsp_ggml_metal_device_props * p = &dev->props;
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
     // one physical device; WSP_GGML_METAL_DEVICES asks for virtual ones on top of it
     p->device      = device;
     p->device_phys = 0;
@@ -266,7 +267,7 @@ wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
     p->op_offload_min_batch_size = min_batch ? atoi(min_batch) : STANDIN_OFFLOAD_BATCH;
 
     dev->library = wsp_ggml_metal_library_init(dev);
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
     WSP_GGML_LOG_INFO("%s: %s (%s): graphs computed by whisper.rn's CPU backend\n", __func__, p->name, p->desc);
 #else
     WSP_GGML_LOG_INFO("%s: %s: graphs computed by whisper.rn's CPU backend\n", __func__, p->name);
@@ -307,7 +308,7 @@ bool wsp_ggml_metal_device_supports_op(wsp_ggml_metal_device_t dev, const struct
 
 const struct wsp_ggml_metal_device_props * wsp_ggml_metal_device_get_props(wsp_ggml_metal_device_t dev) { return &dev->props; }
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 const char * wsp_ggml_metal_device_id_token(enum wsp_ggml_metal_device_id id) {
     return id == WSP_GGML_METAL_DEVICE_GENERIC ? "GENERIC" : "UNKNOWN";
 }
@@ -423,7 +424,7 @@ void wsp_ggml_metal_buffer_set_tensor(wsp_ggml_metal_buffer_t buf, struct wsp_gg
 
 void wsp_ggml_metal_buffer_get_tensor(wsp_ggml_metal_buffer_t buf, const struct wsp_ggml_tensor * tensor, void * data, size_t offset, size_t size) { (void) buf; standin_read(tensor, data, offset, size); }
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 // src is in another Metal buffer (ggml-metal.cpp checks): both are host memory
 bool wsp_ggml_metal_buffer_cpy_tensor(wsp_ggml_metal_buffer_t buf, const struct wsp_ggml_tensor * src, struct wsp_ggml_tensor * dst) {
     (void) buf;
@@ -465,7 +466,7 @@ wsp_ggml_metal_t wsp_ggml_metal_init(wsp_ggml_metal_device_t dev) {
     wsp_ggml_backend_cpu_set_n_threads(ctx->cpu, 1);
     ctx->dev      = dev;
     ctx->optimize = getenv("WSP_GGML_METAL_GRAPH_OPTIMIZE_DISABLE") == NULL;
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
     snprintf(ctx->name, sizeof(ctx->name), "%s", dev->props.name);
     ctx->ev_cpy = wsp_ggml_metal_device_event_init(dev);
 #endif
@@ -477,7 +478,7 @@ void wsp_ggml_metal_free(wsp_ggml_metal_t ctx) {
     if (ctx == NULL) {
         return;
     }
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
     wsp_ggml_metal_device_event_free(ctx->dev, ctx->ev_cpy);
 #endif
     wsp_ggml_backend_free(ctx->cpu);
@@ -517,7 +518,7 @@ bool wsp_ggml_metal_supports_family(wsp_ggml_metal_t ctx, int family) {
 
 void wsp_ggml_metal_capture_next_compute(wsp_ggml_metal_t ctx) { (void) ctx; }  // no GPU trace to capture
 
-#ifdef METAL_STANDIN_V7
+#ifdef METAL_STANDIN_DEVICES
 const char * wsp_ggml_metal_get_name(wsp_ggml_metal_t ctx) { return ctx->name; }
 
 // between two Metal backends' buffers: host memory on both sides
