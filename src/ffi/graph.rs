@@ -2,9 +2,9 @@
 
 use super::arg;
 use crate::abi::*;
-#[cfg(any(compare_test_node, compare_test_nodes))]
-use crate::graph::Tensor;
+use crate::graph::{Graph, Tensor};
 use crate::graph_copy::{self, Refused};
+use crate::handle::Backend;
 use std::ffi::c_void;
 
 /// The status of a placement, or WSP_GGML_STATUS_FAILED with a log line for a refused one.
@@ -66,6 +66,37 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend
     unsafe { graph_copy::graph_copy_free(copy) }
 }
 
+/// compare_graph_backend's common arguments, converted.
+struct Compare<F> {
+    backend1: Backend,
+    backend2: Backend,
+    graph: Graph,
+    callback: F,
+}
+
+/// The arguments every form of compare_graph_backend takes, converted, with the caller's
+/// callback as a closure; None, with a log line, without a callback.
+///
+/// # Safety
+/// As for the exports: the backends and `graph` are NULL or live; `callback` is NULL or a
+/// function that takes `user_data`.
+unsafe fn compare_args(
+    backend1: wsp_ggml_backend_t,
+    backend2: wsp_ggml_backend_t,
+    graph: *mut wsp_ggml_cgraph,
+    callback: wsp_ggml_backend_eval_callback,
+    user_data: *mut c_void,
+) -> Option<Compare<impl FnMut(usize, Tensor, Tensor) -> bool>> {
+    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
+    let backend1 = arg!(backend1);
+    let callback = arg!(callback, or None);
+    let (backend2, graph) = (arg!(backend2), arg!(graph));
+    // SAFETY: the caller's callback, with its data and the live tensors the comparison hands it.
+    let callback =
+        move |i: usize, t1: Tensor, t2: Tensor| unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) };
+    Some(Compare { backend1, backend2, graph, callback })
+}
+
 /// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
 /// handing each pair of non-view results to `callback` until it returns false. False when
 /// the copy cannot be made or no callback is given. (whisper.rn 0.4.0's five arguments;
@@ -84,13 +115,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     user_data: *mut c_void,
 ) -> bool {
     const FN: &str = "wsp_ggml_backend_compare_graph_backend";
-    let backend1 = arg!(backend1);
-    let callback = arg!(callback, or false);
-    let (backend2, graph) = (arg!(backend2), arg!(graph));
-    graph_copy::compare_graph_backend(FN, backend1, backend2, graph, |i, t1, t2| {
-        // SAFETY: the caller's callback, with its data and live tensors.
-        unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) }
-    })
+    // SAFETY: the caller's promise.
+    let Some(Compare { backend1, backend2, graph, callback }) =
+        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
+    else {
+        return false;
+    };
+    graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback)
 }
 
 /// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
@@ -113,12 +144,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     test_node: *mut wsp_ggml_tensor,
 ) -> bool {
     const FN: &str = "wsp_ggml_backend_compare_graph_backend";
-    let backend1 = arg!(backend1);
-    let callback = arg!(callback, or false);
-    let (backend2, graph) = (arg!(backend2), arg!(graph));
-    // SAFETY: the caller's callback, with its data and live tensors.
-    let callback =
-        |i: usize, t1: Tensor, t2: Tensor| unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) };
+    // SAFETY: the caller's promise.
+    let Some(Compare { backend1, backend2, graph, callback }) =
+        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
+    else {
+        return false;
+    };
     if test_node.is_null() {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
@@ -148,12 +179,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     num_test_nodes: usize,
 ) -> bool {
     const FN: &str = "wsp_ggml_backend_compare_graph_backend";
-    let backend1 = arg!(backend1);
-    let callback = arg!(callback, or false);
-    let (backend2, graph) = (arg!(backend2), arg!(graph));
-    // SAFETY: the caller's callback, with its data and live tensors.
-    let callback =
-        |i: usize, t1: Tensor, t2: Tensor| unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) };
+    // SAFETY: the caller's promise.
+    let Some(Compare { backend1, backend2, graph, callback }) =
+        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
+    else {
+        return false;
+    };
     if num_test_nodes == 0 {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
