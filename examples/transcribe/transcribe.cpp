@@ -1,13 +1,15 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback]
-//              [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off]
+//              [--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav
 //
 // --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
 // far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio.
 // --no-fallback decodes once, greedily: no retries at higher temperatures when the text looks
 // unlikely (which a shortened context makes frequent, and each retry decodes five candidates).
+// --flash-attn on|off sets whisper's flash attention (one FLASH_ATTN_EXT op per attention instead
+// of its matrix products and soft max); without it, whisper's default (0.4.3: off; 0.5.5, 0.7: on).
 // The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
@@ -24,16 +26,22 @@
 // MUL_MAT,ADD), before whisper starts, and lets whisper use a GPU: whisper.cpp finds it in the
 // registry and schedules its graphs over {ACCEL, CPU}. stderr then gets one line
 //   accel: ops=OPS computes=N nodes=M
-// (the splits ACCEL computed and their nodes). --splits (with WSP_GGML_SCHED_DEBUG=1 in the
-// environment) counts the splits of every graph the scheduler plans from its debug listing:
-//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,...
-// per_graph in planning order, with xN for N graphs in a row planned the same way.
+// (the splits ACCEL computed and their nodes). --gpu lets whisper use a GPU without registering
+// one: whatever the registry offers, such as the Metal backend of a build with a built-in Metal
+// (examples/CMakeLists.txt: transcribe-metal, transcribe-ref-metal; linked with the Metal stand-in
+// of ctests/metal, stderr then gets "metal: computes=N nodes=M optimized=K", the graphs it
+// computed). --splits (with WSP_GGML_SCHED_DEBUG=1 in the environment) counts the splits of every
+// graph the scheduler plans from its debug listing:
+//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,... backends=B1:N1,B2:N2
+// per_graph in planning order, with xN for N graphs in a row planned the same way; backends: the
+// splits of each backend (by name, sorted).
 //
 // --rpc offloads to the ggml RPC server at HOST:PORT (examples/rpc): its device becomes
 // whisper's GPU, with the local CPU beside it (builds linked without ggml-rpc refuse the
 // option; it excludes --accel-fixture, which is a GPU too).
 
 #include "accel_fixture.h"
+#include "metal_standin.h"
 #include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
 #include "../rpc/rpc_device.h"
@@ -45,8 +53,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
+
+// Defined only in builds linked with the Metal stand-in (ctests/common/metal_standin.h).
+extern "C" void metal_standin_counters(struct metal_standin_counters * out) __attribute__((weak));
 
 namespace {
 
@@ -151,6 +163,7 @@ struct split_count {
 struct split_log {
     bool quiet = false;
     std::vector<split_count> graphs;
+    std::map<std::string, int> by_backend;
 };
 
 void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) {
@@ -167,6 +180,7 @@ void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) 
         }
         log->graphs.back().splits++;
         log->graphs.back().accel += std::strcmp(backend, "ACCEL") == 0;
+        log->by_backend[backend]++;
     }
     if (!log->quiet) {
         std::fputs(text, stderr);
@@ -192,14 +206,18 @@ void print_splits(const split_log & log) {
         }
         i = same;
     }
-    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s\n", log.graphs.size(), total, accel,
-                 per_graph.c_str());
+    std::string backends;
+    for (const auto & entry : log.by_backend) {
+        backends += (backends.empty() ? "" : ",") + entry.first + ":" + std::to_string(entry.second);
+    }
+    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s backends=%s\n", log.graphs.size(), total,
+                 accel, per_graph.c_str(), backends.c_str());
 }
 
 int usage(const char * argv0) {
     std::fprintf(stderr,
-                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--accel-fixture OPS] "
-                 "[--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
+                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off] "
+                 "[--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
                  argv0);
     return 2;
 }
@@ -215,6 +233,8 @@ int main(int argc, char ** argv) {
     bool quiet = false;
     bool timings_line = false;
     const char * accel_ops = nullptr;
+    bool gpu = false;
+    int flash_attn = -1;  // whisper's default
     bool splits = false;
     const char * rpc_endpoint = nullptr;
     int audio_ctx = 0;  // whisper's default: the model's full window
@@ -229,6 +249,15 @@ int main(int argc, char ** argv) {
             timings_line = true;
         } else if (std::strcmp(argv[i], "--accel-fixture") == 0 && i + 1 < argc) {
             accel_ops = argv[++i];
+        } else if (std::strcmp(argv[i], "--gpu") == 0) {
+            gpu = true;
+        } else if (std::strcmp(argv[i], "--flash-attn") == 0 && i + 1 < argc) {
+            const char * value = argv[++i];
+            if (std::strcmp(value, "on") != 0 && std::strcmp(value, "off") != 0) {
+                std::fprintf(stderr, "--flash-attn: expected on or off, got %s\n", value);
+                return 2;
+            }
+            flash_attn = std::strcmp(value, "on") == 0;
         } else if (std::strcmp(argv[i], "--splits") == 0) {
             splits = true;
         } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
@@ -279,7 +308,10 @@ int main(int argc, char ** argv) {
 
     const auto t_load = std::chrono::steady_clock::now();
     whisper_context_params cparams = whisper_context_default_params();
-    cparams.use_gpu = accel_ops != nullptr;
+    cparams.use_gpu = accel_ops != nullptr || gpu;
+    if (flash_attn >= 0) {
+        cparams.flash_attn = flash_attn == 1;
+    }
     if (rpc_endpoint != nullptr) {
         // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
         // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
@@ -359,11 +391,18 @@ int main(int argc, char ** argv) {
     if (splits) {
         print_splits(split_counts);
     }
-    if (accel_ops != nullptr) {
-        struct accel_fixture_counters counters;
-        accel_fixture_counters(&counters);
-        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
-                     counters.nodes_computed);
+    struct accel_fixture_counters accel_counters;
+    accel_fixture_counters(&accel_counters);
+    // (with --gpu, ACCEL may be a build's built-in GPU: whisper.rn 0.4.3's Metal, ctests/metal)
+    if (accel_ops != nullptr || accel_counters.graph_computes > 0) {
+        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops ? accel_ops : "default",
+                     accel_counters.graph_computes, accel_counters.nodes_computed);
+    }
+    if (metal_standin_counters != nullptr) {
+        struct metal_standin_counters counters;
+        metal_standin_counters(&counters);
+        std::fprintf(stderr, "metal: computes=%ld nodes=%ld optimized=%ld\n", counters.graph_computes, counters.nodes_computed,
+                     counters.graph_optimizes);
     }
     whisper_free(ctx);
     return 0;
