@@ -479,7 +479,9 @@ static int c_sched_alloc_from_eval(void)       { return reenter(REENTER_ALLOC); 
 
 #if WSP_GGML_BACKEND_API_VERSION >= 2
 /* the scheduler functions of backend API 2 */
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 static size_t sizes[2];
+#endif
 
 static int c_sched_get_buffer_type_null(void) { wsp_ggml_backend_sched_get_buffer_type(NULL, cpu_backend()); return 0; }
 
@@ -495,6 +497,7 @@ static int c_sched_get_buffer_type_null_backend(void) {
     return 0;
 }
 
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 static int c_sched_reserve_size_null(void)    { wsp_ggml_backend_sched_reserve_size(NULL, small_graph(), sizes); return 0; }
 
 static int c_sched_reserve_size_null_graph(void) {
@@ -506,6 +509,7 @@ static int c_sched_reserve_size_null_sizes(void) {
     wsp_ggml_backend_sched_reserve_size(cpu_sched(cpu_backend()), small_graph(), NULL);
     return 0;
 }
+#endif
 
 static int c_sched_split_graph_null(void)     { wsp_ggml_backend_sched_split_graph(NULL, small_graph()); return 0; }
 
@@ -797,9 +801,11 @@ static const struct bad_case cases[] = {
       c_sched_get_buffer_type_foreign },
     { "sched_get_buffer_type_null_backend", "abort", "wsp_ggml_backend_sched_get_buffer_type: backend NULL is not in the scheduler",
       c_sched_get_buffer_type_null_backend },
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
     { "sched_reserve_size_null",          "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sched),    c_sched_reserve_size_null },
     { "sched_reserve_size_null_graph",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, measure_graph), c_sched_reserve_size_null_graph },
     { "sched_reserve_size_null_sizes",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes),    c_sched_reserve_size_null_sizes },
+#endif
     { "sched_split_graph_null",           "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, sched),     c_sched_split_graph_null },
     { "sched_split_graph_null_graph",     "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, graph),     c_sched_split_graph_null_graph },
 #endif
