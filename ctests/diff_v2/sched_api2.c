@@ -109,6 +109,7 @@ static void evaluate(const char * tag, wsp_ggml_backend_sched_t sched, wsp_ggml_
 }
 
 // --- R: reserve_size ---
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 
 static void print_sizes(const char * tag, wsp_ggml_backend_sched_t sched, const size_t * sizes) {
     for (int i = 0; i < wsp_ggml_backend_sched_get_n_backends(sched); i++) {
@@ -117,7 +118,6 @@ static void print_sizes(const char * tag, wsp_ggml_backend_sched_t sched, const 
     }
 }
 
-#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 static void reserve_sizes(const char * tag, wsp_ggml_backend_t * backends, int n_backends, wsp_ggml_backend_t cpu,
                           struct wsp_ggml_tensor * p, struct wsp_ggml_tensor * p_cpu) {
     char l[128];
