@@ -83,6 +83,13 @@ fn main() {
     println!("cargo:rustc-env=WSP_CAPABILITIES={}", capabilities.join(" "));
     println!("cargo:rustc-env=WSP_LOAD_ALL={}", facts(family, "load_all").join(" "));
     println!("cargo:rustc-env=WSP_SYMBOLS={}", facts(family, "symbols").join(""));
+    // The tests of ggml's RPC backend run where the family names a ggml-rpc to build.
+    let rpc = facts(family, "rpc").join("");
+    println!("cargo::rustc-check-cfg=cfg(ggml_rpc)");
+    if !rpc.is_empty() {
+        println!("cargo::rustc-cfg=ggml_rpc");
+    }
+    println!("cargo:rustc-env=WSP_RPC={rpc}");
 
     // Give the shared library a proper soname so that programs record
     // libwsp_ggml_backend.so.0 and a later compatible release can replace it (Android's loader

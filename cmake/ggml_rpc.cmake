@@ -5,12 +5,14 @@
 #                  so an archive member would never be pulled in)
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-rpc.sh"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-rpc.sh" "${WSP_RELEASE_RPC}"
     RESULT_VARIABLE _fetch_rpc_result)
 if(NOT _fetch_rpc_result EQUAL 0)
     message(FATAL_ERROR "fetching ggml-rpc failed (pip and PyPI must be reachable); "
                         "configure with -DWSP_GGML_BACKEND_RPC=OFF to build without it")
 endif()
 
-add_library(wsp_ggml_rpc OBJECT "${PROJECT_SOURCE_DIR}/third_party/ggml-rpc/ggml-rpc.cpp")
+file(GLOB _rpc_sources "${PROJECT_SOURCE_DIR}/third_party/ggml-rpc-${WSP_RELEASE_RPC}/*.cpp")
+add_library(wsp_ggml_rpc OBJECT ${_rpc_sources})
+target_include_directories(wsp_ggml_rpc PUBLIC "${PROJECT_SOURCE_DIR}/third_party/ggml-rpc-${WSP_RELEASE_RPC}")
 wsp_whisper_rn_common_options(wsp_ggml_rpc)

@@ -9,6 +9,7 @@
 #       <prefix>_DEFINITIONS       WSP_GGML_BACKEND_<CAPABILITY> for each (the header's macros)
 #       <prefix>_BUILTINS          the built-in backends its registry knows, in order
 #       <prefix>_SYMBOLS           the file under ctests/ that lists its functions
+#       <prefix>_RPC               the llama-cpp-python release whose ggml-rpc builds against it
 
 set(_wsp_release_table "${CMAKE_CURRENT_LIST_DIR}/../releases.txt")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_wsp_release_table}")
@@ -50,6 +51,7 @@ function(wsp_release_facts release prefix)
     _wsp_release_fact("${family}" capabilities capabilities)
     _wsp_release_fact("${family}" builtins builtins)
     _wsp_release_fact("${family}" symbols symbols)
+    _wsp_release_fact("${family}" rpc rpc)
     set(features "")
     if(feature)
         set(features --features ${feature})
@@ -65,4 +67,5 @@ function(wsp_release_facts release prefix)
     set(${prefix}_DEFINITIONS "${definitions}" PARENT_SCOPE)
     set(${prefix}_BUILTINS "${builtins}" PARENT_SCOPE)
     set(${prefix}_SYMBOLS "${symbols}" PARENT_SCOPE)
+    set(${prefix}_RPC "${rpc}" PARENT_SCOPE)
 endfunction()

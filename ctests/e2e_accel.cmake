@@ -4,36 +4,8 @@
 # library's transcript must be the CPU alone's, and the reference layer's on the same fixture
 # must be the same; both layers must plan the same splits for every graph (counted from the
 # WSP_GGML_SCHED_DEBUG listing), and ACCEL must have computed some of them.
-foreach(var LIBRARY REFERENCE OPS THREADS MODEL AUDIO)
-    if(NOT DEFINED ${var})
-        message(FATAL_ERROR "e2e_accel.cmake: -D${var}=... is missing")
-    endif()
-endforeach()
-foreach(file MODEL AUDIO)
-    if(NOT EXISTS "${${file}}")
-        message(FATAL_ERROR "${${file}} is missing: run scripts/setup.sh first")
-    endif()
-endforeach()
-
-# run(<prefix> <program> args...): <prefix>_out, <prefix>_err; fails unless it exits 0
-function(run prefix program)
-    execute_process(COMMAND "${program}" ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-    if(NOT rc STREQUAL "0")
-        message(FATAL_ERROR "${program} ${ARGN} failed (${rc}):\n${err}")
-    endif()
-    set(${prefix}_out "${out}" PARENT_SCOPE)
-    set(${prefix}_err "${err}" PARENT_SCOPE)
-endfunction()
-
-# the line of <text> starting with <key>: (without the key)
-function(line_of var key text)
-    string(REGEX MATCH "(^|\n)${key}: [^\n]*" line "${text}")
-    if(line STREQUAL "")
-        message(FATAL_ERROR "no \"${key}:\" line in:\n${text}")
-    endif()
-    string(REGEX REPLACE "^\n?${key}: " "" line "${line}")
-    set(${var} "${line}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_util.cmake")
+e2e_require(e2e_accel.cmake VARIABLES LIBRARY REFERENCE OPS THREADS MODEL AUDIO FILES MODEL AUDIO)
 
 set(common -q -t ${THREADS})
 unset(ENV{WSP_GGML_SCHED_DEBUG})
@@ -44,12 +16,8 @@ set(accel_args ${common} --accel-fixture ${OPS} --splits "${MODEL}" "${AUDIO}")
 run(lib "${LIBRARY}" ${accel_args})
 run(ref "${REFERENCE}" ${accel_args})
 
-if(NOT lib_out STREQUAL cpu_out)
-    message(FATAL_ERROR "on ACCEL+CPU the library heard\n  ${lib_out}but on the CPU alone\n  ${cpu_out}")
-endif()
-if(NOT ref_out STREQUAL lib_out)
-    message(FATAL_ERROR "on ACCEL+CPU the reference heard\n  ${ref_out}but the library\n  ${lib_out}")
-endif()
+e2e_same_text("on ACCEL+CPU" "the library" "${lib_out}" "on the CPU alone" "${cpu_out}")
+e2e_same_text("on ACCEL+CPU" "the reference" "${ref_out}" "the library" "${lib_out}")
 
 line_of(lib_splits splits "${lib_err}")
 line_of(ref_splits splits "${ref_err}")

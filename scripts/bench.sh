@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-scripts/setup.sh
+scripts/setup.sh --tests
 model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
 

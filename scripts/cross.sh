@@ -106,16 +106,17 @@ scripts/fetch-reference.sh
 model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
 
-# 0. layout parity from the headers, for this target: 0.4.3's, 0.5.5's for the 0.5 build and
-# 0.7.4's for the 0.7 build
+# 0. layout parity from the headers, for this target: every family of the release table against
+# its newest release's headers
 cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target"
-for release in 0.5.5 0.7.4; do
+for release in $(scripts/release-table.sh newest); do
+    feature=$(scripts/release-table.sh fact "$release" feature)
+    [ -n "$feature" ] || continue
     scripts/fetch-reference.sh "$release"
     WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-$release/cpp" \
-        cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target" \
-        --features "whisper-rn-$(echo "${release%.*}" | tr . -)"
+        cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target" --features "$feature"
 done
-step "layout of the Rust mirrors identical to whisper.rn 0.4.3's, 0.5.5's and 0.7.4's headers for $target"
+step "layout of the Rust mirrors identical to every family's headers for $target"
 
 # 1. unit tests
 cargo test --lib --target "$target" 2>&1 | tee "build/cross-$target.unit.log" | grep -E "^test result|FAILED|panicked" || true

@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# Fetch ggml's RPC backend (ggml-rpc.cpp and ggml-rpc.h, the same as upstream ggml a2253f34,
-# which whisper.rn 0.4.3 vendors) from the sdist of PyPI's llama-cpp-python, check the sdist's
-# sha256, rename its ggml symbols the way whisper.rn's bootstrap does, and put the two files
-# into third_party/ggml-rpc (ignored by git). Idempotent: does nothing when already there.
+# Fetch ggml's RPC backend (the sources of ggml-rpc and ggml-rpc.h) from the sdist of PyPI's
+# llama-cpp-python, check the sdist's sha256, rename its ggml symbols the way whisper.rn's
+# bootstrap does, and put the files into third_party/ggml-rpc-<version> (ignored by git).
+# Idempotent: does nothing when already there.
+#
+#   scripts/fetch-rpc.sh [VERSION]    the llama-cpp-python release (default: the one the default
+#                                     family's row of releases.txt names)
+#
+# Which serves which family is the release table's `rpc` key: 0.3.14 vendors ggml a2253f34's
+# ggml-rpc (whisper.rn 0.4.3's ggml), whose interface tables fit up to 0.5.5; 0.3.35's
+# ggml-backend-impl.h is whisper.rn 0.7.4's (renamed), and its ggml-rpc (split into ggml-rpc.cpp
+# and transport.cpp) compiles against 0.7's headers.
 set -euo pipefail
 
-VERSION=0.3.14
-SHA256=c7ffd71685923a911206a40e972c1ec739aa21032100fdc8618316571b173507
+# version  sha256 of the sdist  files under vendor/llama.cpp/ggml/
+RELEASES='
+0.3.14 c7ffd71685923a911206a40e972c1ec739aa21032100fdc8618316571b173507 src/ggml-rpc/ggml-rpc.cpp include/ggml-rpc.h
+0.3.35 1139dbb54509074b70893fab8554e3b079aa9f4d312058ce4018ef0019e3de12 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
+'
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest="$root/third_party/ggml-rpc"
+VERSION=${1:-$("$root/scripts/release-table.sh" fact "$("$root/scripts/release-table.sh" newest | head -1)" rpc)}
+read -r _ SHA256 FILES < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
+if [ -z "${SHA256:-}" ]; then
+    echo "fetch-rpc: unknown llama-cpp-python release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
+    exit 2
+fi
+dest="$root/third_party/ggml-rpc-$VERSION"
 stamp="$dest/.sha256"
 
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$SHA256" ] && [ -f "$dest/ggml-rpc.cpp" ] && [ -f "$dest/ggml-rpc.h" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$SHA256" ]; then
     exit 0
 fi
 
@@ -36,16 +53,18 @@ if [ "$actual" != "$SHA256" ]; then
 fi
 
 ggml="llama_cpp_python-$VERSION/vendor/llama.cpp/ggml"
-tar -xzf "$sdist" -C "$work" "$ggml/src/ggml-rpc/ggml-rpc.cpp" "$ggml/include/ggml-rpc.h"
+paths=()
+for file in $FILES; do paths+=("$ggml/$file"); done
+tar -xzf "$sdist" -C "$work" "${paths[@]}"
 
 rm -rf "$dest"
 mkdir -p "$dest"
 # whisper.rn's renames, in its order (so "dequantize_" ends up as "wsp_dewsp_quantize_", as in
 # whisper.rn's own sources).
-for file in "$ggml/src/ggml-rpc/ggml-rpc.cpp" "$ggml/include/ggml-rpc.h"; do
+for path in "${paths[@]}"; do
     sed -e 's/GGML_/WSP_GGML_/g' -e 's/ggml_/wsp_ggml_/g' -e 's/GGUF_/WSP_GGUF_/g' -e 's/gguf_/wsp_gguf_/g' \
         -e 's/dequantize_/wsp_dequantize_/g' -e 's/quantize_/wsp_quantize_/g' \
-        "$work/$file" > "$dest/$(basename "$file")"
+        "$work/$path" > "$dest/$(basename "$path")"
 done
 echo "$SHA256" > "$stamp"
 echo "fetch-rpc: ggml-rpc from llama-cpp-python $VERSION unpacked into $dest" >&2

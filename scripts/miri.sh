@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the library's pure-Rust unit tests (the scheduler's planner, its tensor map and arena,
-# the registry's bookkeeping, the pthread locks) under Miri, which checks them for undefined
-# behaviour. Tests that call into C are marked #[cfg_attr(miri, ignore)].
+# its re-entrant handle, the registry's bookkeeping, the pthread locks, the meta backend's split
+# states) under Miri, which checks them for undefined behaviour, for the default family and for
+# 0.7's. Tests that call into C are marked #[cfg_attr(miri, ignore)].
 #
 #   scripts/miri.sh [extra cargo test arguments...]
 #
@@ -9,4 +10,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-exec cargo +nightly miri test --lib "$@"
+cargo +nightly miri test --lib "$@"
+cargo +nightly miri test --lib --features "$(scripts/release-table.sh fact "$(scripts/release-table.sh newest | tail -1)" feature)" "$@"

@@ -2,7 +2,8 @@
 # The main job: set everything up, build the library and examples/transcribe (whisper.rn's
 # C++ linked against the Rust backend layer), and transcribe a speech sample.
 #
-#   scripts/run.sh [--release 0.4.3|0.5.5|0.7.4]    the whisper.rn release (default 0.4.3)
+#   scripts/run.sh [--release RELEASE]    the whisper.rn release (default 0.4.3; any release of
+#                                         releases.txt)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,7 +12,7 @@ release=0.4.3
 if [ "${1:-}" = "--release" ] && [ -n "${2:-}" ]; then
     release=$2
 elif [ $# -gt 0 ]; then
-    echo "usage: scripts/run.sh [--release 0.4.3|0.5.5|0.7.4]" >&2
+    echo "usage: scripts/run.sh [--release $(scripts/release-table.sh releases | paste -sd '|')]" >&2
     exit 2
 fi
 
@@ -22,7 +23,7 @@ samples=$(scripts/make-samples.sh)
 build=build/release
 if [ "$release" != 0.4.3 ]; then build=build/release-$release; fi
 # CMake refuses a release it does not serve, and names those it does.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF -DWSP_GGML_BACKEND_RPC=OFF \
     -DWSP_WHISPER_RN_RELEASE="$release" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target transcribe >/dev/null
 

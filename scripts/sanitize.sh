@@ -4,17 +4,26 @@
 # ggml core with ASan) in build/asan, and runs it under ctest. The valgrind tests (memcheck,
 # helgrind) are not registered in such a build, and the examples (end-to-end tests) are off.
 #
-#   scripts/sanitize.sh [ctest arguments...]
+#   scripts/sanitize.sh [--release RELEASE] [ctest arguments...]
+#
+# RELEASE: any release of releases.txt (default 0.4.3; e.g. 0.7.4 for the meta backend and 2d
+# tensor access), built in build/asan-<RELEASE>.
 #
 # JOBS (default: the number of cores) sets the build and test parallelism.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=${JOBS:-$(nproc)}
+release=0.4.3
+if [ "${1:-}" = "--release" ]; then
+    release=$2
+    shift 2
+fi
+build=build/asan-$release
 
-"$root/scripts/fetch-reference.sh"
-cmake -S . -B build/asan -DWSP_GGML_BACKEND_SANITIZE=ON -DWSP_GGML_BACKEND_EXAMPLES=OFF \
-    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
-cmake --build build/asan -j "$jobs" >/dev/null
+"$root/scripts/fetch-reference.sh" "$release"
+cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_SANITIZE=ON \
+    -DWSP_GGML_BACKEND_EXAMPLES=OFF -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+cmake --build "$build" -j "$jobs" >/dev/null
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    ctest --test-dir build/asan --output-on-failure -j "$jobs" "$@"
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"

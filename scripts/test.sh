@@ -1,40 +1,78 @@
 #!/usr/bin/env bash
-# Runs every test: the style gates (rustfmt, clippy, the layout check), the Rust unit tests and
-# the C conformance suite through cargo (cargo test), then the same C suite and the end-to-end
-# tests through CMake/ctest, each for the default build (whisper.rn 0.4.3), for whisper.rn 0.5.5
-# (cargo feature whisper-rn-0-5-5, CMake -DWSP_WHISPER_RN_RELEASE=0.5.5) and for whisper.rn 0.7.4
-# (whisper-rn-0-7, -DWSP_WHISPER_RN_RELEASE=0.7.4), then the phones' tests
-# (scripts/test-phones.sh). Needs scripts/setup.sh to have run once.
+# Runs the tests, after installing what they need (scripts/setup.sh --tests, or --all).
+#
+#   scripts/test.sh         the default family (whisper.rn 0.4.3) in full: the style gates
+#                           (rustfmt, clippy), the layout check, the Rust unit tests and the C
+#                           conformance suite through cargo, then the same suite and the
+#                           end-to-end tests through CMake/ctest
+#   scripts/test.sh --all   also every other family of the release table (releases.txt), each
+#                           against its newest release: in full, or lean as its `suite` says
+#                           (the layout check and ctest -L lean), then the phones
+#                           (scripts/test-phones.sh); what CI runs
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+all=false
+case "${1:-}" in
+    --all) all=true ;;
+    "") ;;
+    *) echo "usage: scripts/test.sh [--all]" >&2; exit 2 ;;
+esac
 
-"$root/scripts/fetch-reference.sh"
-"$root/scripts/fetch-reference.sh" 0.5.5
-"$root/scripts/fetch-reference.sh" 0.7.4
-"$root/scripts/fetch-rpc.sh"
-cargo fmt --check
-rn05=(--features whisper-rn-0-5-5)
-rn07=(--features whisper-rn-0-7)
-cargo clippy --all-targets -- -D warnings
-cargo clippy --all-targets "${rn05[@]}" -- -D warnings
-cargo clippy --all-targets "${rn07[@]}" -- -D warnings
-# The mirrors against bindgen's reading of each release's headers (compile-time assertions).
-cargo check --quiet --manifest-path layout-check/Cargo.toml
-WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-0.5.5/cpp" \
-    cargo check --quiet --manifest-path layout-check/Cargo.toml "${rn05[@]}"
-WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-0.7.4/cpp" \
-    cargo check --quiet --manifest-path layout-check/Cargo.toml "${rn07[@]}"
+if $all; then "$root/scripts/setup.sh" --all; else "$root/scripts/setup.sh" --tests; fi
 
-# whisper.rn 0.4.3, 0.5.5, then 0.7.4: cargo's suite, then CMake's
-cargo test --all-targets
-cargo test --all-targets "${rn05[@]}"
-cargo test --all-targets "${rn07[@]}"
-for release in 0.4.3 0.5.5 0.7.4; do
-    cmake -S . -B "build/ctest-$release" -DWSP_WHISPER_RN_RELEASE="$release" \
-        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
-    cmake --build "build/ctest-$release" -j "$(nproc)" >/dev/null
-    ctest --test-dir "build/ctest-$release" --output-on-failure -j "$(nproc)"
+table=scripts/release-table.sh
+releases=()
+for release in $($table newest); do
+    if $all || [ -z "$($table fact "$release" feature)" ]; then
+        releases+=("$release")
+    fi
 done
-# arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
-"$root/scripts/test-phones.sh"
+
+# prints how long each step took, at the end as well
+timings=()
+timed() {
+    local label=$1 start=$SECONDS
+    shift
+    "$@"
+    timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$label")")
+    echo "== $label: $((SECONDS - start)) s"
+}
+
+timed "rustfmt" cargo fmt --check
+for release in "${releases[@]}"; do
+    "$root/scripts/fetch-reference.sh" "$release"
+    feature=$($table fact "$release" feature)
+    features=(${feature:+--features "$feature"})
+    timed "$release: clippy" cargo clippy --quiet --all-targets "${features[@]}" -- -D warnings
+    # the mirrors against bindgen's reading of the release's headers (compile-time assertions)
+    folder=whisper.rn-$release
+    if [ -z "$feature" ]; then folder=whisper.rn; fi
+    timed "$release: layout check" env WSP_RELEASE_HEADERS="$root/third_party/$folder/cpp" \
+        cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
+    build="build/ctest-$release"
+    suite=$($table fact "$release" suite)
+    # the lean suite has no RPC test: the examples are built without it
+    rpc=ON
+    if [ "$suite" = lean ]; then rpc=OFF; fi
+    cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$rpc" \
+        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    if [ "$suite" = full ]; then
+        # the header and the releases' headers are one for all families: checked once
+        tests=(--all-targets)
+        if [ -n "$feature" ]; then
+            tests=(--lib --test conformance --test loading --test allocations --test rpc)
+        fi
+        timed "$release: cargo test" cargo test "${tests[@]}" "${features[@]}"
+        timed "$release: ctest build" cmake --build "$build" -j "$(nproc)" >/dev/null
+        timed "$release: ctest" ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    else
+        timed "$release: ctest build (lean)" cmake --build "$build" -j "$(nproc)" --target wsp_lean_tests >/dev/null
+        timed "$release: ctest -L lean" ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -L lean
+    fi
+done
+if $all; then
+    # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
+    timed "phones" "$root/scripts/test-phones.sh"
+fi
+printf '%s\n' "== timings" "${timings[@]}"

@@ -10,11 +10,11 @@
 //! - a server killed mid-run, a closed port and malformed endpoints end with a clear message;
 //! - a client and a server linked with different layers work together.
 //!
-//! The ggml-rpc that scripts/fetch-rpc.sh fetches is ggml a2253f34's (whisper.rn 0.4.3's); it is
-//! compiled against the headers of the release under test, and works with 0.5.5's as well. It
-//! does not compile against 0.7's (it fills the interface tables by position, and 0.7 inserts the
-//! 2d entries), so the 0.7 build has no RPC tests.
-#![cfg(not(tensor_2d))]
+//! ggml-rpc fills the interface tables by position: each family builds the ggml-rpc whose tables
+//! are its own (the release table's `rpc`: ggml a2253f34's up to 0.5.5, llama-cpp-python
+//! 0.3.35's for 0.7), compiled against the headers of the release under test. A family without
+//! one has no RPC tests.
+#![cfg(ggml_rpc)]
 
 mod support;
 

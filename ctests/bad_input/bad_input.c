@@ -442,9 +442,46 @@ static int c_sched_get_buffer_size_foreign(void) {
     return 0;
 }
 
+/* an eval callback that calls back into the scheduler computing the graph: the getters may
+ * (ctests/diff/sched_reentry.c); a call that would change or free it aborts with a message */
+enum reentry { REENTER_FREE, REENTER_RESET, REENTER_SET_BACKEND, REENTER_ALLOC };
+struct reentry_case {
+    wsp_ggml_backend_sched_t sched;
+    struct wsp_ggml_cgraph * graph;
+    enum reentry             call;
+};
+
+static bool reentering_eval(struct wsp_ggml_tensor * t, bool asking, void * user_data) {
+    struct reentry_case * c = (struct reentry_case *) user_data;
+    if (asking) {
+        return true;
+    }
+    switch (c->call) {
+        case REENTER_FREE:        wsp_ggml_backend_sched_free(c->sched); break;
+        case REENTER_RESET:       wsp_ggml_backend_sched_reset(c->sched); break;
+        case REENTER_SET_BACKEND: wsp_ggml_backend_sched_set_tensor_backend(c->sched, t, wsp_ggml_backend_sched_get_backend(c->sched, 0)); break;
+        case REENTER_ALLOC:       wsp_ggml_backend_sched_alloc_graph(c->sched, c->graph); break;
+    }
+    return true;
+}
+
+static int reenter(enum reentry call) {
+    struct reentry_case c = { cpu_sched(cpu_backend()), small_graph(), call };
+    wsp_ggml_backend_sched_set_eval_callback(c.sched, reentering_eval, &c);
+    wsp_ggml_backend_sched_graph_compute(c.sched, c.graph);
+    return 0;
+}
+
+static int c_sched_free_from_eval(void)        { return reenter(REENTER_FREE); }
+static int c_sched_reset_from_eval(void)       { return reenter(REENTER_RESET); }
+static int c_sched_set_backend_from_eval(void) { return reenter(REENTER_SET_BACKEND); }
+static int c_sched_alloc_from_eval(void)       { return reenter(REENTER_ALLOC); }
+
 #if WSP_GGML_BACKEND_API_VERSION >= 2
 /* the scheduler functions of backend API 2 */
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 static size_t sizes[2];
+#endif
 
 static int c_sched_get_buffer_type_null(void) { wsp_ggml_backend_sched_get_buffer_type(NULL, cpu_backend()); return 0; }
 
@@ -460,6 +497,7 @@ static int c_sched_get_buffer_type_null_backend(void) {
     return 0;
 }
 
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
 static int c_sched_reserve_size_null(void)    { wsp_ggml_backend_sched_reserve_size(NULL, small_graph(), sizes); return 0; }
 
 static int c_sched_reserve_size_null_graph(void) {
@@ -471,6 +509,7 @@ static int c_sched_reserve_size_null_sizes(void) {
     wsp_ggml_backend_sched_reserve_size(cpu_sched(cpu_backend()), small_graph(), NULL);
     return 0;
 }
+#endif
 
 static int c_sched_split_graph_null(void)     { wsp_ggml_backend_sched_split_graph(NULL, small_graph()); return 0; }
 
@@ -750,6 +789,10 @@ static const struct bad_case cases[] = {
     { "sched_get_backend_negative","abort", "out of range", c_sched_get_backend_negative },
     { "sched_set_tensor_backend_foreign", "abort", "not in the scheduler", c_sched_set_tensor_backend_foreign },
     { "sched_get_buffer_size_foreign",    "abort", "not in the scheduler", c_sched_get_buffer_size_foreign },
+    { "sched_free_from_eval",             "abort", "wsp_ggml_backend_sched_free: called back from inside this scheduler's own work", c_sched_free_from_eval },
+    { "sched_reset_from_eval",            "abort", "wsp_ggml_backend_sched_reset: called back from inside this scheduler's own work", c_sched_reset_from_eval },
+    { "sched_set_backend_from_eval",      "abort", "wsp_ggml_backend_sched_set_tensor_backend: called back from inside this scheduler's own work", c_sched_set_backend_from_eval },
+    { "sched_alloc_from_eval",            "abort", "wsp_ggml_backend_sched_alloc_graph: called back from inside this scheduler's own work", c_sched_alloc_from_eval },
 
 #if WSP_GGML_BACKEND_API_VERSION >= 2
     /* backend API 2: each message names the function called, not one it calls */
@@ -758,9 +801,11 @@ static const struct bad_case cases[] = {
       c_sched_get_buffer_type_foreign },
     { "sched_get_buffer_type_null_backend", "abort", "wsp_ggml_backend_sched_get_buffer_type: backend NULL is not in the scheduler",
       c_sched_get_buffer_type_null_backend },
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
     { "sched_reserve_size_null",          "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sched),    c_sched_reserve_size_null },
     { "sched_reserve_size_null_graph",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, measure_graph), c_sched_reserve_size_null_graph },
     { "sched_reserve_size_null_sizes",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes),    c_sched_reserve_size_null_sizes },
+#endif
     { "sched_split_graph_null",           "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, sched),     c_sched_split_graph_null },
     { "sched_split_graph_null_graph",     "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, graph),     c_sched_split_graph_null_graph },
 #endif

@@ -42,6 +42,8 @@ static bool     g_accept_host_srcs;
 static bool     g_async_iface;
 static bool     g_fail_alloc;
 static bool     g_optimize_swap;
+static void  (* g_compute_hook)(struct wsp_ggml_cgraph * cgraph, void * user_data);
+static void   * g_compute_hook_data;
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES // whisper.rn 0.7
 static bool     g_2d_iface;
 #endif
@@ -62,6 +64,7 @@ void test_backend_reset_config(void) {
     g_async_iface      = true;
     g_fail_alloc       = false;
     g_optimize_swap    = false;
+    g_compute_hook     = NULL;
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     g_2d_iface         = false;
 #endif
@@ -509,8 +512,16 @@ static void tb_backend_synchronize(wsp_ggml_backend_t backend) {
 
 static bool tb_dev_supports_op(wsp_ggml_backend_dev_t dev, const struct wsp_ggml_tensor * op);
 
+void test_backend_set_compute_hook(void (*hook)(struct wsp_ggml_cgraph * cgraph, void * user_data), void * user_data) {
+    g_compute_hook      = hook;
+    g_compute_hook_data = user_data;
+}
+
 static enum wsp_ggml_status tb_backend_graph_compute(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * cgraph) {
     g_cnt.graph_computes++;
+    if (g_compute_hook != NULL) {
+        g_compute_hook(cgraph, g_compute_hook_data);
+    }
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     g_last_uid = cgraph->uid;
 #endif

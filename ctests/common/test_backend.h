@@ -57,6 +57,9 @@ void test_backend_set_accept_host_srcs(bool accept);
 void test_backend_set_async_iface(bool enable);
 // Whether the TEST buffer type's alloc_buffer fails (returns NULL) for every request. Default: false.
 void test_backend_set_fail_alloc(bool fail);
+// A function graph_compute calls first, with the graph it was given (as a backend that calls
+// back into the scheduler would). Default: none.
+void test_backend_set_compute_hook(void (*hook)(struct wsp_ggml_cgraph * cgraph, void * user_data), void * user_data);
 // Restore all of the above defaults.
 void test_backend_reset_config(void);
 

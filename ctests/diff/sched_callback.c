@@ -210,12 +210,12 @@ static void graph_copies(wsp_ggml_backend_t tb, wsp_ggml_backend_t cpu) {
     free_cgraph(&n);
 }
 
-// compare_graph_backend is declared with 5 arguments in 0.4.0, 6 (trailing test_node) in 0.4.3 and 7
-// (test_nodes, num_test_nodes) with backend API 2; no test node means "compare every node" (a NULL
-// sixth argument is ignored by a 0.4.0 implementation: harmless with the x86-64 and arm64 calling
-// conventions)
+// compare_graph_backend is declared with 5 arguments in 0.4.0, 6 (trailing test_node) in 0.4.3 and
+// 0.5.1 to 0.5.4, and 7 (test_nodes, num_test_nodes) from 0.5.5 (the library's capability macro
+// says which); no test node means "compare every node" (a NULL sixth argument is ignored by a
+// 0.4.0 implementation: harmless with the x86-64 and arm64 calling conventions)
 static bool compare(wsp_ggml_backend_t b1, wsp_ggml_backend_t b2, struct wsp_ggml_cgraph * g, wsp_ggml_backend_eval_callback cb, void * ud) {
-#if WSP_GGML_BACKEND_API_VERSION >= 2
+#ifdef WSP_GGML_BACKEND_COMPARE_TEST_NODES
     return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, ud, NULL, 0);
 #else
     return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, ud, NULL);

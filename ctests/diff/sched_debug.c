@@ -2,6 +2,7 @@
 // callback receives it: every split with its inputs, and every node with its op (0.7: a unary
 // op by its function), name, size, backend and use count (0.7: and its compute flag), with its
 // sources. A graph over {TEST, CPU} with a TEST weight, a unary op and a node used three times.
+#define _POSIX_C_SOURCE 200809L  // setenv
 #include <stdlib.h>
 #include <string.h>
 

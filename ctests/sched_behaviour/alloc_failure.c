@@ -6,7 +6,7 @@
 //   2. allocation re-enabled: the same scheduler reserves, allocates and computes the right result;
 //   3. a graph bigger than the reserved buffers while allocation fails again: alloc_graph returns false;
 //      re-enabled: alloc_graph and compute work and are right;
-//   4. (backend API 2) sched_reserve_size of a bigger graph after a reserve, then alloc_graph of that
+//   4. (sched_reserve_size, from 0.5.5) sched_reserve_size of a bigger graph after a reserve, then alloc_graph of that
 //      graph: ggml-alloc freed the buffers it would have had to grow, and 0.5.5's reference crashes
 //      there; the library must allocate and compute it right;
 //   5. the same with parallel = true.
@@ -123,7 +123,7 @@ static void scenario(const char * tag, wsp_ggml_backend_t tb, wsp_ggml_backend_t
     snprintf(what, sizeof(what), "%s 3 original graph again right", tag);
     expect(eval_ok(sched, cpu, p, pc, 16), what);
 
-#if WSP_GGML_BACKEND_API_VERSION >= 2
+#ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
     // 4
     wsp_ggml_backend_sched_reset(sched);
     m = make_net(p, 16);

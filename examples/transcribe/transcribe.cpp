@@ -1,13 +1,15 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback]
-//              [--accel-fixture OPS] [--splits] [--rpc HOST:PORT] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off]
+//              [--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav
 //
 // --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
 // far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio.
 // --no-fallback decodes once, greedily: no retries at higher temperatures when the text looks
 // unlikely (which a shortened context makes frequent, and each retry decodes five candidates).
+// --flash-attn on|off sets whisper's flash attention (one FLASH_ATTN_EXT op per attention instead
+// of its matrix products and soft max); without it, whisper's default (0.4.3: off; 0.5.5, 0.7: on).
 // The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
 // 16 kHz, mono, 16-bit PCM WAV. --timings adds one machine-readable line to stderr (for
 // scripts/bench.sh): whisper's phase totals and counts, as whisper_print_timings reports them
@@ -24,18 +26,25 @@
 // MUL_MAT,ADD), before whisper starts, and lets whisper use a GPU: whisper.cpp finds it in the
 // registry and schedules its graphs over {ACCEL, CPU}. stderr then gets one line
 //   accel: ops=OPS computes=N nodes=M
-// (the splits ACCEL computed and their nodes). --splits (with WSP_GGML_SCHED_DEBUG=1 in the
-// environment) counts the splits of every graph the scheduler plans from its debug listing:
-//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,...
-// per_graph in planning order, with xN for N graphs in a row planned the same way.
+// (the splits ACCEL computed and their nodes). --gpu lets whisper use a GPU without registering
+// one: whatever the registry offers, such as the Metal backend of a build with a built-in Metal
+// (examples/CMakeLists.txt: transcribe-metal, transcribe-ref-metal; linked with the Metal stand-in
+// of ctests/metal, stderr then gets "metal: computes=N nodes=M optimized=K", the graphs it
+// computed). --splits (with WSP_GGML_SCHED_DEBUG=1 in the environment) counts the splits of every
+// graph the scheduler plans from its debug listing:
+//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,... backends=B1:N1,B2:N2
+// per_graph in planning order, with xN for N graphs in a row planned the same way; backends: the
+// splits of each backend (by name, sorted).
 //
 // --rpc offloads to the ggml RPC server at HOST:PORT (examples/rpc): its device becomes
 // whisper's GPU, with the local CPU beside it (builds linked without ggml-rpc refuse the
 // option; it excludes --accel-fixture, which is a GPU too).
 
 #include "accel_fixture.h"
+#include "metal_standin.h"
 #include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
+#include "../common/wav.h"
 #include "../rpc/rpc_device.h"
 
 #include <chrono>
@@ -45,60 +54,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
-namespace {
+// Defined only in builds linked with the Metal stand-in (ctests/common/metal_standin.h).
+extern "C" void metal_standin_counters(struct metal_standin_counters * out) __attribute__((weak));
 
-// Reads a 16 kHz mono 16-bit PCM WAV file into floats in [-1, 1].
-bool read_wav(const char * path, std::vector<float> & samples, std::string & error) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        error = "cannot open file";
-        return false;
-    }
-    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    auto u16 = [&](size_t at) { return uint16_t(uint8_t(bytes[at]) | uint8_t(bytes[at + 1]) << 8); };
-    auto u32 = [&](size_t at) { return uint32_t(u16(at)) | uint32_t(u16(at + 2)) << 16; };
-    if (bytes.size() < 12 || std::memcmp(bytes.data(), "RIFF", 4) != 0 || std::memcmp(bytes.data() + 8, "WAVE", 4) != 0) {
-        error = "not a RIFF/WAVE file";
-        return false;
-    }
-    bool have_format = false;
-    // Walk the chunks: "fmt " describes the samples, "data" holds them.
-    for (size_t at = 12; at + 8 <= bytes.size();) {
-        const uint32_t size = u32(at + 4);
-        const size_t body = at + 8;
-        if (body + size > bytes.size()) {
-            error = "truncated chunk";
-            return false;
-        }
-        if (std::memcmp(&bytes[at], "fmt ", 4) == 0 && size >= 16) {
-            const uint16_t format = u16(body), channels = u16(body + 2), bits = u16(body + 14);
-            const uint32_t rate = u32(body + 4);
-            if (format != 1 || channels != 1 || bits != 16 || rate != WHISPER_SAMPLE_RATE) {
-                error = "expected 16 kHz mono 16-bit PCM (got format " + std::to_string(format) + ", " +
-                        std::to_string(channels) + " channels, " + std::to_string(bits) + " bits, " +
-                        std::to_string(rate) + " Hz)";
-                return false;
-            }
-            have_format = true;
-        } else if (std::memcmp(&bytes[at], "data", 4) == 0) {
-            if (!have_format) {
-                error = "data chunk before fmt chunk";
-                return false;
-            }
-            samples.resize(size / 2);
-            for (size_t i = 0; i < samples.size(); i++) {
-                samples[i] = float(int16_t(u16(body + 2 * i))) / 32768.0f;
-            }
-            return true;
-        }
-        at = body + size + (size & 1);
-    }
-    error = "no data chunk";
-    return false;
-}
+namespace {
 
 // Defined only by the backend layer's count-allocations variant.
 extern "C" uint64_t wsp_rs_allocation_count(void) __attribute__((weak));
@@ -151,6 +114,7 @@ struct split_count {
 struct split_log {
     bool quiet = false;
     std::vector<split_count> graphs;
+    std::map<std::string, int> by_backend;
 };
 
 void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) {
@@ -167,6 +131,7 @@ void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) 
         }
         log->graphs.back().splits++;
         log->graphs.back().accel += std::strcmp(backend, "ACCEL") == 0;
+        log->by_backend[backend]++;
     }
     if (!log->quiet) {
         std::fputs(text, stderr);
@@ -192,14 +157,18 @@ void print_splits(const split_log & log) {
         }
         i = same;
     }
-    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s\n", log.graphs.size(), total, accel,
-                 per_graph.c_str());
+    std::string backends;
+    for (const auto & entry : log.by_backend) {
+        backends += (backends.empty() ? "" : ",") + entry.first + ":" + std::to_string(entry.second);
+    }
+    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s backends=%s\n", log.graphs.size(), total,
+                 accel, per_graph.c_str(), backends.c_str());
 }
 
 int usage(const char * argv0) {
     std::fprintf(stderr,
-                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--accel-fixture OPS] "
-                 "[--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
+                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off] "
+                 "[--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
                  argv0);
     return 2;
 }
@@ -215,6 +184,8 @@ int main(int argc, char ** argv) {
     bool quiet = false;
     bool timings_line = false;
     const char * accel_ops = nullptr;
+    bool gpu = false;
+    int flash_attn = -1;  // whisper's default
     bool splits = false;
     const char * rpc_endpoint = nullptr;
     int audio_ctx = 0;  // whisper's default: the model's full window
@@ -229,6 +200,15 @@ int main(int argc, char ** argv) {
             timings_line = true;
         } else if (std::strcmp(argv[i], "--accel-fixture") == 0 && i + 1 < argc) {
             accel_ops = argv[++i];
+        } else if (std::strcmp(argv[i], "--gpu") == 0) {
+            gpu = true;
+        } else if (std::strcmp(argv[i], "--flash-attn") == 0 && i + 1 < argc) {
+            const char * value = argv[++i];
+            if (std::strcmp(value, "on") != 0 && std::strcmp(value, "off") != 0) {
+                std::fprintf(stderr, "--flash-attn: expected on or off, got %s\n", value);
+                return 2;
+            }
+            flash_attn = std::strcmp(value, "on") == 0;
         } else if (std::strcmp(argv[i], "--splits") == 0) {
             splits = true;
         } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
@@ -272,14 +252,17 @@ int main(int argc, char ** argv) {
 
     std::vector<float> samples;
     std::string error;
-    if (!read_wav(positional[1], samples, error)) {
+    if (!read_wav(positional[1], WHISPER_SAMPLE_RATE, samples, error)) {
         std::fprintf(stderr, "%s: %s\n", positional[1], error.c_str());
         return 1;
     }
 
     const auto t_load = std::chrono::steady_clock::now();
     whisper_context_params cparams = whisper_context_default_params();
-    cparams.use_gpu = accel_ops != nullptr;
+    cparams.use_gpu = accel_ops != nullptr || gpu;
+    if (flash_attn >= 0) {
+        cparams.flash_attn = flash_attn == 1;
+    }
     if (rpc_endpoint != nullptr) {
         // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
         // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
@@ -359,11 +342,18 @@ int main(int argc, char ** argv) {
     if (splits) {
         print_splits(split_counts);
     }
-    if (accel_ops != nullptr) {
-        struct accel_fixture_counters counters;
-        accel_fixture_counters(&counters);
-        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
-                     counters.nodes_computed);
+    struct accel_fixture_counters accel_counters;
+    accel_fixture_counters(&accel_counters);
+    // (with --gpu, ACCEL may be a build's built-in GPU: whisper.rn 0.4.3's Metal, ctests/metal)
+    if (accel_ops != nullptr || accel_counters.graph_computes > 0) {
+        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops ? accel_ops : "default",
+                     accel_counters.graph_computes, accel_counters.nodes_computed);
+    }
+    if (metal_standin_counters != nullptr) {
+        struct metal_standin_counters counters;
+        metal_standin_counters(&counters);
+        std::fprintf(stderr, "metal: computes=%ld nodes=%ld optimized=%ld\n", counters.graph_computes, counters.nodes_computed,
+                     counters.graph_optimizes);
     }
     whisper_free(ctx);
     return 0;

@@ -60,9 +60,10 @@ unsafe fn handles<H, P: super::FromC<Rust = H> + Copy>(array: *const P, n: usize
 /// `sched` is NULL or a live scheduler, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
+    const FN: &str = "wsp_ggml_backend_sched_free";
     if let Some(sched) = arg!(sched, optional) {
         // SAFETY: the caller gives the scheduler up.
-        unsafe { sched.destroy() }
+        unsafe { sched.destroy(FN) }
     }
 }
 
@@ -77,7 +78,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
     measure_graph: *mut wsp_ggml_cgraph,
 ) -> bool {
     const FN: &str = "wsp_ggml_backend_sched_reserve";
-    let sched = arg!(sched).get();
+    let mut sched = arg!(sched).write(FN);
     sched.reserve_for(FN, arg!(measure_graph))
 }
 
@@ -86,7 +87,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
     const FN: &str = "wsp_ggml_backend_sched_get_n_backends";
-    arg!(sched).get().n_backends() as c_int
+    arg!(sched).read(FN).n_backends() as c_int
 }
 
 /// # Safety
@@ -97,7 +98,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
     i: c_int,
 ) -> wsp_ggml_backend_t {
     const FN: &str = "wsp_ggml_backend_sched_get_backend";
-    let sched = arg!(sched).get();
+    let sched = arg!(sched).read(FN);
     match usize::try_from(i).ok().and_then(|i| sched.backend(i)) {
         Some(backend) => backend.as_ptr(),
         None => fatal!("{FN}: index {i} out of range ({} backends)", sched.n_backends()),
@@ -109,7 +110,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
     const FN: &str = "wsp_ggml_backend_sched_get_n_splits";
-    arg!(sched).get().n_splits() as c_int
+    arg!(sched).read(FN).n_splits() as c_int
 }
 
 /// # Safety
@@ -117,7 +118,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_bac
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
     const FN: &str = "wsp_ggml_backend_sched_get_n_copies";
-    arg!(sched).get().n_copies() as c_int
+    arg!(sched).read(FN).n_copies() as c_int
 }
 
 /// The index of `backend` in the scheduler, or an abort naming the caller.
@@ -140,8 +141,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
     backend: wsp_ggml_backend_t,
 ) -> usize {
     const FN: &str = "wsp_ggml_backend_sched_get_buffer_size";
-    let sched = arg!(sched).get();
-    sched.buffer_size(index_of(FN, sched, arg!(backend, optional)))
+    let sched = arg!(sched).read(FN);
+    sched.buffer_size(index_of(FN, &sched, arg!(backend, optional)))
 }
 
 /// The buffer type the scheduler allocates `backend`'s compute buffer from.
@@ -155,8 +156,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
     backend: wsp_ggml_backend_t,
 ) -> wsp_ggml_backend_buffer_type_t {
     const FN: &str = "wsp_ggml_backend_sched_get_buffer_type";
-    let sched = arg!(sched).get();
-    sched.buffer_type(index_of(FN, sched, arg!(backend, optional))).as_ptr()
+    let sched = arg!(sched).read(FN);
+    sched.buffer_type(index_of(FN, &sched, arg!(backend, optional))).as_ptr()
 }
 
 /// Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
@@ -173,7 +174,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
     sizes: *mut usize,
 ) {
     const FN: &str = "wsp_ggml_backend_sched_reserve_size";
-    let (sched, measure_graph) = (arg!(sched).get(), arg!(measure_graph));
+    let (mut sched, measure_graph) = (arg!(sched).write(FN), arg!(measure_graph));
     let sizes = arg!(sizes);
     // SAFETY: the caller's promise: room for a size per backend.
     let sizes = unsafe { std::slice::from_raw_parts_mut(sizes.as_ptr(), sched.n_backends()) };
@@ -192,7 +193,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
     graph: *mut wsp_ggml_cgraph,
 ) {
     const FN: &str = "wsp_ggml_backend_sched_split_graph";
-    let (sched, graph) = (arg!(sched).get(), arg!(graph));
+    let (mut sched, graph) = (arg!(sched).write(FN), arg!(graph));
     sched.split(FN, graph)
 }
 
@@ -207,8 +208,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
     backend: wsp_ggml_backend_t,
 ) {
     const FN: &str = "wsp_ggml_backend_sched_set_tensor_backend";
-    let (sched, node) = (arg!(sched).get(), arg!(node));
-    let index = index_of(FN, sched, arg!(backend, optional));
+    let (mut sched, node) = (arg!(sched).write(FN), arg!(node));
+    let index = index_of(FN, &sched, arg!(backend, optional));
     sched.set_tensor_backend(node, index)
 }
 
@@ -222,7 +223,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
     node: *mut wsp_ggml_tensor,
 ) -> wsp_ggml_backend_t {
     const FN: &str = "wsp_ggml_backend_sched_get_tensor_backend";
-    let sched = arg!(sched).get();
+    let sched = arg!(sched).read(FN);
     arg!(node, optional).and_then(|node| sched.tensor_backend(node)).to_c()
 }
 
@@ -237,7 +238,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
     graph: *mut wsp_ggml_cgraph,
 ) -> bool {
     const FN: &str = "wsp_ggml_backend_sched_alloc_graph";
-    let sched = arg!(sched).get();
+    let mut sched = arg!(sched).write(FN);
     sched.alloc(FN, arg!(graph))
 }
 
@@ -251,9 +252,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
     graph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_sched_graph_compute";
-    let sched = arg!(sched).get();
+    let sched = arg!(sched);
     let status = sched.compute_async(FN, || arg!(graph));
-    sched.synchronize();
+    sched.write(FN).synchronize();
     status
 }
 
@@ -267,7 +268,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
     graph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_sched_graph_compute_async";
-    arg!(sched).get().compute_async(FN, || arg!(graph))
+    arg!(sched).compute_async(FN, || arg!(graph))
 }
 
 /// # Safety
@@ -275,7 +276,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
     const FN: &str = "wsp_ggml_backend_sched_synchronize";
-    arg!(sched).get().synchronize()
+    arg!(sched).write(FN).synchronize()
 }
 
 /// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
@@ -286,7 +287,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_back
 #[no_mangle]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
     const FN: &str = "wsp_ggml_backend_sched_reset";
-    arg!(sched).get().reset()
+    arg!(sched).write(FN).reset()
 }
 
 /// # Safety
@@ -299,5 +300,5 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
     user_data: *mut c_void,
 ) {
     const FN: &str = "wsp_ggml_backend_sched_set_eval_callback";
-    arg!(sched).get().set_eval_callback(callback, user_data)
+    arg!(sched).write(FN).set_eval_callback(callback, user_data)
 }

@@ -28,6 +28,7 @@ use crate::handle::{Backend, BufferType, Event};
 use alloc_graph::AllocGraph;
 use arena::TensorArena;
 use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, SchedConfig, TensorTable, Tid, NO_TENSOR};
+use std::cell::{Ref, RefCell, RefMut};
 use std::ffi::{c_int, c_void, CStr};
 
 /// Most backends a scheduler takes (as in the reference).
@@ -109,40 +110,99 @@ impl SchedBackends {
 }
 
 /// A scheduler as C holds it: behind the opaque `wsp_ggml_backend_sched_t`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(transparent)]
-pub struct Sched(std::ptr::NonNull<Scheduler>);
+pub type Sched = CellHandle<Scheduler>;
 
-impl Sched {
-    /// Hands a scheduler over to C; [`Sched::destroy`] takes it back.
-    pub fn new(scheduler: Box<Scheduler>) -> Sched {
-        Sched(std::ptr::NonNull::from(Box::leak(scheduler)))
+/// What C holds of an object that calls user code while it works, which may call it back: a
+/// pointer to a `RefCell`. Each export borrows the object through the cell for the length of its
+/// call, to read or to change it, so that a call back never makes a second `&mut` while one is
+/// live: it gets a shared borrow beside other shared ones, or is refused.
+pub struct CellHandle<T>(std::ptr::NonNull<RefCell<T>>);
+
+impl<T> Clone for CellHandle<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for CellHandle<T> {}
+
+impl<T> CellHandle<T> {
+    /// Hands an object over to C; [`CellHandle::release`] takes it back.
+    pub fn new(object: T) -> Self {
+        CellHandle(std::ptr::NonNull::from(Box::leak(Box::new(RefCell::new(object)))))
     }
 
     /// # Safety
-    /// `ptr` is NULL or a scheduler made by [`Sched::new`] and not destroyed yet.
-    pub unsafe fn from_raw(ptr: *mut Scheduler) -> Option<Sched> {
-        std::ptr::NonNull::new(ptr).map(Sched)
+    /// `ptr` is NULL or a handle made by [`CellHandle::new`] and not released yet.
+    pub unsafe fn from_raw(ptr: *mut T) -> Option<Self> {
+        std::ptr::NonNull::new(ptr.cast()).map(CellHandle)
     }
 
-    pub fn as_ptr(self) -> *mut Scheduler {
-        self.0.as_ptr()
+    pub fn as_ptr(self) -> *mut T {
+        self.0.as_ptr().cast()
     }
 
-    /// The scheduler, for the duration of one call from C.
-    pub fn get<'a>(self) -> &'a mut Scheduler {
-        // SAFETY: live (from_raw), and a scheduler is not used from two threads at once (the
-        // ggml API's rule), so this is the only reference while the call lasts.
-        unsafe { &mut *self.0.as_ptr() }
+    fn cell<'a>(self) -> &'a RefCell<T> {
+        // SAFETY: live (from_raw) until release; the cell is only ever shared, and the object is
+        // not used from two threads at once (the ggml API's rule; RefCell is !Sync).
+        unsafe { self.0.as_ref() }
+    }
+
+    pub fn try_read<'a>(self) -> Option<Ref<'a, T>> {
+        self.cell().try_borrow().ok()
+    }
+
+    pub fn try_write<'a>(self) -> Option<RefMut<'a, T>> {
+        self.cell().try_borrow_mut().ok()
+    }
+
+    /// Takes the object back from C; None (and it stays) while a borrow is live.
+    ///
+    /// # Safety
+    /// The handle is not used afterwards.
+    pub unsafe fn release(self) -> Option<T> {
+        drop(self.try_write()?);
+        // SAFETY: made by Box::leak in new, released once (the caller's promise); no borrow is
+        // live (try_write just succeeded).
+        Some(unsafe { Box::from_raw(self.0.as_ptr()) }.into_inner())
+    }
+}
+
+/// The scheduler's handle: while it computes, the splits run under a shared borrow, so the
+/// getters work from an eval callback or a backend's `graph_compute`; a call that would change
+/// or free the scheduler from there aborts with a message.
+impl Sched {
+    /// The scheduler to read, for one call from C, also from inside its own computation.
+    pub fn read<'a>(self, caller: &str) -> Ref<'a, Scheduler> {
+        self.try_read().unwrap_or_else(|| {
+            fatal!("{caller}: called back from inside a change of this scheduler (a backend's graph_optimize during sched_alloc_graph or sched_reserve)")
+        })
+    }
+
+    /// The scheduler to change, for one call from C; never from inside its own work.
+    pub fn write<'a>(self, caller: &str) -> RefMut<'a, Scheduler> {
+        self.try_write().unwrap_or_else(|| {
+            fatal!("{caller}: called back from inside this scheduler's own work (an eval callback or a backend's graph_compute), where only its getters may be called")
+        })
+    }
+
+    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
+    /// then runs the splits, under a shared borrow (see the type's docs).
+    pub fn compute_async(self, caller: &'static str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
+        if let Err(status) = self.write(caller).prepare_compute(caller, graph) {
+            return status;
+        }
+        self.read(caller).compute_splits(caller)
     }
 
     /// Releases the scheduler.
     ///
     /// # Safety
     /// It is not used afterwards.
-    pub unsafe fn destroy(self) {
-        // SAFETY: made by Box::leak in new, released once (the caller's promise).
-        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    pub unsafe fn destroy(self, caller: &str) {
+        // SAFETY: the caller's promise.
+        if unsafe { self.release() }.is_none() {
+            drop(self.write(caller));
+        }
     }
 }
 
@@ -286,13 +346,7 @@ impl Oracle for BackendOracle<'_> {
 impl Scheduler {
     /// A scheduler over checked backends, with room for graphs of `graph_size` nodes (more
     /// are taken too: the tables grow).
-    pub fn new(
-        caller: &str,
-        spec: SchedBackends,
-        graph_size: usize,
-        parallel: bool,
-        op_offload: bool,
-    ) -> Box<Scheduler> {
+    pub fn new(caller: &str, spec: SchedBackends, graph_size: usize, parallel: bool, op_offload: bool) -> Scheduler {
         let SchedBackends { backends, mut bufts } = spec;
         let n_copies = if parallel { MAX_COPIES } else { 1 };
         let events = if n_copies > 1 {
@@ -312,7 +366,7 @@ impl Scheduler {
         let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
         let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
         let n = backends.len();
-        let mut sched = Box::new(Scheduler {
+        let mut sched = Scheduler {
             is_reset: false,
             needs_reserve: false,
             is_alloc: false,
@@ -345,7 +399,7 @@ impl Scheduler {
             realloc_check: ReallocCheck::from_env(),
             dot_path,
             caller: "wsp_ggml_backend_sched_new",
-        });
+        };
         sched.reset();
         sched
     }
@@ -744,7 +798,7 @@ impl Scheduler {
     }
 
     /// Copies each split's inputs in and runs it.
-    fn compute_splits(&mut self, caller: &str) -> wsp_ggml_status {
+    fn compute_splits(&self, caller: &str) -> wsp_ggml_status {
         let mut prev_backend: Option<usize> = None;
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
@@ -778,14 +832,11 @@ impl Scheduler {
                 }
             }
 
-            let split_graph = &mut self.split_graphs[s];
+            let mut split_graph = self.split_graphs[s];
             let status = match self.callback_eval {
                 // SAFETY: a view of the user's graph, allocated by this scheduler.
-                None => unsafe { split_backend.graph_compute(caller, split_graph) },
-                Some(callback) => {
-                    let split_graph = *split_graph;
-                    self.compute_observed(caller, callback, split_backend, split_graph)
-                }
+                None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
+                Some(callback) => self.compute_observed(caller, callback, split_backend, split_graph),
             };
             if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
                 return status;
@@ -910,16 +961,15 @@ impl Scheduler {
         true
     }
 
-    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
-    /// then runs the splits.
-    pub fn compute_async(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
+    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again).
+    fn prepare_compute(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> Result<(), wsp_ggml_status> {
         if !self.is_reset && !self.is_alloc {
             self.reset();
         }
         if !self.is_alloc && !self.alloc(caller, graph()) {
-            return wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED;
+            return Err(wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED);
         }
-        self.compute_splits(caller)
+        Ok(())
     }
 
     /// The debug listing of WSP_GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
@@ -1007,4 +1057,29 @@ fn ignores_weights(op: wsp_ggml_op) -> bool {
         return true;
     }
     op == WSP_GGML_OP_ROPE
+}
+
+#[cfg(test)]
+mod cell_handle_tests {
+    use super::CellHandle;
+
+    #[test]
+    fn a_call_back_reads_beside_the_running_call_and_can_neither_change_nor_free_it() {
+        let handle = CellHandle::new(vec![1, 2, 3]);
+        // What C holds, and the computation's shared borrow while user code runs.
+        let raw = handle.as_ptr();
+        let running = handle.try_read().unwrap();
+        // The call back: an export makes a handle from the same pointer.
+        // SAFETY: made by new above, not released.
+        let again = unsafe { CellHandle::from_raw(raw) }.unwrap();
+        assert_eq!(again.try_read().unwrap().len(), 3);
+        assert!(again.try_write().is_none());
+        // SAFETY: refused while a borrow is live, so the handle stays usable.
+        assert!(unsafe { again.release() }.is_none());
+        assert_eq!(running[0], 1);
+        drop(running);
+        again.try_write().unwrap().push(4);
+        // SAFETY: not used afterwards.
+        assert_eq!(unsafe { handle.release() }, Some(vec![1, 2, 3, 4]));
+    }
 }

@@ -593,11 +593,22 @@ fn comparable(line: &str) -> &str {
 pub fn rpc_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
-        let status =
-            Command::new("bash").arg(root().join("scripts/fetch-rpc.sh")).status().expect("run scripts/fetch-rpc.sh");
+        let version = env!("WSP_RPC");
+        let status = Command::new("bash")
+            .arg(root().join("scripts/fetch-rpc.sh"))
+            .arg(version)
+            .status()
+            .expect("run scripts/fetch-rpc.sh");
         assert!(status.success(), "fetching ggml-rpc failed (pip and PyPI must be reachable)");
-        let source = root().join("third_party/ggml-rpc/ggml-rpc.cpp").display().to_string();
-        archive("ggml-rpc", &[source], true, &[])
+        let dir = root().join(format!("third_party/ggml-rpc-{version}"));
+        let mut sources: Vec<String> = std::fs::read_dir(&dir)
+            .expect("ggml-rpc's folder")
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.extension().is_some_and(|e| e == "cpp"))
+            .map(|path| path.display().to_string())
+            .collect();
+        sources.sort();
+        archive("ggml-rpc", &sources, true, &[])
     })
 }
 
