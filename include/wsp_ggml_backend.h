@@ -174,13 +174,13 @@ typedef bool (*wsp_ggml_backend_eval_callback)(int node_index,
 
 #if defined(WSP_GGML_BACKEND_META)
 // `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
-// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
-// repeats `nr[s]` times along the axis.
+// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s.
 struct wsp_ggml_backend_meta_split_state {
   enum wsp_ggml_backend_meta_split_axis axis;
   // 16 * WSP_GGML_BACKEND_META_MAX_DEVICES entries (spelled out for cbindgen).
   int64_t ne[256];
 #if defined(WSP_GGML_BACKEND_META_NR)
+  // How many times segment s repeats along the axis (0.7; 0.6's segments are not repeated).
   uint32_t nr[16]
 #endif
   ;

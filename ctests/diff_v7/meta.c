@@ -29,6 +29,15 @@
 #include <stdio.h>
 #include <string.h>
 
+// whisper.rn 0.6's meta backend (the family without meta_nr) aborts on the CONT of a transposed
+// split tensor (its reshape rule asserts that neither tensor is permuted; this library computes
+// it): there the graph leaves ht and hq out.
+#ifdef WSP_GGML_BACKEND_META_NR
+#define TRANSPOSED_COPY 1
+#else
+#define TRANSPOSED_COPY 0
+#endif
+
 // userdata: NULL for two devices, else three shares of w1's rows and w2's columns for three devices.
 static struct wsp_ggml_backend_meta_split_state split_of(const struct wsp_ggml_tensor * t, void * ud) {
     const int64_t * three = ud;
@@ -81,7 +90,11 @@ static void fill(float * v, int n, float scale, float shift) {
     }
 }
 
+// (NULL: a tensor the program leaves out for this release; nothing is printed)
 static void print_tensor(const char * tag, const struct wsp_ggml_tensor * t) {
+    if (t == NULL) {
+        return;
+    }
     float v[64];
     int n = (int) wsp_ggml_nelements(t);
     wsp_ggml_backend_tensor_get(t, v, 0, n * sizeof(float));
@@ -105,7 +118,7 @@ struct graph {
 };
 
 // hx = w1 xi, xi an input of the graph; hs = 0.5 * relu(w1 x) [6, 2]; ht = cont(transpose(hs)) [2, 6]; hv = 2 * (column 1 of hs, a view
-// at an offset) [6]; hq = ht reshaped [4, 3];
+// at an offset) [6]; hq = ht reshaped [4, 3] (ht and hq: see TRANSPOSED_COPY);
 // out = (w2 hs) * b + w2 relu(w1 x) + b [4, 2]: two products over the split dimension (PARTIAL),
 // one scaled by a MIRRORED tensor, added together (a single reduction in 0.7.4)
 static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * x, struct wsp_ggml_tensor * w2, struct wsp_ggml_tensor * b) {
@@ -128,17 +141,21 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_name(sum, "sum");
     g.out = wsp_ggml_add(g.ctx, sum, b);
     wsp_ggml_set_name(g.out, "out");
-    g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
-    wsp_ggml_set_name(g.ht, "ht");
     g.hv = wsp_ggml_scale(g.ctx, wsp_ggml_view_1d(g.ctx, g.hs, 6, g.hs->nb[1]), 2.0f);
     wsp_ggml_set_name(g.hv, "hv");
-    g.hq = wsp_ggml_scale(g.ctx, wsp_ggml_reshape_2d(g.ctx, g.ht, 4, 3), 1.0f);
-    wsp_ggml_set_name(g.hq, "hq");
+    g.ht = NULL;
+    g.hq = NULL;
+    if (TRANSPOSED_COPY) {
+        g.ht = wsp_ggml_cont(g.ctx, wsp_ggml_transpose(g.ctx, g.hs));
+        wsp_ggml_set_name(g.ht, "ht");
+        g.hq = wsp_ggml_scale(g.ctx, wsp_ggml_reshape_2d(g.ctx, g.ht, 4, 3), 1.0f);
+        wsp_ggml_set_name(g.hq, "hq");
+        wsp_ggml_set_output(g.ht);
+        wsp_ggml_set_output(g.hq);
+    }
     // outputs, so that ggml-alloc keeps them to be read
     wsp_ggml_set_output(g.hs);
-    wsp_ggml_set_output(g.ht);
     wsp_ggml_set_output(g.hv);
-    wsp_ggml_set_output(g.hq);
     wsp_ggml_set_output(g.out);
     // an input of the graph's own (a leaf in the compute buffer) times the split weight
     g.xi = wsp_ggml_new_tensor_2d(g.ctx, WSP_GGML_TYPE_F32, 8, 2);
@@ -149,9 +166,13 @@ static struct graph build(struct wsp_ggml_tensor * w1, struct wsp_ggml_tensor * 
     wsp_ggml_set_output(g.hx);
     g.gf = wsp_ggml_new_graph(g.ctx);
     wsp_ggml_build_forward_expand(g.gf, g.hx);
-    wsp_ggml_build_forward_expand(g.gf, g.ht);
+    if (TRANSPOSED_COPY) {
+        wsp_ggml_build_forward_expand(g.gf, g.ht);
+    }
     wsp_ggml_build_forward_expand(g.gf, g.hv);
-    wsp_ggml_build_forward_expand(g.gf, g.hq);
+    if (TRANSPOSED_COPY) {
+        wsp_ggml_build_forward_expand(g.gf, g.hq);
+    }
     wsp_ggml_build_forward_expand(g.gf, g.out);
     return g;
 }

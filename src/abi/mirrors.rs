@@ -677,8 +677,8 @@ split_axes!(
 );
 
 /// `struct wsp_ggml_backend_meta_split_state`: how a tensor is spread over the simple devices.
-/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s. The meta code
-/// holds it as `meta::split::SplitState`, which always has `nr`.
+/// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s.
+// (The meta code holds it as `meta::split::SplitState`, which always has `nr`.)
 #[cfg(meta)]
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

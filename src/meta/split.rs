@@ -138,7 +138,8 @@ pub type Source = Option<(Shape, SplitState)>;
 pub type InferError = String;
 
 /// The split state of a computed tensor `node` from those of its sources, for every op of
-/// 0.7.4's ggml but COL2IM_1D (which 0.7.4's meta backend does not handle either).
+/// 0.6's and 0.7.4's ggml but 0.7's COL2IM_1D (which 0.7.4's meta backend does not handle
+/// either).
 /// `assume_sync`: whether partial sums count as already reduced (as a consumer sees them).
 pub fn infer(
     node: &Shape,
@@ -617,6 +618,11 @@ mod tests {
     #[test]
     fn unsupported_ops_are_reported_not_guessed() {
         let a = (shape(op::NONE, [6, 4, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
-        assert!(infer(&shape(55, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
+        // WSP_GGML_OP_COUNT, after the last op
+        assert!(infer(&shape(op::GLU + 1, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
+        // 0.7's COL2IM_1D, which its meta backend does not handle either (0.6's op 55 is CONV_2D)
+        if cfg!(op_col2im_1d) {
+            assert!(infer(&shape(op::IM2COL_3D + 1, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
+        }
     }
 }
