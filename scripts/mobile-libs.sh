@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # Builds the static library for the phones whisper.rn ships for (Android's four ABIs, iOS device,
-# simulator) and checks that each defines exactly the spec's functions (ctests/symbols.txt).
+# simulator), for each family of the release table, releases.txt (built as its newest release:
+# 0.4.3, 0.5.2, 0.5.4, 0.5.5, 0.7.4 today; each with its cargo feature, in its own target dir),
+# and checks that each archive defines exactly the family's functions (its `symbols` list under
+# ctests/).
 # Needs neither the NDK nor Xcode: a staticlib is not linked, so only the Rust target's standard
 # library is needed (the cdylib would need the platform's linker). Apps link the archive into
 # their own shared library or framework (integrations/whisper.rn/).
 #
-#   scripts/mobile-libs.sh [TARGET...]    (default: all seven)
+#   scripts/mobile-libs.sh [--release RELEASE]... [TARGET...]   (default: every family, all seven targets)
+#   scripts/mobile-libs.sh --check ARCHIVE RELEASE               only check a built archive
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-
-targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then
-    targets=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
-             aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)
-fi
+source integrations/whisper.rn/release.sh
 
 # llvm-nm reads Mach-O (iOS) as well as ELF archives; binutils' nm reads only ELF.
 if ! command -v llvm-nm >/dev/null; then
@@ -24,32 +23,66 @@ if ! command -v llvm-nm >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends llvm >/dev/null
 fi
 
-spec=$(sort -u ctests/symbols.txt)
-spec_count=$(echo "$spec" | wc -l)
-failed=()
-for target in "${targets[@]}"; do
-    if ! rustup target list --installed | grep -qx "$target" && ! rustup target add "$target" >/dev/null 2>&1; then
-        echo "mobile[$target]: FAILED: rustup cannot install the target's standard library" >&2
-        failed+=("$target")
-        continue
-    fi
-    t0=$SECONDS
-    cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib
-    lib="target/$target/release/libwsp_ggml_backend.a"
+# check ARCHIVE LIST: the archive defines exactly the functions of ctests/LIST; prints the verdict
+check() {
+    local list="ctests/$2" spec defined missing extra
+    spec=$(sort -u "$list")
     # Defined global text/data symbols of the ggml API (Mach-O names carry a leading underscore),
     # as tests/conformance.rs reads them from the host's libraries. An older llvm-nm cannot read
     # the LLVM bitcode that some of Rust's own standard library members carry and exits 1; the
     # library's own objects are plain machine code, and a symbol it cannot read shows as missing.
-    defined=$({ llvm-nm --defined-only "$lib" 2>/dev/null || true; } \
+    defined=$({ llvm-nm --defined-only "$1" 2>/dev/null || true; } \
         | awk '$2 ~ /^[TWDBR]$/ { name = $3; sub(/^_/, "", name); if (name ~ /^wsp_ggml/) print name }' | sort -u)
     missing=$(comm -23 <(echo "$spec") <(echo "$defined"))
     extra=$(comm -13 <(echo "$spec") <(echo "$defined"))
     if [ -n "$missing" ] || [ -n "$extra" ]; then
-        echo "mobile[$target]: FAILED: missing [${missing//$'\n'/ }] extra [${extra//$'\n'/ }]" >&2
-        failed+=("$target")
-        continue
+        echo "FAILED: missing [${missing//$'\n'/ }] extra [${extra//$'\n'/ }]"
+        return 1
     fi
-    echo "mobile[$target]: $lib ($(du -h "$lib" | cut -f1)) defines all $spec_count spec functions and no other wsp_ggml symbol ($((SECONDS - t0)) s)"
+    echo "$1 ($(du -h "$1" | cut -f1)) defines the $(echo "$spec" | wc -l) functions of $list and no other wsp_ggml symbol"
+}
+
+if [ "${1:-}" = --check ]; then
+    [ $# -eq 3 ] || { echo "usage: $0 --check ARCHIVE RELEASE" >&2; exit 2; }
+    wsp_release "$3"
+    check "$2" "$wsp_symbols"
+    exit
+fi
+
+releases=()
+while [ "${1:-}" = --release ]; do
+    [ $# -ge 2 ] || { echo "usage: $0 [--release RELEASE]... [TARGET...]" >&2; exit 2; }
+    releases+=("$2")
+    shift 2
+done
+[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(wsp_builds)
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
+             aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)
+fi
+
+failed=()
+for release in "${releases[@]}"; do
+    wsp_release "$release"
+    dir=$(wsp_cargo_dir "$root" "$wsp_build")
+    for target in "${targets[@]}"; do
+        what="mobile[$wsp_build $target]"
+        if ! rustup target list --installed | grep -x "$target" >/dev/null && ! rustup target add "$target" >/dev/null 2>&1; then
+            echo "$what: FAILED: rustup cannot install the target's standard library" >&2
+            failed+=("$wsp_build/$target")
+            continue
+        fi
+        t0=$SECONDS
+        cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib \
+            ${wsp_feature:+--features "$wsp_feature"} --target-dir "$dir"
+        if ! verdict=$(check "$dir/$target/release/libwsp_ggml_backend.a" "$wsp_symbols"); then
+            echo "$what: $verdict" >&2
+            failed+=("$wsp_build/$target")
+            continue
+        fi
+        echo "$what: ${verdict#"$root/"} ($((SECONDS - t0)) s)"
+    done
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "mobile: failed for ${failed[*]}" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The phones' part of scripts/test.sh: the library and whisper.rn's C++ on arm64 and 32-bit ARM
 # under qemu (scripts/cross.sh: unit tests, conformance suite, one transcript against the
-# reference build), the static archive for Android and iOS targets (scripts/mobile-libs.sh), and
-# whisper.rn's own Android build and podspec with this library (integrations/whisper.rn/test).
+# reference build), the static archive of each whisper.rn build for Android and iOS targets
+# (scripts/mobile-libs.sh), and whisper.rn's own Android build and podspec with this library, for
+# each release it serves (integrations/whisper.rn/test).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -117,7 +117,10 @@ transcript)
     # without -q: whisper logs which backend it uses
     run_bounded "$TRANSCRIBE_LIMIT" remote "$client" -t 1 --rpc "$endpoint" "$model" "$wav"
     [ "$rc" -eq 0 ] || fail "transcription over RPC exited with $rc"
-    grep -qF "using RPC[$endpoint] backend" "$work/remote.err" || fail "whisper did not use the RPC device"
+    # ggml-rpc names the device after the endpoint (protocol 4: "RPC[HOST:PORT]") or numbers it
+    # ("RPC0", whose buffers carry the endpoint: "RPC0[HOST:PORT]")
+    grep -qE "using RPC(\[$endpoint\]|[0-9]+) backend" "$work/remote.err" || fail "whisper did not use the RPC device"
+    grep -qE "RPC[0-9]*\[$endpoint\]" "$work/remote.err" || fail "whisper put nothing on the RPC server"
     grep -q "^Accepted client connection" "$work/server.out" || fail "the server saw no client"
     [ -s "$work/local.out" ] || fail "empty transcript"
     cmp -s "$work/local.out" "$work/remote.out" || fail "transcripts differ"

@@ -103,18 +103,22 @@ int main(int argc, char ** argv) {
     wsp_ggml_backend_dev_memory(cpu, &free_mem, &total_mem);
 
     wsp_ggml_backend_reg_t reg = rpc_reg();
-    auto start_server = reg == nullptr ? nullptr
-                                       : reinterpret_cast<rpc_start_server_fn>(wsp_ggml_backend_reg_get_proc_address(
-                                             reg, "wsp_ggml_backend_rpc_start_server"));
+    void * start_server = reg == nullptr ? nullptr : wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_start_server");
     if (start_server == nullptr) {
         std::fprintf(stderr, "rpc-server: built without ggml's RPC backend\n");
         return 1;
     }
+    // add_server tells the interface that serves devices (see rpc_device.h)
+    const bool serves_devices = wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_server") != nullptr;
     std::printf("listening on %s (%d thread%s)\n", endpoint.c_str(), n_threads, n_threads == 1 ? "" : "s");
     std::fflush(stdout);
     // Returns only when the address cannot be bound or a connection cannot be accepted; it has
     // printed why.
-    start_server(backend, endpoint.c_str(), nullptr, free_mem, total_mem);
+    if (serves_devices) {
+        reinterpret_cast<rpc_start_devices_server_fn>(start_server)(endpoint.c_str(), nullptr, n_threads, 1, &cpu);
+    } else {
+        reinterpret_cast<rpc_start_server_fn>(start_server)(backend, endpoint.c_str(), nullptr, free_mem, total_mem);
+    }
     wsp_ggml_backend_free(backend);
     return 1;
 }

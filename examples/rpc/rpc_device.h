@@ -20,9 +20,17 @@ extern "C" {
 // too, and then says so).
 wsp_ggml_backend_reg_t wsp_ggml_backend_rpc_reg(void) __attribute__((weak));
 
+// ggml-rpc's two interfaces, told apart by the functions its reg offers (the release table's
+// rpc names which a family builds): up to protocol 4 (ggml a2253f34's), add_device gives the
+// device of an endpoint and start_server serves one backend; from protocol 5 (llama-cpp-python
+// 0.3.35's), add_server asks the server for its devices and gives a reg with them, and
+// start_server serves a list of devices.
 typedef wsp_ggml_backend_dev_t (*rpc_add_device_fn)(const char * endpoint);
 typedef void (*rpc_start_server_fn)(wsp_ggml_backend_t backend, const char * endpoint, const char * cache_dir,
                                     size_t free_mem, size_t total_mem);
+typedef wsp_ggml_backend_reg_t (*rpc_add_server_fn)(const char * endpoint);
+typedef void (*rpc_start_devices_server_fn)(const char * endpoint, const char * cache_dir, size_t n_threads,
+                                            size_t n_devices, wsp_ggml_backend_dev_t * devices);
 
 // The RPC reg, registered first when this program has not registered it yet (whisper.rn's and
 // this library's registries only register the CPU backend by themselves). NULL when the
@@ -65,15 +73,25 @@ static inline wsp_ggml_backend_dev_t rpc_connect_device(const char * endpoint, c
         snprintf(error, error_size, "this program was built without ggml's RPC backend");
         return NULL;
     }
+    wsp_ggml_backend_dev_t dev = NULL;
+    rpc_add_server_fn add_server =
+        (rpc_add_server_fn) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_server");
     rpc_add_device_fn add_device =
         (rpc_add_device_fn) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_device");
-    if (add_device == NULL) {
-        snprintf(error, error_size, "the RPC backend has no wsp_ggml_backend_rpc_add_device");
+    if (add_server != NULL) {
+        // the server's first device (NULL when it cannot be reached)
+        wsp_ggml_backend_reg_t server = add_server(endpoint);
+        if (server != NULL && wsp_ggml_backend_reg_dev_count(server) > 0) {
+            dev = wsp_ggml_backend_reg_dev_get(server, 0);
+        }
+    } else if (add_device != NULL) {
+        dev = add_device(endpoint);
+    } else {
+        snprintf(error, error_size, "the RPC backend has neither add_server nor add_device");
         return NULL;
     }
-    wsp_ggml_backend_dev_t dev = add_device(endpoint);
-    // Adding a device does not connect; its buffer type asks the server for its alignment.
-    if (wsp_ggml_backend_dev_buffer_type(dev) == NULL) {
+    // Adding a device need not connect; its buffer type asks the server for its alignment.
+    if (dev == NULL || wsp_ggml_backend_dev_buffer_type(dev) == NULL) {
         snprintf(error, error_size, "cannot reach an RPC server at %s", endpoint);
         return NULL;
     }

@@ -1,39 +1,75 @@
 #!/usr/bin/env bash
 # Makes whisper.rn's podspec use wsp-ggml-backend when it builds from source
 # (RNWHISPER_BUILD_FROM_SOURCE=1; the default prebuilt rnwhisper.xcframework has whisper.rn's own
-# backend layer inside): in that branch it excludes cpp/ggml-backend.cpp and
-# cpp/ggml-backend-reg.cpp and vendors ios/WspGgmlBackend.xcframework (CocoaPods takes vendored
-# files from inside the pod), copied there from build-xcframework.sh's output when it exists.
-# Idempotent.
+# backend layer inside). The package's release must be one the release table (releases.txt)
+# serves (else it stops, naming them). At the end of the spec, after whisper.rn's own assignments
+# (CocoaPods keeps an attribute's last value), a block for that branch adds the layer files the
+# package has (cpp/ggml-backend.cpp, ggml-backend-reg.cpp and, from 0.6, ggml-backend-meta.cpp
+# and ggml-backend-dl.cpp) to the spec's exclude_files, keeping whisper.rn's own exclusions, and
+# vendors ios/WspGgmlBackend.xcframework (CocoaPods takes vendored files from inside the pod),
+# copied there from build-xcframework.sh's output when it exists and was built for the package's
+# release. Idempotent: a podspec that has the block is left as it is.
 #   integrations/whisper.rn/ios/apply.sh path/to/whisper.rn [path/to/WspGgmlBackend.xcframework]
 set -euo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 path/to/whisper.rn [path/to/WspGgmlBackend.xcframework]" >&2; exit 2; }
-podspec="$1/whisper-rn.podspec"
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-built="${2:-$root/build/ios/WspGgmlBackend.xcframework}"
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../release.sh
+source "$here/release.sh"
+package=$1
+podspec="$package/whisper-rn.podspec"
+[ -f "$podspec" ] || { echo "apply.sh: $podspec not found (is $package whisper.rn's package?)" >&2; exit 1; }
+wsp_release "$package" || exit 1
+built="${2:-$(cd "$here/../.." && pwd)/build/ios/WspGgmlBackend.xcframework}"
 framework=ios/WspGgmlBackend.xcframework
-[ -f "$podspec" ] || { echo "apply.sh: $podspec not found (is $1 whisper.rn's package?)" >&2; exit 1; }
+
 if [ -d "$built" ]; then
-    rm -rf "${1:?}/$framework"
-    cp -R "$built" "$1/$framework"
+    # build-xcframework.sh records the release whose ABI the framework has beside it
+    made_for=$(cat "$built.release" 2>/dev/null || echo "an unknown release")
+    if [ "$made_for" != "$wsp_build" ]; then
+        echo "apply.sh: $built was built for whisper.rn $made_for, $package is $wsp_version (built as $wsp_build): run build-xcframework.sh $package" >&2
+        exit 1
+    fi
+    rm -rf "${package:?}/$framework"
+    cp -R "$built" "$package/$framework"
 else
-    echo "apply.sh: $built not built yet (build-xcframework.sh, on macOS): copy it to $1/$framework" >&2
+    echo "apply.sh: $built not built yet (build-xcframework.sh $package, on macOS): copy it to $package/$framework" >&2
 fi
+
 marker="# wsp-ggml-backend"
 if grep -qF "$marker" "$podspec"; then
     echo "apply.sh: $podspec already uses wsp-ggml-backend"
     exit 0
 fi
-branch='ENV\["RNWHISPER_BUILD_FROM_SOURCE"\] == "1"'
-grep -qE "$branch" "$podspec" || { echo "apply.sh: $podspec has no RNWHISPER_BUILD_FROM_SOURCE branch" >&2; exit 1; }
+grep -qF 'Pod::Spec.new do |s|' "$podspec" || { echo "apply.sh: $podspec has no 'Pod::Spec.new do |s|'" >&2; exit 1; }
+branch='ENV["RNWHISPER_BUILD_FROM_SOURCE"] == "1"'
+grep -qF "$branch" "$podspec" || { echo "apply.sh: $podspec has no RNWHISPER_BUILD_FROM_SOURCE branch" >&2; exit 1; }
+# the spec block's own end: the last line that is `end` alone at the margin
+last_end=$(grep -n '^end[[:space:]]*$' "$podspec" | tail -n 1 | cut -d: -f1)
+[ -n "$last_end" ] || { echo "apply.sh: $podspec: no 'end' closing the spec" >&2; exit 1; }
+layer=""
+names=""
+for file in ggml-backend.cpp ggml-backend-reg.cpp ggml-backend-meta.cpp ggml-backend-dl.cpp; do
+    if [ -f "$package/cpp/$file" ]; then
+        layer="$layer, \"cpp/$file\""
+        names="$names $file"
+    fi
+done
+[ -n "$layer" ] || { echo "apply.sh: $package/cpp has no ggml-backend.cpp" >&2; exit 1; }
+
 tmp=$(mktemp)
-awk -v branch="$branch" -v marker="$marker" -v framework="$framework" '
-    { print }
-    $0 ~ branch && !done {
-        print "    " marker ": the backend layer comes from the Rust library"
-        print "    s.exclude_files = \"cpp/ggml-backend.cpp\", \"cpp/ggml-backend-reg.cpp\""
-        print "    s.vendored_frameworks = \"" framework "\""
-        done = 1
-    }' "$podspec" > "$tmp"
-mv "$tmp" "$podspec"
-echo "apply.sh: $podspec excludes ggml-backend.cpp and ggml-backend-reg.cpp and vendors $framework"
+awk -v last="$last_end" -v marker="$marker" -v version="$wsp_version" -v branch="$branch" \
+    -v layer="$layer" -v framework="$framework" '
+    NR == last {
+        print ""
+        print "  " marker " (integrations/whisper.rn/ios/apply.sh, whisper.rn " version "): built from source,"
+        print "  # the backend layer comes from the Rust library. Last in the spec, so that no later"
+        print "  # exclude_files replaces these; whisper.rn'"'"'s own exclusions stay."
+        print "  if " branch
+        print "    s.exclude_files = [*s.attributes_hash[\"exclude_files\"]" layer "]"
+        print "    s.vendored_frameworks = [*s.attributes_hash[\"vendored_frameworks\"], \"" framework "\"]"
+        print "  end"
+    }
+    { print }' "$podspec" > "$tmp"
+cat "$tmp" > "$podspec"
+rm -f "$tmp"
+echo "apply.sh: whisper.rn $wsp_version: built from source, $podspec leaves out$names and vendors $framework"

@@ -1,19 +1,44 @@
 #!/usr/bin/env bash
-# Builds WspGgmlBackend.xcframework for whisper.rn's iOS build: the library's static archive for
-# devices (aarch64-apple-ios) and for the simulator (aarch64-apple-ios-sim and x86_64-apple-ios,
-# joined with lipo). cargo builds the archives wherever the Rust targets can be installed (no
-# Xcode needed: a staticlib is not linked); lipo and xcodebuild (macOS with Xcode) then make the
-# framework. Without them, as on Linux, the script stops after the cargo part and says so.
-#   integrations/whisper.rn/ios/build-xcframework.sh [--out DIR] [TARGET...]
+# Builds WspGgmlBackend.xcframework for whisper.rn's iOS build, with the ABI of the app's whisper.rn
+# release (its family in the release table, releases.txt; an unserved release stops it, naming the
+# served ones) and the built-in backends of whisper.rn's podspec (the CPU, and Metal unless
+# RNWHISPER_DISABLE_METAL=1, as for pod install): the library's static archive for devices
+# (aarch64-apple-ios) and for the simulator (aarch64-apple-ios-sim and x86_64-apple-ios, joined
+# with lipo). cargo builds the archives wherever the Rust targets can be installed (no Xcode
+# needed: a staticlib is not linked); lipo and xcodebuild (macOS with Xcode) then make the
+# framework, and WspGgmlBackend.xcframework.release beside it records the release it was built as
+# (apply.sh checks it). Without them, as on Linux, the script stops after the cargo part and says so.
+#   integrations/whisper.rn/ios/build-xcframework.sh [--out DIR] WHISPER_RN [TARGET...]
+# WHISPER_RN: whisper.rn's package (e.g. node_modules/whisper.rn) or its release number.
 # TARGETs default to the three above; naming fewer builds only those (no framework).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=../release.sh
+source "$root/integrations/whisper.rn/release.sh"
+usage() {
+    echo "usage: $0 [--out DIR] path/to/whisper.rn|RELEASE [TARGET...]" >&2
+    exit 2
+}
 out="$root/build/ios"
 if [ "${1:-}" = "--out" ]; then
-    [ $# -ge 2 ] || { echo "usage: $0 [--out DIR] [TARGET...]" >&2; exit 2; }
+    [ $# -ge 2 ] || usage
     out=$2
     shift 2
 fi
+[ $# -ge 1 ] || usage
+wsp_release "$1" || exit 1
+shift
+
+# The built-in backends, as the podspec's macros have them: the CPU (WSP_GGML_USE_CPU) and
+# Metal (WSP_GGML_USE_METAL, whose sources the podspec compiles), which RNWHISPER_DISABLE_METAL=1
+# leaves out, as it leaves it out of the podspec's build.
+builtins="cpu metal"
+[ "${RNWHISPER_DISABLE_METAL:-}" != 1 ] || builtins="cpu"
+features=$(echo $builtins $wsp_feature | tr ' ' ,)
+# beside the family's target dir, one per set of built-ins (scripts/mobile-libs.sh builds the
+# family's default set there)
+cargo_dir="$(wsp_cargo_dir "$root" "$wsp_build")/ios-$(echo $builtins | tr ' ' -)"
+
 all=(aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
@@ -24,9 +49,10 @@ for target in "${targets[@]}"; do
         aarch64-apple-ios | aarch64-apple-ios-sim | x86_64-apple-ios) ;;
         *) echo "build-xcframework: not an iOS target: $target" >&2; exit 2 ;;
     esac
-    rustup target list --installed | grep -qx "$target" || rustup target add "$target"
-    cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib
-    echo "build-xcframework: target/$target/release/libwsp_ggml_backend.a"
+    rustup target list --installed | grep -x "$target" >/dev/null || rustup target add "$target"
+    cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib \
+        --no-default-features --features "$features" --target-dir "$cargo_dir"
+    echo "build-xcframework: whisper.rn $wsp_version (features $features): $cargo_dir/$target/release/libwsp_ggml_backend.a"
 done
 
 if [ "${targets[*]}" != "${all[*]}" ]; then
@@ -38,11 +64,12 @@ if ! command -v lipo >/dev/null || ! command -v xcodebuild >/dev/null; then
     exit 0
 fi
 mkdir -p "$out/simulator"
-lipo -create target/aarch64-apple-ios-sim/release/libwsp_ggml_backend.a \
-    target/x86_64-apple-ios/release/libwsp_ggml_backend.a -output "$out/simulator/libwsp_ggml_backend.a"
-rm -rf "$out/WspGgmlBackend.xcframework"
+lipo -create "$cargo_dir/aarch64-apple-ios-sim/release/libwsp_ggml_backend.a" \
+    "$cargo_dir/x86_64-apple-ios/release/libwsp_ggml_backend.a" -output "$out/simulator/libwsp_ggml_backend.a"
+rm -rf "$out/WspGgmlBackend.xcframework" "$out/WspGgmlBackend.xcframework.release"
 xcodebuild -create-xcframework \
-    -library target/aarch64-apple-ios/release/libwsp_ggml_backend.a \
+    -library "$cargo_dir/aarch64-apple-ios/release/libwsp_ggml_backend.a" \
     -library "$out/simulator/libwsp_ggml_backend.a" \
     -output "$out/WspGgmlBackend.xcframework"
-echo "build-xcframework: $out/WspGgmlBackend.xcframework"
+echo "$wsp_build" > "$out/WspGgmlBackend.xcframework.release"
+echo "build-xcframework: $out/WspGgmlBackend.xcframework (whisper.rn $wsp_version)"
