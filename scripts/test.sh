@@ -58,10 +58,13 @@ for release in "${releases[@]}"; do
     cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$rpc" \
         -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then
-        # the header and the releases' headers are one for all families: checked once
-        tests=(--all-targets)
-        if [ -n "$feature" ]; then
-            tests=(--lib --test conformance --test loading --test allocations --test rpc)
+        # cargo's side of the conformance suite and what only cargo tests: the header and the
+        # releases' headers (one for all families: checked with the default family), the hot
+        # path's allocations. tests/loading.rs and tests/rpc.rs run the very scenarios of ctest's
+        # loading.* and rpc.* (the same programs and scripts), which ctest runs below.
+        tests=(--lib --test conformance --test allocations)
+        if [ -z "$feature" ]; then
+            tests+=(--test header --test releases)
         fi
         timed "$release: cargo test" cargo test "${tests[@]}" "${features[@]}"
         timed "$release: ctest build" cmake --build "$build" -j "$(nproc)" >/dev/null
