@@ -1,5 +1,5 @@
 # cmake -DLIBRARY=<transcribe built with this library> -DREFERENCE=<transcribe-ref> -DOPS=<op set>
-#       -DTHREADS=<n> -DMODEL=<model> -DAUDIO=<wav> -P e2e_accel.cmake
+#       -DTHREADS=<n> [-DWINDOW=--audio-ctx;<frames>] -DMODEL=<model> -DAUDIO=<wav> -P e2e_accel.cmake
 # whisper on the ACCEL fixture and the CPU (examples/transcribe --accel-fixture OPS): the
 # library's transcript must be the CPU alone's, and the reference layer's on the same fixture
 # must be the same; both layers must plan the same splits for every graph (counted from the
@@ -7,7 +7,7 @@
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_util.cmake")
 e2e_require(e2e_accel.cmake VARIABLES LIBRARY REFERENCE OPS THREADS MODEL AUDIO FILES MODEL AUDIO)
 
-set(common -q -t ${THREADS})
+set(common -q -t ${THREADS} ${WINDOW})
 unset(ENV{WSP_GGML_SCHED_DEBUG})
 run(cpu "${LIBRARY}" ${common} "${MODEL}" "${AUDIO}")
 

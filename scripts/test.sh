@@ -6,9 +6,9 @@
 #                           conformance suite through cargo, then the same suite and the
 #                           end-to-end tests through CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
-#                           against its newest release: in full, or lean as its `suite` says
-#                           (the layout check and ctest -L lean), then the phones
-#                           (scripts/test-phones.sh); what CI runs
+#                           against its newest release: in full (the conformance suite through
+#                           ctest only) or lean as its `suite` says (the layout check and
+#                           ctest -L lean), then the phones (scripts/test-phones.sh); what CI runs
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -58,13 +58,15 @@ for release in "${releases[@]}"; do
     cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$rpc" \
         -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then
-        # cargo's side of the conformance suite and what only cargo tests: the header and the
-        # releases' headers (one for all families: checked with the default family), the hot
-        # path's allocations. tests/loading.rs and tests/rpc.rs run the very scenarios of ctest's
-        # loading.* and rpc.* (the same programs and scripts), which ctest runs below.
-        tests=(--lib --test conformance --test allocations)
+        # What only cargo tests: the unit tests, the hot path's allocations, and (one check for
+        # all families, run with the default one) the header and the releases' headers. The
+        # conformance suite is one set of C programs that both cargo (tests/conformance.rs) and
+        # ctest build and run: the default family runs it both ways, the others through ctest
+        # alone. Likewise tests/loading.rs and tests/rpc.rs run ctest's loading.* and rpc.*
+        # scenarios, which ctest runs below.
+        tests=(--lib --test allocations)
         if [ -z "$feature" ]; then
-            tests+=(--test header --test releases)
+            tests+=(--test conformance --test header --test releases)
         fi
         timed "$release: cargo test" cargo test "${tests[@]}" "${features[@]}"
         timed "$release: ctest build" cmake --build "$build" -j "$(nproc)" >/dev/null
