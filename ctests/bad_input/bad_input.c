@@ -702,6 +702,44 @@ static int c_meta_alloc_ctx_no_callback(void) {
     wsp_ggml_backend_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
     return 0;
 }
+/* A softmax over a weight whose rows are split along axis 0 (columns 2 + 2 of 4) on a meta
+ * device over two CPU devices: each device would normalise its half alone (the reference's rows
+ * then sum to 2). */
+static struct wsp_ggml_backend_meta_split_state split_columns(const struct wsp_ggml_tensor * t, void * userdata) {
+    (void) t;
+    (void) userdata;
+    struct wsp_ggml_backend_meta_split_state s;
+    memset(&s, 0, sizeof(s));
+    s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+    s.ne[0] = 2;
+    s.ne[1] = 2;
+    s.n_segments = 1;
+#ifdef WSP_GGML_BACKEND_META_NR
+    s.nr[0] = 1;
+#endif
+    return s;
+}
+static int c_meta_softmax_across_split(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
+    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_columns, NULL);
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(meta);
+    struct wsp_ggml_context * wctx = one_tensor_ctx();
+    struct wsp_ggml_tensor * w = wsp_ggml_get_first_tensor(wctx);
+    keep(wsp_ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft));
+    const float v[4] = { 1.0f, 2.0f, 3.0f, 4.0f };
+    wsp_ggml_backend_tensor_set(w, v, 0, sizeof(v));
+    struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * gctx = keep(wsp_ggml_init(params));
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
+    wsp_ggml_build_forward_expand(gf, wsp_ggml_soft_max(gctx, w));
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    if (!wsp_ggml_gallocr_alloc_graph(galloc, gf)) {
+        setup_failed("softmax graph");
+    }
+    wsp_ggml_backend_t mb = keep(wsp_ggml_backend_dev_init(meta, NULL));
+    wsp_ggml_backend_graph_compute(mb, gf);
+    return 0;
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -840,6 +878,7 @@ static const struct bad_case cases[] = {
     { "meta_alloc_ctx_null_buft",         "abort", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
     { "meta_alloc_ctx_not_meta",          "abort", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
     { "meta_alloc_ctx_no_callback",       "abort", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
+    { "meta_softmax_across_split",        "abort", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
 #endif
 
     /* allocation misuse */

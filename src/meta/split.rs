@@ -154,19 +154,39 @@ pub fn infer(
         op::NONE => whole(MIRRORED, 1),
         op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs)?,
         op::SQR..=op::COS
-        | op::REPEAT
-        | op::REPEAT_BACK
         | op::SILU_BACK
         | op::SCALE
-        | op::SOFT_MAX
-        | op::SOFT_MAX_BACK
         | op::CLAMP
         | op::LEAKY_RELU
         | op::FILL
         | op::UNARY
         | op::OPT_STEP_ADAMW
-        | op::OPT_STEP_SGD
-        | op::GLU => generic(srcs, n_devs, false)?,
+        | op::OPT_STEP_SGD => generic(srcs, n_devs, false)?,
+        // Each device would repeat its own slice, not the tensor: refused along the split axis
+        // (the reference computes a wrong result there).
+        op::REPEAT | op::REPEAT_BACK => {
+            let (src, s0) = srcs[0].ok_or("a repeat without a source")?;
+            require(
+                !is_dim(s0.axis) || src.ne[s0.axis as usize] == node.ne[s0.axis as usize],
+                "a repeat along the split axis",
+            )?;
+            generic(srcs, n_devs, false)?
+        }
+        // Normalised along axis 0: split there, each device would normalise its part alone (the
+        // reference does, and its rows sum to the device count).
+        op::SOFT_MAX | op::SOFT_MAX_BACK => {
+            require(state(0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0, "a softmax over rows split along axis 0")?;
+            generic(srcs, n_devs, false)?
+        }
+        // With one source, GLU gates each row's first half with its second: a row split along
+        // axis 0 would pair the wrong halves.
+        op::GLU => {
+            require(
+                srcs[1].is_some() || state(0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0,
+                "a GLU of rows split along axis 0",
+            )?;
+            generic(srcs, n_devs, false)?
+        }
         op::DUP
         | op::ADD1
         | op::ACC
@@ -610,9 +630,25 @@ mod tests {
 
     #[test]
     fn row_wise_ops_refuse_rows_split_along_axis_0() {
-        let a = (shape(op::NONE, [6, 4, 1, 1]), split(0, &[3, 3]));
-        assert!(infer(&shape(op::SOFT_MAX, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_ok());
-        assert!(infer(&shape(op::NORM, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
+        let by_columns = (shape(op::NONE, [6, 4, 1, 1]), split(0, &[3, 3]));
+        let by_rows = (shape(op::NONE, [6, 4, 1, 1]), split(1, &[2, 2]));
+        for row_wise in [op::SOFT_MAX, op::SOFT_MAX_BACK, op::NORM, op::L2_NORM, op::SUM_ROWS] {
+            assert!(infer(&shape(row_wise, [6, 4, 1, 1]), &sources(&[by_columns]), 2, true).is_err(), "op {row_wise}");
+            let rows = infer(&shape(row_wise, [6, 4, 1, 1]), &sources(&[by_rows]), 2, true).unwrap();
+            assert_eq!((rows.axis, rows.ne[0], rows.ne[1]), (1, 2, 2), "op {row_wise}");
+        }
+        // GLU of one source halves each row; of two, it is element-wise
+        assert!(infer(&shape(op::GLU, [3, 4, 1, 1]), &sources(&[by_columns]), 2, true).is_err());
+        assert!(infer(&shape(op::GLU, [6, 4, 1, 1]), &sources(&[by_columns, by_columns]), 2, true).is_ok());
+        assert!(infer(&shape(op::GLU, [3, 4, 1, 1]), &sources(&[by_rows]), 2, true).is_ok());
+    }
+
+    #[test]
+    fn a_repeat_along_the_split_axis_is_refused_and_across_it_keeps_the_split() {
+        let by_rows = (shape(op::NONE, [6, 4, 1, 1]), split(1, &[2, 2]));
+        assert!(infer(&shape(op::REPEAT, [6, 8, 1, 1]), &sources(&[by_rows]), 2, true).is_err());
+        let across = infer(&shape(op::REPEAT, [12, 4, 1, 1]), &sources(&[by_rows]), 2, true).unwrap();
+        assert_eq!((across.axis, across.ne[0], across.ne[1]), (1, 2, 2));
     }
 
     #[test]
