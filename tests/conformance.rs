@@ -289,8 +289,12 @@ fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
 #[test]
 fn behaviour_beyond_the_reference_holds() {
     // Programs that check themselves: where the reference aborts or computes wrong results
-    // (wide splits, pipelined re-evaluation, allocation failure), this library must not.
-    let programs = ctest_sources("sched_behaviour");
+    // (wide splits, pipelined re-evaluation, allocation failure; the meta backend's graphs
+    // sharing a weight), this library must not.
+    let mut programs = ctest_sources("sched_behaviour");
+    if RELEASE.has("meta") {
+        programs.extend(ctest_sources("behaviour_meta"));
+    }
     assert!(!programs.is_empty());
     let mut failures = Vec::new();
     for program in &programs {

@@ -3,7 +3,7 @@
 //! added up (an all-reduce), by the simple backends' own collective when their reg offers one,
 //! else by copying and adding on the simple backends.
 
-use super::buffer::{is_meta_buffer, meta_buffer, simple_tensor, split_state};
+use super::buffer::{is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, simple_tensor, split_state};
 use super::schedule;
 use super::MetaDevice;
 use crate::abi::op;
@@ -213,6 +213,18 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
     }
     if nodes.is_empty() {
         return wsp_ggml_status::WSP_GGML_STATUS_SUCCESS;
+    }
+    // Graphs that share a static tensor each view it in its buffer, whose slices for a graph's
+    // views go when the graph after next starts: a graph computed again later makes them again
+    // (in graph order, sources first), and points their users' slices at them. The reference
+    // reads the freed slices there instead.
+    let in_meta = |node: &&Tensor| !is_host_view(**node) && node.buffer().is_some_and(is_meta_buffer);
+    let mut remade = false;
+    for &node in nodes.iter().filter(in_meta) {
+        remade |= remake_lost_slices(caller, node);
+    }
+    if remade {
+        nodes.iter().filter(in_meta).for_each(|&node| repoint_sources(caller, node));
     }
 
     let per_device: Vec<Vec<Tensor>> = (0..n)

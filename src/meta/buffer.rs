@@ -157,6 +157,32 @@ pub fn simple_tensor(caller: &str, tensor: Tensor, j: usize) -> Option<Tensor> {
     meta.set_of(tensor).slices.borrow().get(&tensor.addr()).map(|v| v[j])
 }
 
+/// Makes a tensor's slices again when a later graph's start cleared them (the views of static
+/// tensors that a graph made, when it is computed again after other graphs); true if it did.
+pub fn remake_lost_slices(caller: &str, tensor: Tensor) -> bool {
+    let meta = meta_buffer_of(caller, tensor);
+    let set = meta.set_of(tensor);
+    let lost = !set.slices.borrow().contains_key(&tensor.addr());
+    if lost {
+        init_slices(caller, set, tensor);
+    }
+    lost
+}
+
+/// Points each slice of `tensor` at its sources' current slices (after some were made again).
+pub fn repoint_sources(caller: &str, tensor: Tensor) {
+    let n = meta_buffer_of(caller, tensor).n_devs();
+    for (i, src) in tensor.srcs().iter().enumerate() {
+        let Some(src) = *src else { continue };
+        if src == tensor || !src.buffer().is_some_and(is_meta_buffer) {
+            continue;
+        }
+        for j in 0..n {
+            simple_tensor_or_abort(caller, tensor, j).set_src(i, simple_tensor_or_abort(caller, src, j));
+        }
+    }
+}
+
 fn simple_tensor_or_abort(caller: &str, tensor: Tensor, j: usize) -> Tensor {
     simple_tensor(caller, tensor, j)
         .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))

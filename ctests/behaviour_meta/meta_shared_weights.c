@@ -1,0 +1,155 @@
+// meta_shared_weights (run against the library only; families with the meta backend): three
+// graphs, each allocated by its own ggml-alloc allocator on a meta device over two CPU devices,
+// use views of weights of one buffer, split along axis 1 (graph g: weight g). Each graph is
+// allocated after the previous one was computed, then all are computed again in other orders
+// without a new allocation: every result must equal the CPU alone's. The reference frees the
+// slices of a graph's views two computations later and reads through the stale pointers from
+// then on, which by then point at the slices of another graph's views: wrong results.
+// Exit status 0 if every result is right, 1 otherwise.
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define N_GRAPHS 3
+
+// the weights w0, w1, w2 [8, 6]: rows 4 + 2; every other tensor MIRRORED
+static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_tensor * t, void * userdata) {
+    (void) userdata;
+    struct wsp_ggml_backend_meta_split_state s;
+    memset(&s, 0, sizeof(s));
+    s.n_segments = 1;
+#ifdef WSP_GGML_BACKEND_META_NR
+    s.nr[0] = 1;
+#endif
+    s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    if (t->name[0] == 'w') {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.ne[0] = 4;
+        s.ne[1] = 2;
+    }
+    return s;
+}
+
+struct weights {
+    struct wsp_ggml_context * ctx;
+    struct wsp_ggml_tensor * w[N_GRAPHS], * x;
+    wsp_ggml_backend_buffer_t buffer;
+};
+
+static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
+    struct wsp_ggml_init_params params = { (N_GRAPHS + 1) * wsp_ggml_tensor_overhead(), NULL, true };
+    struct weights k;
+    k.ctx = wsp_ggml_init(params);
+    for (int g = 0; g < N_GRAPHS; g++) {
+        k.w[g] = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 6);
+        wsp_ggml_format_name(k.w[g], "w%d", g);
+    }
+    k.x = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 2);
+    wsp_ggml_set_name(k.x, "x");
+    k.buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(k.ctx, buft);
+    float v[48];
+    for (int g = 0; g < N_GRAPHS; g++) {
+        for (int i = 0; i < 48; i++) {
+            v[i] = 0.25f * (float) ((i * (7 + g)) % 11) - 1.0f - (float) g;
+        }
+        wsp_ggml_backend_tensor_set(k.w[g], v, 0, sizeof(v));
+    }
+    for (int i = 0; i < 16; i++) {
+        v[i] = 0.5f * (float) ((i * 5) % 7) - 1.5f;
+    }
+    wsp_ggml_backend_tensor_set(k.x, v, 0, 16 * sizeof(float));
+    return k;
+}
+
+struct graph {
+    struct wsp_ggml_context * ctx;
+    struct wsp_ggml_cgraph * gf;
+    struct wsp_ggml_tensor * out;
+    wsp_ggml_gallocr_t galloc;
+};
+
+// graph g: out = (view of all of w<g>) x, [6, 2]
+static struct graph build(const struct weights * k, int g) {
+    struct wsp_ggml_init_params params = { 8 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct graph gr;
+    gr.ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * wv = wsp_ggml_view_2d(gr.ctx, k->w[g], 8, 6, k->w[g]->nb[1], 0);
+    wsp_ggml_format_name(wv, "w%d view", g);
+    gr.out = wsp_ggml_mul_mat(gr.ctx, wv, k->x);
+    wsp_ggml_set_name(gr.out, "out");
+    wsp_ggml_set_output(gr.out);
+    gr.gf = wsp_ggml_new_graph(gr.ctx);
+    wsp_ggml_build_forward_expand(gr.gf, gr.out);
+    gr.galloc = NULL;
+    return gr;
+}
+
+static int compute_and_check(wsp_ggml_backend_t backend, struct graph * gr, int g, const float expected[N_GRAPHS][12]) {
+    float got[12];
+    enum wsp_ggml_status st = wsp_ggml_backend_graph_compute(backend, gr->gf);
+    wsp_ggml_backend_tensor_get(gr->out, got, 0, sizeof(got));
+    float worst = 0.0f;
+    for (int i = 0; i < 12; i++) {
+        worst = fmaxf(worst, fabsf(got[i] - expected[g][i]));
+    }
+    const int ok = st == WSP_GGML_STATUS_SUCCESS && worst <= 1e-5f;
+    printf("graph %c status %d max_diff %g %s\n", 'A' + g, (int) st, (double) worst, ok ? "ok" : "WRONG");
+    return ok ? 0 : 1;
+}
+
+int main(void) {
+    wsp_ggml_backend_dev_t cpu_dev = wsp_ggml_backend_dev_by_type(WSP_GGML_BACKEND_DEVICE_TYPE_CPU);
+    wsp_ggml_backend_t cpu = wsp_ggml_backend_dev_init(cpu_dev, NULL);
+    wsp_ggml_backend_dev_t devs[2] = { cpu_dev, cpu_dev };
+    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_w, NULL);
+    wsp_ggml_backend_t mb = wsp_ggml_backend_dev_init(meta, NULL);
+    wsp_ggml_backend_buffer_type_t meta_buft = wsp_ggml_backend_dev_buffer_type(meta);
+
+    // the CPU alone's results
+    float expected[N_GRAPHS][12];
+    struct weights cpu_k = make_weights(wsp_ggml_backend_dev_buffer_type(cpu_dev));
+    for (int g = 0; g < N_GRAPHS; g++) {
+        struct graph gr = build(&cpu_k, g);
+        gr.galloc = wsp_ggml_gallocr_new(wsp_ggml_backend_dev_buffer_type(cpu_dev));
+        wsp_ggml_gallocr_alloc_graph(gr.galloc, gr.gf);
+        wsp_ggml_backend_graph_compute(cpu, gr.gf);
+        wsp_ggml_backend_tensor_get(gr.out, expected[g], 0, sizeof(expected[g]));
+        wsp_ggml_gallocr_free(gr.galloc);
+        wsp_ggml_free(gr.ctx);
+    }
+
+    struct weights k = make_weights(meta_buft);
+    struct graph graphs[N_GRAPHS];
+    int failures = 0;
+    for (int g = 0; g < N_GRAPHS; g++) {
+        graphs[g] = build(&k, g);
+        graphs[g].galloc = wsp_ggml_gallocr_new(meta_buft);
+        if (!wsp_ggml_gallocr_alloc_graph(graphs[g].galloc, graphs[g].gf)) {
+            printf("graph %c: alloc_graph failed\n", 'A' + g);
+            return 1;
+        }
+        failures += compute_and_check(mb, &graphs[g], g, expected);
+    }
+    const int order[] = { 0, 2, 1, 0, 1, 2, 2, 0 };
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        failures += compute_and_check(mb, &graphs[order[i]], order[i], expected);
+    }
+
+    for (int g = 0; g < N_GRAPHS; g++) {
+        wsp_ggml_gallocr_free(graphs[g].galloc);
+        wsp_ggml_free(graphs[g].ctx);
+    }
+    wsp_ggml_backend_buffer_free(k.buffer);
+    wsp_ggml_free(k.ctx);
+    wsp_ggml_backend_buffer_free(cpu_k.buffer);
+    wsp_ggml_free(cpu_k.ctx);
+    wsp_ggml_backend_free(mb);
+    wsp_ggml_backend_free(cpu);
+    printf("%s (%d wrong)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
