@@ -372,19 +372,16 @@ unsafe extern "C" fn buft_get_alloc_size(
     meta.simple.iter().map(|b| b.alloc_size(tensor)).max().unwrap_or(0)
 }
 
-unsafe extern "C" fn buft_is_host(buft: wsp_ggml_backend_buffer_type_t) -> bool {
-    // SAFETY: as for buft_get_name.
-    let meta = unsafe { this_buft("wsp_ggml_backend_buft_is_host", buft) }.1;
-    meta.simple.iter().all(|b| b.is_host())
-}
-
 const BUFT_IFACE: wsp_ggml_backend_buffer_type_i = wsp_ggml_backend_buffer_type_i {
     get_name: Some(buft_get_name),
     alloc_buffer: Some(buft_alloc_buffer),
     get_alignment: Some(buft_get_alignment),
     get_max_size: Some(buft_get_max_size),
     get_alloc_size: Some(buft_get_alloc_size),
-    is_host: Some(buft_is_host),
+    // Never host memory, whatever the simple devices': a meta tensor's data address is a
+    // placeholder, so nothing may read or write through it (the reference says host when every
+    // simple device's is, and tensor_copy or a CPU backend then reads the placeholder).
+    is_host: None,
 };
 
 #[cfg(test)]

@@ -1,10 +1,15 @@
-// meta_shared_weights (run against the library only; families with the meta backend): three
-// graphs, each allocated by its own ggml-alloc allocator on a meta device over two CPU devices,
-// use views of weights of one buffer, split along axis 1 (graph g: weight g). Each graph is
+// meta_weights (run against the library only; families with the meta backend), weights on a
+// meta device over two CPU devices where the reference computes wrong numbers or crashes:
+// 1. three graphs, each allocated by its own ggml-alloc allocator, use views of weights of one
+// buffer, split along axis 1 (graph g: weight g). Each graph is
 // allocated after the previous one was computed, then all are computed again in other orders
 // without a new allocation: every result must equal the CPU alone's. The reference frees the
 // slices of a graph's views two computations later and reads through the stale pointers from
 // then on, which by then point at the slices of another graph's views: wrong results.
+// 2. a scheduler over [meta, CPU] computes w0 times an input of the graph with the weights'
+// buffer not marked as weights: the result must equal the CPU alone's. The reference crashes
+// (a segmentation fault): its meta buffer says it is host memory, which lets the CPU backend
+// take tensors whose data address is a placeholder.
 // Exit status 0 if every result is right, 1 otherwise.
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -89,9 +94,9 @@ static struct graph build(const struct weights * k, int g) {
     return gr;
 }
 
-static int compute_and_check(wsp_ggml_backend_t backend, struct graph * gr, int g, const float expected[N_GRAPHS][12]) {
+// the result of graph g, computed with status st, against the CPU alone's
+static int check(enum wsp_ggml_status st, const struct graph * gr, int g, const float expected[N_GRAPHS][12]) {
     float got[12];
-    enum wsp_ggml_status st = wsp_ggml_backend_graph_compute(backend, gr->gf);
     wsp_ggml_backend_tensor_get(gr->out, got, 0, sizeof(got));
     float worst = 0.0f;
     for (int i = 0; i < 12; i++) {
@@ -133,12 +138,38 @@ int main(void) {
             printf("graph %c: alloc_graph failed\n", 'A' + g);
             return 1;
         }
-        failures += compute_and_check(mb, &graphs[g], g, expected);
+        failures += check(wsp_ggml_backend_graph_compute(mb, graphs[g].gf), &graphs[g], g, expected);
     }
     const int order[] = { 0, 2, 1, 0, 1, 2, 2, 0 };
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        failures += compute_and_check(mb, &graphs[order[i]], order[i], expected);
+        const int g = order[i];
+        failures += check(wsp_ggml_backend_graph_compute(mb, graphs[g].gf), &graphs[g], g, expected);
     }
+
+    // w0 times an input of the graph, which the scheduler places on the CPU
+    wsp_ggml_backend_t backends[2] = { mb, cpu };
+    wsp_ggml_backend_sched_t sched = wsp_ggml_backend_sched_new(backends, NULL, 2, 64, false, true);
+    struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct graph on_sched;
+    on_sched.ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * input = wsp_ggml_new_tensor_2d(on_sched.ctx, WSP_GGML_TYPE_F32, 8, 2);
+    wsp_ggml_set_input(input);
+    on_sched.out = wsp_ggml_mul_mat(on_sched.ctx, k.w[0], input);
+    wsp_ggml_set_output(on_sched.out);
+    on_sched.gf = wsp_ggml_new_graph(on_sched.ctx);
+    wsp_ggml_build_forward_expand(on_sched.gf, on_sched.out);
+    if (!wsp_ggml_backend_sched_alloc_graph(sched, on_sched.gf)) {
+        printf("scheduler: alloc_graph failed\n");
+        return 1;
+    }
+    float x[16];
+    wsp_ggml_backend_tensor_get(k.x, x, 0, sizeof(x));
+    wsp_ggml_backend_tensor_set(input, x, 0, sizeof(x));
+    printf("scheduler: product on %s\n",
+           wsp_ggml_backend_name(wsp_ggml_backend_sched_get_tensor_backend(sched, on_sched.out)));
+    failures += check(wsp_ggml_backend_sched_graph_compute(sched, on_sched.gf), &on_sched, 0, expected);
+    wsp_ggml_backend_sched_free(sched);
+    wsp_ggml_free(on_sched.ctx);
 
     for (int g = 0; g < N_GRAPHS; g++) {
         wsp_ggml_gallocr_free(graphs[g].galloc);
