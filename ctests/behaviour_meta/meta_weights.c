@@ -10,6 +10,10 @@
 // buffer not marked as weights: the result must equal the CPU alone's. The reference crashes
 // (a segmentation fault): its meta buffer says it is host memory, which lets the CPU backend
 // take tensors whose data address is a placeholder.
+// 3. a product with a fused weight (q, k and v rows in three segments, one row of each per
+// device), read directly and through a view of its q rows: both must equal the CPU alone's.
+// The reference gives the product one run per device, and a direct read interleaves the
+// devices' q, k and v rows.
 // Exit status 0 if every result is right, 1 otherwise.
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -22,7 +26,8 @@
 
 #define N_GRAPHS 3
 
-// the weights w0, w1, w2 [8, 6]: rows 4 + 2; every other tensor MIRRORED
+// the weights w0, w1, w2 [8, 6]: rows 4 + 2; qkv [8, 6]: three segments of 1 + 1 rows; every
+// other tensor MIRRORED
 static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_tensor * t, void * userdata) {
     (void) userdata;
     struct wsp_ggml_backend_meta_split_state s;
@@ -32,7 +37,17 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
     s.nr[0] = 1;
 #endif
     s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
-    if (t->name[0] == 'w') {
+    if (strcmp(t->name, "qkv") == 0) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.n_segments = 3;
+        for (int i = 0; i < 6; i++) {
+            s.ne[i] = 1;
+        }
+#ifdef WSP_GGML_BACKEND_META_NR
+        s.nr[1] = 1;
+        s.nr[2] = 1;
+#endif
+    } else if (t->name[0] == 'w') {
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.ne[0] = 4;
         s.ne[1] = 2;
@@ -42,12 +57,12 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
 
 struct weights {
     struct wsp_ggml_context * ctx;
-    struct wsp_ggml_tensor * w[N_GRAPHS], * x;
+    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv;
     wsp_ggml_backend_buffer_t buffer;
 };
 
 static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
-    struct wsp_ggml_init_params params = { (N_GRAPHS + 1) * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_init_params params = { (N_GRAPHS + 2) * wsp_ggml_tensor_overhead(), NULL, true };
     struct weights k;
     k.ctx = wsp_ggml_init(params);
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -56,6 +71,8 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
     }
     k.x = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 2);
     wsp_ggml_set_name(k.x, "x");
+    k.qkv = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 6);
+    wsp_ggml_set_name(k.qkv, "qkv");
     k.buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(k.ctx, buft);
     float v[48];
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -64,6 +81,10 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
         }
         wsp_ggml_backend_tensor_set(k.w[g], v, 0, sizeof(v));
     }
+    for (int i = 0; i < 48; i++) {
+        v[i] = 0.125f * (float) ((i * 3) % 13) - 0.75f;
+    }
+    wsp_ggml_backend_tensor_set(k.qkv, v, 0, sizeof(v));
     for (int i = 0; i < 16; i++) {
         v[i] = 0.5f * (float) ((i * 5) % 7) - 1.5f;
     }
@@ -94,17 +115,43 @@ static struct graph build(const struct weights * k, int g) {
     return gr;
 }
 
+// qkv x [6, 2] read directly (out) and its q rows [2, 2] read through cont(view) (q)
+static void fused_product(const struct weights * k, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft,
+                          float out[12], float q[4]) {
+    struct wsp_ggml_init_params params = { 8 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * product = wsp_ggml_mul_mat(ctx, k->qkv, k->x);
+    wsp_ggml_set_output(product);
+    struct wsp_ggml_tensor * q_rows = wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, product, 2, 2, product->nb[1], 0));
+    wsp_ggml_set_output(q_rows);
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    wsp_ggml_build_forward_expand(gf, product);
+    wsp_ggml_build_forward_expand(gf, q_rows);
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    wsp_ggml_gallocr_alloc_graph(galloc, gf);
+    wsp_ggml_backend_graph_compute(backend, gf);
+    wsp_ggml_backend_tensor_get(product, out, 0, 12 * sizeof(float));
+    wsp_ggml_backend_tensor_get(q_rows, q, 0, 4 * sizeof(float));
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(ctx);
+}
+
+static int same_values(const char * what, const float * got, const float * expected, int n) {
+    float worst = 0.0f;
+    for (int i = 0; i < n; i++) {
+        worst = fmaxf(worst, fabsf(got[i] - expected[i]));
+    }
+    printf("%s max_diff %g %s\n", what, (double) worst, worst <= 1e-5f ? "ok" : "WRONG");
+    return worst <= 1e-5f ? 0 : 1;
+}
+
 // the result of graph g, computed with status st, against the CPU alone's
 static int check(enum wsp_ggml_status st, const struct graph * gr, int g, const float expected[N_GRAPHS][12]) {
     float got[12];
     wsp_ggml_backend_tensor_get(gr->out, got, 0, sizeof(got));
-    float worst = 0.0f;
-    for (int i = 0; i < 12; i++) {
-        worst = fmaxf(worst, fabsf(got[i] - expected[g][i]));
-    }
-    const int ok = st == WSP_GGML_STATUS_SUCCESS && worst <= 1e-5f;
-    printf("graph %c status %d max_diff %g %s\n", 'A' + g, (int) st, (double) worst, ok ? "ok" : "WRONG");
-    return ok ? 0 : 1;
+    char what[32];
+    snprintf(what, sizeof(what), "graph %c status %d", 'A' + g, (int) st);
+    return same_values(what, got, expected[g], 12) | (st != WSP_GGML_STATUS_SUCCESS);
 }
 
 int main(void) {
@@ -170,6 +217,12 @@ int main(void) {
     failures += check(wsp_ggml_backend_sched_graph_compute(sched, on_sched.gf), &on_sched, 0, expected);
     wsp_ggml_backend_sched_free(sched);
     wsp_ggml_free(on_sched.ctx);
+
+    float cpu_out[12], cpu_q[4], meta_out[12], meta_q[4];
+    fused_product(&cpu_k, cpu, wsp_ggml_backend_dev_buffer_type(cpu_dev), cpu_out, cpu_q);
+    fused_product(&k, mb, meta_buft, meta_out, meta_q);
+    failures += same_values("fused product read directly", meta_out, cpu_out, 12);
+    failures += same_values("fused product's q rows", meta_q, cpu_q, 4);
 
     for (int g = 0; g < N_GRAPHS; g++) {
         wsp_ggml_gallocr_free(graphs[g].galloc);

@@ -4,8 +4,8 @@
 //! else by copying and adding on the simple backends.
 
 use super::buffer::{is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, simple_tensor, split_state};
-use super::schedule;
 use super::MetaDevice;
+use super::{schedule, split};
 use crate::abi::op;
 use crate::abi::*;
 use crate::ggml::{ensure, fatal, null_handle};
@@ -509,7 +509,7 @@ unsafe fn transfer_async(
     let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) };
     ensure!(contiguous, "{caller}: tensor {} is not contiguous", tensor.name());
     let state = split_state(caller, tensor, false);
-    ensure!(state.n_segments == 1 && state.nr[0] == 1, "{caller}: tensor {} has a segmented split", tensor.name());
+    ensure!(!split::is_segmented(&state), "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();
     ensure!(n > 0, "{caller}: the meta backend drives no backends");
     let slices: Vec<Tensor> = (0..n)

@@ -565,7 +565,7 @@ pub fn chunks(
     let n = slice_nb.len();
     let axis = state.axis as usize;
     let mut out = Vec::new();
-    if state.n_segments != 1 || state.nr[0] != 1 {
+    if split::is_segmented(state) {
         if !(axis == 0 || axis == 1) || state.nr[0] == 0 || ne[3] != 1 || (axis == 0 && ne[2] != 1) {
             return Err(format!("segmented or repeated split along axis {axis} of this shape"));
         }
@@ -676,10 +676,6 @@ fn transfer_state(caller: &str, tensor: Tensor) -> SplitState {
     state
 }
 
-fn segmented(state: &SplitState) -> bool {
-    state.n_segments != 1 || state.nr[0] != 1
-}
-
 /// Writes `size` bytes at `data` into bytes `[offset, offset + size)` of a meta tensor.
 ///
 /// # Safety
@@ -687,7 +683,7 @@ fn segmented(state: &SplitState) -> bool {
 pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
-    if segmented(&state) || split::is_dim(state.axis) {
+    if split::is_segmented(&state) || split::is_dim(state.axis) {
         for c in plan(caller, tensor, &state, &slices, offset, size) {
             let buffer = storage(caller, slices[c.dev]);
             for r in 0..c.rows {
@@ -736,7 +732,7 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
 pub unsafe fn get_tensor(caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
-    if segmented(&state) || split::is_dim(state.axis) {
+    if split::is_segmented(&state) || split::is_dim(state.axis) {
         for c in plan(caller, tensor, &state, &slices, offset, size) {
             let buffer = storage(caller, slices[c.dev]);
             for r in 0..c.rows {
@@ -764,7 +760,7 @@ pub unsafe fn get_tensor(caller: &str, tensor: Tensor, data: *mut c_void, offset
 pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usize, size: usize) {
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
-    if segmented(&state) || split::is_dim(state.axis) {
+    if split::is_segmented(&state) || split::is_dim(state.axis) {
         for c in plan(caller, tensor, &state, &slices, offset, size) {
             let buffer = storage(caller, slices[c.dev]);
             for r in 0..c.rows {

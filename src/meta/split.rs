@@ -59,6 +59,11 @@ fn segments(state: &SplitState) -> usize {
     (state.n_segments as usize).min(state.nr.len())
 }
 
+/// Several segments, or one repeated: a device's part of the axis is not one run.
+pub fn is_segmented(state: &SplitState) -> bool {
+    state.n_segments != 1 || state.nr[0] != 1
+}
+
 /// Device `j`'s share of the split axis: its part of every segment, times the repeats.
 pub fn share(state: &SplitState, n_devs: usize, j: usize) -> i64 {
     (0..segments(state)).map(|s| state.ne[s * n_devs + j] * i64::from(state.nr[s])).sum()
@@ -387,8 +392,6 @@ fn mul_mat(s0: SplitState, s1: SplitState, n_devs: usize, assume_sync: bool) -> 
         (WSP_GGML_BACKEND_SPLIT_AXIS_1, MIRRORED) => {
             let mut state = s0;
             state.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
-            state.nr[0] = 1;
-            state.n_segments = 1;
             state
         }
         (MIRRORED, WSP_GGML_BACKEND_SPLIT_AXIS_1) => s1,
@@ -470,7 +473,15 @@ fn take_over_ratio(
     let mut first = true;
     for (shape, state) in srcs.iter().flatten().filter(|(_, s)| is_dim(s.axis)) {
         let src_extent = shape.ne[state.axis as usize];
-        if first {
+        // Rows of the source's extent keep their places on the devices: its segments carry over
+        // (a product's rows from a fused weight's, an element-wise op's). Collapsed into one
+        // segment, as the reference does, a direct read would interleave the devices' parts.
+        let same_rows = src_extent == node.ne[axis] && state.nr[0] == result.nr[0];
+        if first && same_rows {
+            result.ne = state.ne;
+            result.nr = state.nr;
+            result.n_segments = state.n_segments;
+        } else if first {
             for s in 0..segments(state) {
                 result.ne[s * n_devs..(s + 1) * n_devs].fill(0);
             }
@@ -484,6 +495,14 @@ fn take_over_ratio(
                     ne /= div;
                 }
                 result.ne[j] = ne;
+            }
+        } else if same_rows && (is_segmented(result) || is_segmented(state)) {
+            let n = segments(state) * n_devs;
+            let same = result.n_segments == state.n_segments
+                && result.ne[..n] == state.ne[..n]
+                && result.nr[..segments(state)] == state.nr[..segments(state)];
+            if !same {
+                return Err("sources are split in different segments".into());
             }
         } else {
             if result.n_segments != 1 {
@@ -572,6 +591,25 @@ mod tests {
         let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
         assert_eq!((out.axis, out.ne[0], out.ne[1]), (0, 4, 2));
+    }
+
+    #[test]
+    fn a_fused_weight_gives_its_segments_to_the_product_and_to_element_wise_ops() {
+        // q, k and v rows of one weight: 1 + 1 rows each, device 0's first in each segment
+        let mut qkv = split(1, &[1, 1, 1, 1, 1, 1]);
+        qkv.n_segments = 3;
+        qkv.nr[..3].fill(1);
+        let w = (shape(op::NONE, [8, 6, 1, 1]), qkv);
+        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
+        assert_eq!((out.axis, out.n_segments, &out.ne[..6], &out.nr[..3]), (0, 3, &qkv.ne[..6], &qkv.nr[..3]));
+        let scaled =
+            infer(&shape(op::SCALE, [6, 2, 1, 1]), &sources(&[(shape(op::MUL_MAT, [6, 2, 1, 1]), out)]), 2, true);
+        assert_eq!(scaled.unwrap(), out);
+        // a source split in one run of the same totals lies differently on the devices
+        let product = (shape(op::MUL_MAT, [6, 2, 1, 1]), out);
+        let one_run = (shape(op::NONE, [6, 2, 1, 1]), split(0, &[3, 3]));
+        assert!(infer(&shape(op::ADD, [6, 2, 1, 1]), &sources(&[product, one_run]), 2, true).is_err());
     }
 
     #[test]
