@@ -3,7 +3,6 @@
 use super::{arg, ToC};
 use crate::abi::*;
 use crate::buffer;
-use crate::handle::Buffer;
 use std::ffi::{c_char, c_void};
 
 /// A new buffer object over `context`, with the interface `iface`; backends call it from their
@@ -184,15 +183,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(
         crate::ggml::log_error!("{FN}: no buffers given\n");
         return std::ptr::null_mut();
     }
-    // SAFETY: the caller's promise.
-    let raw_parts = unsafe { std::slice::from_raw_parts(buffers, n_buffers) };
-    let mut parts = Vec::with_capacity(n_buffers);
-    for (i, &part) in raw_parts.iter().enumerate() {
-        // SAFETY: each is NULL or a live buffer (the caller's promise).
-        let part = unsafe { Buffer::from_raw(part) };
-        parts.push(part.unwrap_or_else(|| crate::ggml::fatal!("{FN}: buffers[{i}] is NULL")));
-    }
-    Some(buffer::multi_buffer_alloc(parts)).to_c()
+    Some(buffer::multi_buffer_alloc(arg!(buffers[n_buffers]))).to_c()
 }
 
 /// # Safety

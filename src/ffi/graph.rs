@@ -188,9 +188,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     if num_test_nodes == 0 {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
-    let test_nodes = arg!(test_nodes);
-    // SAFETY: the caller's promise, checked for NULL.
-    let test_nodes = unsafe { std::slice::from_raw_parts(test_nodes.as_ptr(), num_test_nodes) };
-    let is_test_node = |t: Tensor| test_nodes.contains(&t.as_ptr().cast_const());
+    let Some(test_nodes) = arg!(test_nodes[num_test_nodes], optional) else {
+        crate::ggml::null_handle(FN, "test_nodes")
+    };
+    let is_test_node = |t: Tensor| test_nodes.contains(&Some(t));
     graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)
 }

@@ -64,15 +64,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
         n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES,
         "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}"
     );
-    if n_devs > 0 && devs.is_null() {
-        crate::ggml::null_handle(FN, "devs");
-    }
-    let simple: Vec<Device> = (0..n_devs)
-        .map(|i| {
-            // SAFETY: `devs` holds n_devs device pointers, each NULL or live (the contract).
-            unsafe { Device::from_raw(*devs.add(i)) }.unwrap_or_else(|| crate::ggml::fatal!("{FN}: devs[{i}] is NULL"))
-        })
-        .collect();
+    let simple: Vec<Device> = arg!(devs[n_devs]);
     Some(meta::device_new(FN, simple, get_split_state, get_split_state_ud)).to_c()
 }
 
@@ -117,9 +109,5 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(
 ) -> wsp_ggml_backend_buffer_t {
     const FN: &str = "wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft";
     let buft = arg!(buft);
-    if ctx.is_null() {
-        crate::ggml::null_handle(FN, "ctx");
-    }
-    // SAFETY: a live context (the contract).
-    Some(unsafe { buffer::alloc_ctx_tensors(FN, ctx, buft) }).to_c()
+    Some(buffer::alloc_ctx_tensors(FN, arg!(ctx), buft)).to_c()
 }

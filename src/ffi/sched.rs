@@ -4,7 +4,7 @@ use super::{arg, ToC};
 use crate::abi::*;
 use crate::ggml::fatal;
 use crate::graph::c_str_lossy;
-use crate::handle::{Backend, BufferType};
+use crate::handle::Backend;
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use std::ffi::{c_int, c_void};
 
@@ -25,10 +25,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
 ) -> wsp_ggml_backend_sched_t {
     const FN: &str = "wsp_ggml_backend_sched_new";
     let checked = (|| {
-        let backends = (!backends.is_null()).then_some(backends).ok_or(SchedError::BackendsNull)?;
+        if backends.is_null() {
+            return Err(SchedError::BackendsNull);
+        }
         let n = backend_count(n_backends)?;
-        // SAFETY: the caller's promise for both arrays, checked for NULL, of n elements.
-        let (backends, bufts) = unsafe { (handles::<Backend, _>(backends, n), handles::<BufferType, _>(bufts, n)) };
+        let backends = arg!(backends[n], optional).unwrap_or_default();
+        let bufts = arg!(bufts[n], optional).unwrap_or_else(|| vec![None; n]);
         SchedBackends::validate(FN, &backends, &bufts)
     })();
     match checked {
@@ -38,20 +40,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
             std::ptr::null_mut()
         }
     }
-}
-
-/// The handles in a C array of `n` pointers; all None for a NULL array.
-///
-/// # Safety
-/// `array` is NULL or holds `n` pointers, each NULL or live.
-unsafe fn handles<H, P: super::FromC<Rust = H> + Copy>(array: *const P, n: usize) -> Vec<Option<H>> {
-    if array.is_null() {
-        return (0..n).map(|_| None).collect();
-    }
-    // SAFETY: the caller's promise.
-    let raw = unsafe { std::slice::from_raw_parts(array, n) };
-    // SAFETY: each is NULL or live (the caller's promise).
-    raw.iter().map(|&p| unsafe { p.into_rust() }).collect()
 }
 
 /// NULL is ignored.

@@ -221,7 +221,7 @@ impl Tensor {
 /// A 2d transfer (0.7): `count` runs of `size` bytes, `stride_tensor` apart in the tensor and
 /// `stride_data` apart in the caller's memory.
 #[cfg(tensor_2d)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Runs {
     pub size: usize,
     pub count: usize,

@@ -65,6 +65,14 @@ impl Device {
         unsafe { get_props(self.as_ptr(), props) }
     }
 
+    /// The device's properties, as a value (see `props`).
+    pub fn props_value(self, caller: &str) -> wsp_ggml_backend_dev_props {
+        // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers).
+        let mut props = unsafe { std::mem::zeroed() };
+        self.props(caller, &mut props);
+        props
+    }
+
     pub fn reg(self) -> Option<Reg> {
         // SAFETY: a device's reg is NULL or a live reg.
         unsafe { Reg::from_raw(self.raw().reg) }
