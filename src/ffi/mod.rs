@@ -1,8 +1,8 @@
 //! The C boundary: every exported function, grouped as the header's sections are. Each export
 //! is a plain `#[no_mangle] pub unsafe extern "C" fn` (so that cbindgen sees its signature)
-//! that names itself in `const FN`, converts its arguments with [`arg!`], calls the core and
-//! converts the result. Nothing else in the library calls an export, so every message names
-//! the function the C caller called.
+//! marked `#[named]`, which gives it `const FN`, its own name; it converts its arguments with
+//! [`arg!`], calls the core and converts the result. Nothing else in the library calls an
+//! export, so every message names the function the C caller called.
 //!
 //! Every export has the C API's safety contract, stated in its `# Safety` section: each handle
 //! argument is NULL or a live object of its type that no other thread uses meanwhile, and
@@ -26,6 +26,7 @@ use crate::abi::*;
 pub(crate) use crate::handle::arg;
 pub use crate::handle::{FromC, ToC};
 use crate::sched::Sched;
+use wsp_ggml_backend_macros::named;
 
 impl FromC for wsp_ggml_backend_sched_t {
     type Rust = Sched;
