@@ -46,7 +46,8 @@ impl MetaBackend {
     fn clear_last(&self) {
         self.graphs.borrow_mut().clear();
         for t in self.aux_tensors.borrow_mut().drain(..) {
-            // SAFETY: made by Box::into_raw in aux_tensor, released once.
+            // SAFETY: a box leaked by aux_tensor (Tensor::leak), released once; the graphs that
+            // used it were forgotten just before.
             drop(unsafe { Box::from_raw(t) });
         }
     }
@@ -72,7 +73,7 @@ pub unsafe fn new_backend(caller: &str, device: Device, meta: &MetaDevice, param
             name.push(b',');
         }
         name.extend_from_slice(super::c_bytes(d.name(caller)));
-        // SAFETY: the caller's promise.
+        // SAFETY: params is NULL or a NUL-terminated string (this function's contract).
         let backend = unsafe { d.init_backend(caller, params) };
         simple.push(backend.unwrap_or_else(|| fatal!("{caller}: a simple device of the meta device made no backend")));
     }
