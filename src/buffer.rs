@@ -21,6 +21,14 @@ pub fn new_buffer(
     buffer
 }
 
+/// Allocates every tensor of `ctx` in one new buffer of `buft` (ggml-alloc); None when that
+/// fails or the tensors need no memory (0.6, 0.7: the meta buffer's parts).
+#[cfg(meta)]
+pub fn alloc_ctx_tensors(ctx: crate::graph::Context, buft: BufferType) -> Option<Buffer> {
+    // SAFETY: a live context and buffer type; ggml-alloc returns NULL or a new live buffer.
+    unsafe { Buffer::from_raw(crate::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx.as_ptr(), buft.as_ptr())) }
+}
+
 /// Releases a buffer (and, for a multi-buffer, its parts).
 ///
 /// # Safety

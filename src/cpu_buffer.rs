@@ -6,7 +6,7 @@ use crate::abi::*;
 use crate::buffer::new_buffer;
 use crate::ggml::{log_error, wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
 use crate::graph::Tensor;
-use crate::handle::{Buffer, BufferType, StaticBufferType};
+use crate::handle::{arg, Buffer, BufferType, StaticBufferType};
 use std::ffi::{c_char, c_void};
 
 /// ggml's TENSOR_ALIGNMENT: gguf only guarantees 32-byte alignment for mapped files.
@@ -77,37 +77,23 @@ unsafe extern "C" fn cpu_buft_is_host(_: wsp_ggml_backend_buffer_type_t) -> bool
 // ---------------------------------------------------------------------------------------------
 // CPU buffers: the context is the start of the memory. The entries are called by the backend
 // layer (or by ggml) with a live buffer of these types and, for tensor access, a range inside an
-// allocated tensor of that buffer, checked by the caller.
+// allocated tensor of that buffer, checked by the caller. `FN` names the export that leads here.
 // ---------------------------------------------------------------------------------------------
 
-/// The buffer behind an interface call.
-///
-/// # Safety
-/// `buffer` is a live buffer (an interface entry is only called with its own buffer).
-unsafe fn this(buffer: wsp_ggml_backend_buffer_t) -> Buffer {
-    // SAFETY: the caller's promise.
-    unsafe { Buffer::from_raw(buffer) }.expect("an interface entry is called with its buffer")
-}
-
-/// The address of byte `offset` of a tensor's data.
-///
-/// # Safety
-/// `tensor` is a live, allocated tensor.
-unsafe fn tensor_bytes(tensor: *const wsp_ggml_tensor, offset: usize) -> *mut u8 {
-    // SAFETY: the caller's promise.
-    let tensor = unsafe { Tensor::from_raw(tensor) }.expect("an interface entry is called with a tensor");
+/// The address of byte `offset` of an allocated tensor's data.
+fn tensor_bytes(tensor: Tensor, offset: usize) -> *mut u8 {
     tensor.data().cast::<u8>().wrapping_add(offset)
 }
 
 unsafe extern "C" fn cpu_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
-    // SAFETY: see the section comment.
-    let data = unsafe { this(buffer) }.context() as usize;
+    const FN: &str = "wsp_ggml_backend_buffer_get_base";
+    let data = arg!(buffer).context() as usize;
     data.next_multiple_of(TENSOR_ALIGNMENT) as *mut c_void
 }
 
 unsafe extern "C" fn cpu_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-    // SAFETY: see the section comment.
-    let buffer = unsafe { this(buffer) };
+    const FN: &str = "wsp_ggml_backend_buffer_free";
+    let buffer = arg!(buffer);
     // SAFETY: the memory came from wsp_ggml_aligned_malloc with this size, and is freed once.
     unsafe { wsp_ggml_aligned_free(buffer.context(), buffer.size()) }
 }
@@ -119,7 +105,10 @@ unsafe extern "C" fn cpu_buffer_memset_tensor(
     offset: usize,
     size: usize,
 ) {
-    // SAFETY: see the section comment.
+    const FN: &str = "wsp_ggml_backend_tensor_memset";
+    let tensor = arg!(tensor);
+    // SAFETY: the backend layer checked that the range lies inside the allocated tensor, whose
+    // bytes are host memory of this buffer.
     unsafe { std::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
 }
 
@@ -130,7 +119,10 @@ unsafe extern "C" fn cpu_buffer_set_tensor(
     offset: usize,
     size: usize,
 ) {
-    // SAFETY: see the section comment; `data` holds `size` bytes (the API's contract).
+    const FN: &str = "wsp_ggml_backend_tensor_set";
+    let tensor = arg!(tensor);
+    // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
+    // `data` holds `size` bytes (the API's contract).
     unsafe { std::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
 }
 
@@ -141,7 +133,10 @@ unsafe extern "C" fn cpu_buffer_get_tensor(
     offset: usize,
     size: usize,
 ) {
-    // SAFETY: see the section comment; `data` has room for `size` bytes (the API's contract).
+    const FN: &str = "wsp_ggml_backend_tensor_get";
+    let tensor = arg!(tensor);
+    // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
+    // `data` has room for `size` bytes (the API's contract).
     unsafe { std::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
 }
 
@@ -150,20 +145,20 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) -> bool {
-    // SAFETY: live tensors of the same layout (the API's contract).
-    let src = unsafe { Tensor::from_raw(src) }.expect("cpy_tensor is called with a source");
+    const FN: &str = "wsp_ggml_backend_tensor_copy";
+    let (src, dst) = (arg!(src), arg!(dst));
     if !src.buffer().is_some_and(|b| b.is_host("cpy_tensor")) {
         return false;
     }
     // memmove: a tensor may be copied onto an overlapping view of itself.
-    // SAFETY: both are allocated host tensors of src.nbytes() bytes.
-    unsafe { std::ptr::copy(tensor_bytes(src.as_ptr(), 0), tensor_bytes(dst, 0), src.nbytes()) };
+    // SAFETY: both are allocated host tensors of src.nbytes() bytes (the API's contract).
+    unsafe { std::ptr::copy(tensor_bytes(src, 0), tensor_bytes(dst, 0), src.nbytes()) };
     true
 }
 
 unsafe extern "C" fn cpu_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-    // SAFETY: see the section comment.
-    let buffer = unsafe { this(buffer) };
+    const FN: &str = "wsp_ggml_backend_buffer_clear";
+    let buffer = arg!(buffer);
     // SAFETY: the buffer's memory is `size` bytes from its context.
     unsafe { std::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }
 }

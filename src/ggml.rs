@@ -84,6 +84,12 @@ extern "C" {
     ) -> wsp_ggml_backend_buffer_t;
 }
 
+/// The bytes ggml needs for a tensor's header in a context.
+pub fn tensor_overhead() -> usize {
+    // SAFETY: no arguments; ggml returns a constant.
+    unsafe { wsp_ggml_tensor_overhead() }
+}
+
 /// Sends one line to ggml's log (and so to whatever callback the application installed).
 pub fn log(level: wsp_ggml_log_level, message: &str) {
     // An interior NUL cannot come from our own messages; drop the tail if a C name carried one.

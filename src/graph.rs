@@ -47,6 +47,11 @@ impl Tensor {
         NonNull::new(ptr.cast_mut()).map(Tensor)
     }
 
+    /// The handle of a tensor this library made: it lives until freed.
+    pub fn leak(tensor: Box<wsp_ggml_tensor>) -> Tensor {
+        Tensor(NonNull::from(Box::leak(tensor)))
+    }
+
     #[inline(always)]
     pub fn as_ptr(self) -> *mut wsp_ggml_tensor {
         self.0.as_ptr()
@@ -232,21 +237,6 @@ impl Tensor {
         view
     }
 
-    /// All fields at once, by value (the meta backend derives per-device tensors from them).
-    #[cfg(meta)]
-    pub fn fields(self) -> wsp_ggml_tensor {
-        // SAFETY: a Tensor is only made from a live tensor; the read makes no alignment
-        // assumption.
-        unsafe { self.0.as_ptr().read_unaligned() }
-    }
-
-    /// Overwrites all fields (of a tensor this library made and owns).
-    #[cfg(meta)]
-    pub fn set_fields(self, fields: wsp_ggml_tensor) {
-        // SAFETY: live, not used elsewhere meanwhile (module docs); no alignment assumption.
-        unsafe { self.0.as_ptr().write_unaligned(fields) }
-    }
-
     pub fn flags(self) -> i32 {
         get!(self, flags)
     }
@@ -260,6 +250,112 @@ impl Tensor {
         set!(self, nb, get!(src, nb));
     }
 }
+
+/// What the meta backend (0.6, 0.7) reads and writes of tensors, and ggml's queries of them.
+#[cfg(meta)]
+impl Tensor {
+    pub fn r#type(self) -> wsp_ggml_type {
+        get!(self, r#type)
+    }
+
+    pub fn ne(self) -> [i64; 4] {
+        get!(self, ne)
+    }
+
+    pub fn nb(self) -> [usize; 4] {
+        get!(self, nb)
+    }
+
+    pub fn set_nb(self, nb: [usize; 4]) {
+        set!(self, nb, nb);
+    }
+
+    pub fn set_op(self, op: wsp_ggml_op) {
+        set!(self, op, op);
+    }
+
+    pub fn op_params(self) -> [i32; WSP_GGML_MAX_OP_PARAMS / 4] {
+        get!(self, op_params)
+    }
+
+    pub fn extra(self) -> *mut c_void {
+        get!(self, extra)
+    }
+
+    pub fn set_extra(self, extra: *mut c_void) {
+        set!(self, extra, extra);
+    }
+
+    /// Makes the tensor a view of `view_src` at `view_offs` (not a view for None).
+    pub fn set_view(self, view_src: Option<Tensor>, view_offs: usize) {
+        set!(self, view_src, view_src.map_or(std::ptr::null_mut(), Tensor::as_ptr));
+        set!(self, view_offs, view_offs);
+    }
+
+    pub fn copy_name_from(self, src: Tensor) {
+        set!(self, name, get!(src, name));
+    }
+
+    pub fn nelements(self) -> i64 {
+        // SAFETY: ggml reads the extents of the live tensor.
+        unsafe { crate::ggml::wsp_ggml_nelements(self.as_ptr()) }
+    }
+
+    pub fn is_contiguous(self) -> bool {
+        // SAFETY: ggml reads the type, extents and strides of the live tensor.
+        unsafe { crate::ggml::wsp_ggml_is_contiguous(self.as_ptr()) }
+    }
+
+    pub fn is_permuted(self) -> bool {
+        // SAFETY: ggml reads the strides of the live tensor.
+        unsafe { crate::ggml::wsp_ggml_is_permuted(self.as_ptr()) }
+    }
+
+    pub fn n_dims(self) -> i32 {
+        // SAFETY: ggml reads the extents of the live tensor.
+        unsafe { crate::ggml::wsp_ggml_n_dims(self.as_ptr()) }
+    }
+
+    /// The elements per block of the tensor's type (1 for unquantized types).
+    pub fn blck_size(self) -> i64 {
+        // SAFETY: ggml's type table answers for any type value (an unknown one aborts in ggml).
+        unsafe { crate::ggml::wsp_ggml_blck_size(self.r#type()) }
+    }
+
+    /// Everything a derived value (the meta backend's split state) depends on: once any of it
+    /// changes, the value is stale.
+    pub fn fingerprint(self) -> Fingerprint {
+        (
+            get!(self, r#type),
+            get!(self, buffer) as usize,
+            get!(self, ne),
+            get!(self, nb),
+            get!(self, op),
+            get!(self, op_params),
+            get!(self, flags),
+            get!(self, src).map(|s| s as usize),
+            get!(self, view_src) as usize,
+            get!(self, view_offs),
+            get!(self, data) as usize,
+        )
+    }
+}
+
+/// See [`Tensor::fingerprint`].
+#[cfg(meta)]
+pub type Fingerprint = (
+    wsp_ggml_type,
+    usize,
+    [i64; 4],
+    [usize; 4],
+    wsp_ggml_op,
+    [i32; WSP_GGML_MAX_OP_PARAMS / 4],
+    i32,
+    [usize; WSP_GGML_MAX_SRC],
+    usize,
+    usize,
+    usize,
+);
 
 /// Reshapes, views, permutes and transposes: ops that compute nothing.
 pub fn is_view_op(op: wsp_ggml_op) -> bool {
@@ -323,7 +419,8 @@ impl Graph {
 
     pub fn leafs<'a>(self) -> &'a [Tensor] {
         let g = self.raw();
-        // SAFETY: as for nodes.
+        // SAFETY: a graph's leaf array holds n_leafs live, non-NULL tensors, which Tensor's
+        // transparent layout can stand for.
         unsafe { tensor_slice(g.leafs, g.n_leafs) }
     }
 
@@ -353,24 +450,23 @@ impl Graph {
         if set.size == 0 || set.used.is_null() || g.use_counts.is_null() {
             return 0;
         }
-        let start = (node.addr() >> 4) % set.size;
-        let mut i = start;
-        loop {
-            // SAFETY: a graph's hash set has `size` keys and a bitset of as many bits, and
-            // use_counts has `size` entries; i < size.
-            unsafe {
-                if *set.used.add(i >> 5) & (1 << (i & 31)) == 0 {
-                    return 0;
-                }
-                if *set.keys.add(i) == node.as_ptr() {
-                    return *g.use_counts.add(i);
-                }
-            }
-            i = (i + 1) % set.size;
-            if i == start {
-                return 0;
-            }
+        // SAFETY: a graph's hash set has `size` keys and a bitset of as many bits; the probe
+        // only asks for slots below `size`.
+        let used = |i: usize| unsafe { *set.used.add(i >> 5) } & (1 << (i & 31)) != 0;
+        // SAFETY: the set's key array has `size` entries; the probe only asks for slots below
+        // `size`.
+        let key_at = |i: usize| unsafe { *set.keys.add(i) };
+        match probe(set.size, node.as_ptr(), used, key_at) {
+            // SAFETY: use_counts has an entry per slot of the hash set; i < size.
+            Some(i) if used(i) => unsafe { *g.use_counts.add(i) },
+            _ => 0,
         }
+    }
+
+    /// False when the graph was built for gradients (its grads array is set).
+    #[cfg(meta)]
+    pub fn has_grads(self) -> bool {
+        !self.raw().grads.is_null()
     }
 
     /// Writes `nodes` into a graph made by ggml_new_graph_custom with room for them.
@@ -385,6 +481,150 @@ impl Graph {
             }
             g.n_nodes = n as c_int;
         }
+    }
+}
+
+/// ggml's hash probe (linear, from the address over 16) in a set of `size` slots: the slot that
+/// holds `key`, else the first free slot on its path; None when every slot holds another key.
+#[inline(always)]
+fn probe(
+    size: usize,
+    key: *mut wsp_ggml_tensor,
+    used: impl Fn(usize) -> bool,
+    key_at: impl Fn(usize) -> *mut wsp_ggml_tensor,
+) -> Option<usize> {
+    let start = (key as usize >> 4) % size;
+    let mut i = start;
+    loop {
+        if !used(i) || key_at(i) == key {
+            return Some(i);
+        }
+        i = (i + 1) % size;
+        if i == start {
+            return None;
+        }
+    }
+}
+
+/// A graph this library owns over a list of nodes, with ggml's hash set and use counts (a
+/// backend's fusion checks look nodes up in them) and, from 0.7, a new uid (a backend may cache
+/// what it made of a graph by its uid). Boxed: C keeps pointers into it.
+#[cfg(meta)]
+pub struct OwnedGraph {
+    nodes: Vec<Tensor>,
+    keys: Vec<*mut wsp_ggml_tensor>,
+    used: Vec<u32>,
+    use_counts: Vec<i32>,
+    graph: wsp_ggml_cgraph,
+}
+
+#[cfg(meta)]
+impl OwnedGraph {
+    /// The graph of `nodes`, each with its use count.
+    pub fn new(nodes: Vec<(Tensor, i32)>) -> Box<OwnedGraph> {
+        let size = 2 * nodes.len() + 1;
+        let mut g = Box::new(OwnedGraph {
+            nodes: nodes.iter().map(|&(t, _)| t).collect(),
+            keys: vec![std::ptr::null_mut(); size],
+            used: vec![0; size.div_ceil(32)],
+            use_counts: vec![0; size],
+            graph: graph_over(&mut Vec::new(), &mut Vec::new()),
+        });
+        for &(t, count) in &nodes {
+            let (used, keys) = (&g.used, &g.keys);
+            let i = probe(size, t.as_ptr(), |i| used[i >> 5] & (1 << (i & 31)) != 0, |i| keys[i])
+                .expect("a set of 2n + 1 slots has room for n keys");
+            g.used[i >> 5] |= 1 << (i & 31);
+            g.keys[i] = t.as_ptr();
+            g.use_counts[i] = count;
+        }
+        let mut no_leafs = Vec::new();
+        g.graph = graph_over(&mut g.nodes, &mut no_leafs);
+        g.graph.use_counts = g.use_counts.as_mut_ptr();
+        g.graph.visited_hash_set = wsp_ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
+        #[cfg(graph_uid)]
+        {
+            g.graph.uid = crate::ggml::next_graph_uid();
+        }
+        g
+    }
+
+    /// The graph for C, live as long as `self`.
+    pub fn as_ptr(&mut self) -> *mut wsp_ggml_cgraph {
+        &mut self.graph
+    }
+}
+
+/// A ggml context (0.6, 0.7: the meta backend keeps its per-device tensors in contexts).
+#[cfg(meta)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(transparent)]
+pub struct Context(NonNull<wsp_ggml_context>);
+
+#[cfg(meta)]
+impl Context {
+    /// # Safety
+    /// `ptr` is NULL or a live context that stays live while the handle is used.
+    pub unsafe fn from_raw(ptr: *mut wsp_ggml_context) -> Option<Context> {
+        NonNull::new(ptr).map(Context)
+    }
+
+    /// A new context of `mem_size` bytes for tensor headers only (no data), freed by
+    /// [`Context::free`].
+    pub fn new(mem_size: usize) -> Context {
+        let params = wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
+        // SAFETY: valid parameters; ggml allocates the memory itself.
+        let ctx = unsafe { crate::ggml::wsp_ggml_init(params) };
+        Context(NonNull::new(ctx).unwrap_or_else(|| crate::ggml::fatal!("wsp_ggml_init: out of memory")))
+    }
+
+    pub fn as_ptr(self) -> *mut wsp_ggml_context {
+        self.0.as_ptr()
+    }
+
+    /// Frees the context and its tensors.
+    ///
+    /// # Safety
+    /// Neither the context nor its tensors are used afterwards.
+    pub unsafe fn free(self) {
+        // SAFETY: a live context, given up by the caller.
+        unsafe { crate::ggml::wsp_ggml_free(self.as_ptr()) }
+    }
+
+    /// Forgets the context's tensors, making room for new ones.
+    ///
+    /// # Safety
+    /// The context's tensors are not used afterwards.
+    pub unsafe fn reset(self) {
+        // SAFETY: a live context; the caller gives its tensors up.
+        unsafe { crate::ggml::wsp_ggml_reset(self.as_ptr()) }
+    }
+
+    pub fn mem_size(self) -> usize {
+        // SAFETY: a live context.
+        unsafe { crate::ggml::wsp_ggml_get_mem_size(self.as_ptr()) }
+    }
+
+    /// A new tensor of the context, with `ne` as its extents and contiguous strides.
+    pub fn new_tensor(self, r#type: wsp_ggml_type, ne: &[i64; WSP_GGML_MAX_DIMS]) -> Tensor {
+        // SAFETY: a live context and four extents; ggml aborts rather than give NULL.
+        let raw =
+            unsafe { crate::ggml::wsp_ggml_new_tensor(self.as_ptr(), r#type, WSP_GGML_MAX_DIMS as c_int, ne.as_ptr()) };
+        // SAFETY: NULL or a tensor that lives as long as the context.
+        unsafe { Tensor::from_raw(raw) }.expect("ggml_new_tensor never returns NULL")
+    }
+
+    /// The context's tensors, in the order they were made.
+    pub fn tensors(self) -> Vec<Tensor> {
+        let mut tensors = Vec::new();
+        // SAFETY: a live context; the first tensor is NULL or one of its own.
+        let mut t = unsafe { Tensor::from_raw(crate::ggml::wsp_ggml_get_first_tensor(self.as_ptr())) };
+        while let Some(tensor) = t {
+            tensors.push(tensor);
+            // SAFETY: a tensor of the live context; the next is NULL or one of its own.
+            t = unsafe { Tensor::from_raw(crate::ggml::wsp_ggml_get_next_tensor(self.as_ptr(), tensor.as_ptr())) };
+        }
+        tensors
     }
 }
 

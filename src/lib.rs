@@ -2,21 +2,25 @@
 //! that whisper.rn vendors (`cpp/ggml-backend.cpp` and `cpp/ggml-backend-reg.cpp`, every
 //! symbol prefixed `wsp_`).
 //!
-//! The library exports exactly the 111 functions of whisper.rn 0.4.0's `ggml-backend.h` and
-//! `ggml-backend-impl.h`, and imports what it needs from whisper.rn's ggml core, ggml-alloc
-//! and (with the default `cpu` feature) its CPU backend, which are linked beside it.
+//! One build serves one family of whisper.rn releases (the release table, `releases.txt`): 0.4
+//! (0.4.3, the default), 0.5.1 (0.5.1, 0.5.2), 0.5.3 (0.5.3, 0.5.4), 0.5.5, 0.6 (0.6.0) and 0.7
+//! (0.7.3, 0.7.4), each chosen by a cargo feature. The library exports exactly the functions of
+//! that release's `ggml-backend.h` and `ggml-backend-impl.h` (the family's `symbols` list), and
+//! imports what it needs from whisper.rn's ggml core, ggml-alloc and (with the default `cpu`
+//! feature) its CPU backend, which are linked beside it.
 //!
 //! The layers, from the C boundary down (each uses only those below it):
-//! - [`ffi`]: the exports, one pattern for all: convert the arguments, call the core, convert
-//!   the result;
-//! - the core: [`buffer`], [`cpu_buffer`], [`tensor_io`], [`graph_copy`], [`registry`],
-//!   [`loader`] and [`sched`], safe Rust over handles and plain data; with whisper.rn 0.7, also
-//!   `meta`, the meta backend (a device over several devices, tensors split between them);
-//! - [`handle`] and [`graph`]: typed handles over the C objects, tensors and graphs, the only
-//!   code that reads their fields or calls their interface entries;
-//! - [`abi`]: the `#[repr(C)]` mirrors of the chosen whisper.rn release; [`ggml`]: what the
-//!   layer imports from ggml core, and its log and aborts; [`module`] and `sync`: shared
-//!   libraries and locks.
+//! - [`ffi`]: the exports, one pattern for all (`#[named]`, then `arg!`): convert the
+//!   arguments, call the core, convert the result;
+//! - the core: `meta` (0.6, 0.7: the meta backend, a device over several devices, tensors split
+//!   between them), [`sched`], [`graph_copy`], [`tensor_io`], [`loader`], [`registry`],
+//!   [`builtin`], [`cpu_buffer`], [`buffer`] and [`module`] (shared libraries), safe Rust over
+//!   handles and plain data;
+//! - [`handle`] and [`graph`]: typed handles over the C objects, tensors, graphs and ggml
+//!   contexts, the only code that reads their fields or calls their interface entries, and the
+//!   `arg!` forms by which C arguments become handles;
+//! - [`ggml`]: what the layer imports from ggml core, and its log and aborts; [`abi`]: the
+//!   `#[repr(C)]` mirrors of the chosen family; `sync`: the locks.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod abi;

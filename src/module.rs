@@ -38,7 +38,8 @@ impl Module {
     /// Calls the module's `wsp_ggml_backend_init`. The reg it returns lives as long as the
     /// module stays open.
     pub fn init(&self) -> Init {
-        // SAFETY: as for score, with the wsp_ggml_backend_init_t signature.
+        // SAFETY: the symbol, when present, has the wsp_ggml_backend_init_t signature (the
+        // module's contract with the loader).
         let reg = unsafe {
             match self.0.get::<unsafe extern "C" fn() -> wsp_ggml_backend_reg_t>(b"wsp_ggml_backend_init\0") {
                 Ok(init) => init(),

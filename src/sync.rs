@@ -18,7 +18,8 @@ pub struct StaticMutex<T> {
 
 // SAFETY: the data is only reached through a guard, which holds the mutex.
 unsafe impl<T: Send> Sync for StaticMutex<T> {}
-// SAFETY: as for Sync; the pthread mutex itself may be used from any thread.
+// SAFETY: the data is only reached through a guard, which holds the mutex; the pthread mutex
+// itself may be used from any thread.
 unsafe impl<T: Send> Send for StaticMutex<T> {}
 
 impl<T> StaticMutex<T> {
@@ -68,7 +69,7 @@ pub struct StaticRwLock {
 
 // SAFETY: pthread rwlocks are made to be shared between threads.
 unsafe impl Sync for StaticRwLock {}
-// SAFETY: as for Sync.
+// SAFETY: pthread rwlocks are made to be shared between threads, and may be used from any.
 unsafe impl Send for StaticRwLock {}
 
 impl StaticRwLock {
@@ -84,7 +85,7 @@ impl StaticRwLock {
     }
 
     pub fn write(&'static self) -> StaticRwLockGuard {
-        // SAFETY: as for read.
+        // SAFETY: a statically initialised lock that never moves.
         let rc = unsafe { libc::pthread_rwlock_wrlock(self.raw.get()) };
         assert_eq!(rc, 0, "pthread_rwlock_wrlock failed");
         StaticRwLockGuard { lock: self }

@@ -113,7 +113,7 @@ pub unsafe fn set_async(
     // SAFETY: the range was checked; the caller vouches for `data`.
     if !unsafe { backend.set_tensor_async(tensor, data, offset, size) } {
         wait_before_sync_access(backend);
-        // SAFETY: as above.
+        // SAFETY: `set` checks the range; the caller vouches for `data`.
         unsafe { set(caller, tensor, data, offset, size) }
     }
 }
@@ -127,7 +127,7 @@ pub unsafe fn get_async(caller: &str, backend: Backend, tensor: Tensor, data: *m
     // SAFETY: the range was checked; the caller vouches for `data`.
     if !unsafe { backend.get_tensor_async(tensor, data, offset, size) } {
         wait_before_sync_access(backend);
-        // SAFETY: as above.
+        // SAFETY: `get` checks the range; the caller vouches for `data`.
         unsafe { get(caller, tensor, data, offset, size) }
     }
 }
@@ -228,7 +228,7 @@ pub unsafe fn get_2d(caller: &str, tensor: Tensor, data: *mut c_void, offset: us
         offset,
         runs,
         Access::Read,
-        // SAFETY: as in set_2d.
+        // SAFETY: access_2d checked the runs; the caller vouches for `data`.
         || unsafe { buffer.get_tensor_2d(tensor, data, offset, runs) },
         // SAFETY: get checks the run; the caller vouches for `data`.
         |at, in_data| unsafe { get(caller, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
@@ -256,7 +256,7 @@ pub unsafe fn set_2d_async(
         offset,
         runs,
         Access::Write,
-        // SAFETY: as in set_2d.
+        // SAFETY: access_2d checked the runs; the caller vouches for `data`.
         || unsafe { backend.set_tensor_2d_async(tensor, data, offset, runs) },
         // SAFETY: set_async checks the run; the caller vouches for `data`.
         |at, in_data| unsafe { set_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
@@ -284,7 +284,7 @@ pub unsafe fn get_2d_async(
         offset,
         runs,
         Access::Read,
-        // SAFETY: as in set_2d.
+        // SAFETY: access_2d checked the runs; the caller vouches for `data`.
         || unsafe { backend.get_tensor_2d_async(tensor, data, offset, runs) },
         // SAFETY: get_async checks the run; the caller vouches for `data`.
         |at, in_data| unsafe { get_async(caller, backend, tensor, data.wrapping_byte_add(in_data), at, runs.size) },
@@ -322,7 +322,7 @@ pub fn copy(caller: &str, src: Tensor, dst: Tensor) {
         unsafe { dst_buffer.set_tensor(caller, dst, src.data(), 0, nbytes) }
     } else if dst.buffer().unwrap_or_else(|| null_handle(caller, "dst->buffer")).is_host(caller) {
         let src_buffer = whole_tensor_buffer(caller, src);
-        // SAFETY: as above, with dst's bytes in host memory.
+        // SAFETY: both hold nbytes allocated bytes; dst's are host memory.
         unsafe { src_buffer.get_tensor(caller, src, dst.data(), 0, nbytes) }
     } else {
         // SAFETY: same layout (checked by the callers), both allocated.

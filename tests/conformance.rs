@@ -1,9 +1,10 @@
 //! The C conformance suite, driven from cargo: the same C programs built against whisper.rn's
-//! reference backend layer and against this library must agree.
+//! reference backend layer and against this library must agree, for the family the tests are
+//! built for (0.4, 0.5.1, 0.5.3, 0.5.5, 0.6 or 0.7, against its newest release).
 //!
 //! - ABI parity: sizes, alignments, field offsets and enum values of every struct the layer
 //!   shares with C, from whisper.rn's headers, from our generated header, and from Rust;
-//! - symbols: the built libraries define exactly the 111 functions of the spec;
+//! - symbols: the built libraries define exactly the functions of the family's `symbols` list;
 //! - differential behaviour: every program in ctests/diff prints the same stdout;
 //! - bad input: each hostile call gives a clear message (and an abort or an error value).
 

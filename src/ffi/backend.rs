@@ -1,6 +1,6 @@
 //! Exports: backends, their tensor data access and graph computation, and tensor copies.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
@@ -12,6 +12,7 @@ use std::ffi::{c_char, c_void};
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> wsp_ggml_guid_t {
     arg!(backend, optional).map_or(std::ptr::null_mut(), |b| b.guid())
 }
@@ -21,8 +22,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> w
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_name";
     arg!(backend, optional).map_or(c"NULL".as_ptr(), |b| b.name(FN))
 }
 
@@ -31,8 +32,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *
 /// # Safety
 /// `backend` is NULL or a live backend, not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_free";
     if let Some(backend) = arg!(backend, optional) {
         backend.free(FN);
     }
@@ -41,10 +42,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(
     backend: wsp_ggml_backend_t,
 ) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_get_default_buffer_type";
     arg!(backend).device_or_abort(FN).buffer_type(FN).to_c()
 }
 
@@ -53,11 +54,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(
     backend: wsp_ggml_backend_t,
     size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_alloc_buffer";
     let buft = arg!(backend, or std::ptr::null_mut()).device_or_abort(FN).buffer_type(FN);
     buft.and_then(|buft| crate::buffer::alloc_buffer(FN, buft, size)).to_c()
 }
@@ -65,29 +66,29 @@ pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backend_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_get_alignment";
     arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).alignment(FN)
 }
 
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_get_max_size";
     arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).max_size()
 }
 
 /// # Safety
 /// `tensor` is NULL or a live tensor; `data` holds `size` readable bytes.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(
     tensor: *mut wsp_ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set";
     let tensor = arg!(tensor);
     // SAFETY: the caller's promise for `data`.
     unsafe { tensor_io::set(FN, tensor, data, offset, size) }
@@ -96,13 +97,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(
 /// # Safety
 /// `tensor` is NULL or a live tensor; `data` has room for `size` bytes.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(
     tensor: *const wsp_ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get";
     let tensor = arg!(tensor);
     // SAFETY: the caller's promise for `data`.
     unsafe { tensor_io::get(FN, tensor, data, offset, size) }
@@ -111,13 +112,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(
 /// # Safety
 /// `tensor` is NULL or a live tensor.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(
     tensor: *mut wsp_ggml_tensor,
     value: u8,
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_memset";
     tensor_io::memset(FN, arg!(tensor), value, offset, size)
 }
 
@@ -125,6 +126,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(
 /// `backend` and `tensor` are NULL or live; `data` holds `size` bytes that stay readable
 /// until the backend is synchronized.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
     backend: wsp_ggml_backend_t,
     tensor: *mut wsp_ggml_tensor,
@@ -132,7 +134,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set_async";
     let (backend, tensor) = (arg!(backend), arg!(tensor));
     // SAFETY: the caller's promise for `data`.
     unsafe { tensor_io::set_async(FN, backend, tensor, data, offset, size) }
@@ -142,6 +143,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
 /// `backend` and `tensor` are NULL or live; `data` has room for `size` bytes until the
 /// backend is synchronized.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
     backend: wsp_ggml_backend_t,
     tensor: *const wsp_ggml_tensor,
@@ -149,7 +151,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get_async";
     let (backend, tensor) = (arg!(backend), arg!(tensor));
     // SAFETY: the caller's promise for `data`.
     unsafe { tensor_io::get_async(FN, backend, tensor, data, offset, size) }
@@ -159,6 +160,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
 /// `tensor` is NULL or a live tensor; `data` holds the runs' bytes (0.7).
 #[cfg(tensor_2d)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
     tensor: *mut wsp_ggml_tensor,
     data: *const c_void,
@@ -168,7 +170,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
     stride_tensor: usize,
     stride_data: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set_2d";
     let tensor = arg!(tensor);
     let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
     // SAFETY: the caller's promise for `data`.
@@ -179,6 +180,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
 /// `tensor` is NULL or a live tensor; `data` has room for the runs (0.7).
 #[cfg(tensor_2d)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
     tensor: *const wsp_ggml_tensor,
     data: *mut c_void,
@@ -188,7 +190,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
     stride_tensor: usize,
     stride_data: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get_2d";
     let tensor = arg!(tensor);
     let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
     // SAFETY: the caller's promise for `data`.
@@ -200,6 +201,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
 /// synchronized (0.7).
 #[cfg(tensor_2d)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
     backend: wsp_ggml_backend_t,
     tensor: *mut wsp_ggml_tensor,
@@ -210,7 +212,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
     stride_tensor: usize,
     stride_data: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set_2d_async";
     let (backend, tensor) = (arg!(backend), arg!(tensor));
     let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
     // SAFETY: the caller's promise for `data`.
@@ -222,6 +223,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
 /// synchronized (0.7).
 #[cfg(tensor_2d)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
     backend: wsp_ggml_backend_t,
     tensor: *const wsp_ggml_tensor,
@@ -232,7 +234,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
     stride_tensor: usize,
     stride_data: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get_2d_async";
     let (backend, tensor) = (arg!(backend), arg!(tensor));
     let runs = Runs { size, count: n_copies, stride_tensor, stride_data };
     // SAFETY: the caller's promise for `data`.
@@ -242,19 +243,19 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_synchronize";
     arg!(backend).synchronize()
 }
 
 /// # Safety
 /// `backend` is NULL or a live backend; `cgraph` is a live graph.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(
     backend: wsp_ggml_backend_t,
     cgraph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_backend_graph_plan_t {
-    const FN: &str = "wsp_ggml_backend_graph_plan_create";
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `cgraph`.
     unsafe { backend.graph_plan_create(FN, cgraph) }
@@ -263,11 +264,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(
 /// # Safety
 /// `backend` is NULL or a live backend; `plan` was made by it and is not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(
     backend: wsp_ggml_backend_t,
     plan: wsp_ggml_backend_graph_plan_t,
 ) {
-    const FN: &str = "wsp_ggml_backend_graph_plan_free";
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `plan`.
     unsafe { backend.graph_plan_free(FN, plan) }
@@ -276,11 +277,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(
 /// # Safety
 /// `backend` is NULL or a live backend; `plan` was made by it.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_compute(
     backend: wsp_ggml_backend_t,
     plan: wsp_ggml_backend_graph_plan_t,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_graph_plan_compute";
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `plan`.
     unsafe { backend.graph_plan_compute(FN, plan) }
@@ -292,11 +293,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_compute(
 /// # Safety
 /// `backend` is NULL or a live backend; `cgraph` is NULL or a live, allocated graph.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_compute(
     backend: wsp_ggml_backend_t,
     cgraph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_graph_compute";
     let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     // SAFETY: the caller's promise for the graph.
@@ -311,11 +312,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_compute(
 /// # Safety
 /// As for `wsp_ggml_backend_graph_compute`.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(
     backend: wsp_ggml_backend_t,
     cgraph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_graph_compute_async";
     let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     // SAFETY: the caller's promise for the graph.
@@ -325,35 +326,35 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(
 /// # Safety
 /// `backend` and `op` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
-    const FN: &str = "wsp_ggml_backend_supports_op";
     arg!(backend).device_or_abort(FN).supports_op(FN, arg!(op))
 }
 
 /// # Safety
 /// `backend` and `buft` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_supports_buft(
     backend: wsp_ggml_backend_t,
     buft: wsp_ggml_backend_buffer_type_t,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_supports_buft";
     arg!(backend).device_or_abort(FN).supports_buft(FN, arg!(buft))
 }
 
 /// # Safety
 /// `backend` and `op` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
-    const FN: &str = "wsp_ggml_backend_offload_op";
     arg!(backend).device_or_abort(FN).offload_op(arg!(op))
 }
 
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_get_device";
     arg!(backend).device().to_c()
 }
 
@@ -363,8 +364,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t
 /// `src` and `dst` are NULL or live, allocated tensors.
 #[cfg(not(const_copy_source))]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
-    const FN: &str = "wsp_ggml_backend_tensor_copy";
     tensor_io::checked_copy(FN, arg!(src), arg!(dst))
 }
 
@@ -374,8 +375,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor,
 /// `src` and `dst` are NULL or live, allocated tensors.
 #[cfg(const_copy_source)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
-    const FN: &str = "wsp_ggml_backend_tensor_copy";
     tensor_io::checked_copy(FN, arg!(src), arg!(dst))
 }
 
@@ -386,13 +387,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tenso
 /// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
 #[cfg(not(const_copy_source))]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
     backend_src: wsp_ggml_backend_t,
     backend_dst: wsp_ggml_backend_t,
     src: *mut wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_copy_async";
     let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
     tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))
 }
@@ -403,13 +404,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
 /// The backends are NULL or live; `src` and `dst` are NULL or live, allocated tensors.
 #[cfg(const_copy_source)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
     backend_src: wsp_ggml_backend_t,
     backend_dst: wsp_ggml_backend_t,
     src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_copy_async";
     let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
     tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))
 }

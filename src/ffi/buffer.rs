@@ -1,9 +1,8 @@
 //! Exports: buffers, multi-buffers and the CPU buffer types.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::buffer;
-use crate::handle::Buffer;
 use std::ffi::{c_char, c_void};
 
 /// A new buffer object over `context`, with the interface `iface`; backends call it from their
@@ -12,6 +11,7 @@ use std::ffi::{c_char, c_void};
 /// # Safety
 /// `buft` is NULL or a live buffer type; `iface` and `context` are the backend's.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_init(
     buft: wsp_ggml_backend_buffer_type_t,
     iface: wsp_ggml_backend_buffer_i,
@@ -24,8 +24,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_init(
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_buffer_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_buffer_name";
     arg!(buffer).buft_or_abort(FN).name(FN)
 }
 
@@ -34,6 +34,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_b
 /// # Safety
 /// `buffer` is NULL or a live buffer, not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     if let Some(buffer) = arg!(buffer, optional) {
         // SAFETY: the caller gives the buffer up.
@@ -44,8 +45,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_b
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buffer_get_size";
     arg!(buffer).size()
 }
 
@@ -55,62 +56,62 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backe
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
-    const FN: &str = "wsp_ggml_backend_buffer_get_base";
     buffer::base(FN, arg!(buffer))
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer; `tensor` is a live tensor placed in it.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_init_tensor(
     buffer: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_buffer_init_tensor";
     arg!(buffer).init_tensor(arg!(tensor))
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-    const FN: &str = "wsp_ggml_backend_buffer_clear";
     buffer::clear(FN, arg!(buffer), value)
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_backend_buffer_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buffer_get_alignment";
     arg!(buffer).buft_or_abort(FN).alignment(FN)
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buffer_get_max_size";
     arg!(buffer).buft_or_abort(FN).max_size()
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer; `tensor` is NULL or a live tensor.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alloc_size(
     buffer: wsp_ggml_backend_buffer_t,
     tensor: *const wsp_ggml_tensor,
 ) -> usize {
-    const FN: &str = "wsp_ggml_backend_buffer_get_alloc_size";
     arg!(buffer).buft_or_abort(FN).alloc_size(arg!(tensor))
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backend_buffer_t) -> bool {
-    const FN: &str = "wsp_ggml_backend_buffer_is_host";
     arg!(buffer).is_host(FN)
 }
 
@@ -119,39 +120,39 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backen
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_set_usage(
     buffer: wsp_ggml_backend_buffer_t,
     usage: wsp_ggml_backend_buffer_usage,
 ) {
-    const FN: &str = "wsp_ggml_backend_buffer_set_usage";
     buffer::set_usage(arg!(buffer), usage)
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_usage(
     buffer: wsp_ggml_backend_buffer_t,
 ) -> wsp_ggml_backend_buffer_usage {
-    const FN: &str = "wsp_ggml_backend_buffer_get_usage";
     arg!(buffer).usage()
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_type(
     buffer: wsp_ggml_backend_buffer_t,
 ) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_buffer_get_type";
     arg!(buffer).buft().to_c()
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
-    const FN: &str = "wsp_ggml_backend_buffer_reset";
     arg!(buffer).reset()
 }
 
@@ -160,11 +161,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_
 /// # Safety
 /// `src` and `dst` are NULL or live, allocated tensors of the same layout.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_copy_tensor(
     src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_buffer_copy_tensor";
     let (src, dst) = (arg!(src), arg!(dst));
     // SAFETY: the caller's promise.
     unsafe { buffer::copy_tensor(FN, src, dst) }
@@ -175,48 +176,41 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_copy_tensor(
 /// # Safety
 /// `buffers` is NULL or holds `n_buffers` live buffers, which the multi-buffer then owns.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(
     buffers: *mut wsp_ggml_backend_buffer_t,
     n_buffers: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_multi_buffer_alloc_buffer";
     if buffers.is_null() || n_buffers == 0 {
         crate::ggml::log_error!("{FN}: no buffers given\n");
         return std::ptr::null_mut();
     }
-    // SAFETY: the caller's promise.
-    let raw_parts = unsafe { std::slice::from_raw_parts(buffers, n_buffers) };
-    let mut parts = Vec::with_capacity(n_buffers);
-    for (i, &part) in raw_parts.iter().enumerate() {
-        // SAFETY: each is NULL or a live buffer (the caller's promise).
-        let part = unsafe { Buffer::from_raw(part) };
-        parts.push(part.unwrap_or_else(|| crate::ggml::fatal!("{FN}: buffers[{i}] is NULL")));
-    }
-    Some(buffer::multi_buffer_alloc(parts)).to_c()
+    Some(buffer::multi_buffer_alloc(arg!(buffers[n_buffers]))).to_c()
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggml_backend_buffer_t) -> bool {
-    const FN: &str = "wsp_ggml_backend_buffer_is_multi_buffer";
     buffer::is_multi_buffer(arg!(buffer))
 }
 
 /// # Safety
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_set_usage(
     buffer: wsp_ggml_backend_buffer_t,
     usage: wsp_ggml_backend_buffer_usage,
 ) {
-    const FN: &str = "wsp_ggml_backend_multi_buffer_set_usage";
     buffer::multi_buffer_set_usage(FN, arg!(buffer), usage)
 }
 
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
     Some(crate::cpu_buffer::cpu_buffer_type_handle()).to_c()
 }
@@ -227,10 +221,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_
 /// # Safety
 /// `[ptr, ptr + size)` is memory that outlives the buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_from_ptr(
     ptr: *mut c_void,
     size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_cpu_buffer_from_ptr";
     crate::cpu_buffer::buffer_from_ptr(FN, ptr, size).to_c()
 }

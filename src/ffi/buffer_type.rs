@@ -1,14 +1,14 @@
 //! Exports: buffer types.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use std::ffi::c_char;
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_name(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_buft_name";
     arg!(buft).name(FN)
 }
 
@@ -17,55 +17,55 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_name(buft: wsp_ggml_backend_buffe
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_alloc_buffer(
     buft: wsp_ggml_backend_buffer_type_t,
     size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_buft_alloc_buffer";
     crate::buffer::alloc_buffer(FN, arg!(buft, or std::ptr::null_mut()), size).to_c()
 }
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_alignment";
     arg!(buft).alignment(FN)
 }
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_max_size";
     arg!(buft).max_size()
 }
 
 /// # Safety
 /// `buft` is NULL or a live buffer type; `tensor` is NULL or a live tensor.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alloc_size(
     buft: wsp_ggml_backend_buffer_type_t,
     tensor: *const wsp_ggml_tensor,
 ) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_alloc_size";
     arg!(buft).alloc_size(arg!(tensor))
 }
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_is_host(buft: wsp_ggml_backend_buffer_type_t) -> bool {
-    const FN: &str = "wsp_ggml_backend_buft_is_host";
     arg!(buft).is_host()
 }
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_get_device(
     buft: wsp_ggml_backend_buffer_type_t,
 ) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_buft_get_device";
     arg!(buft).device().to_c()
 }

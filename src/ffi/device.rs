@@ -1,34 +1,34 @@
 //! Exports: devices and backend registrations (regs).
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use std::ffi::{c_char, c_void};
 
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_name(device: wsp_ggml_backend_dev_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_dev_name";
     arg!(device).name(FN)
 }
 
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_description(device: wsp_ggml_backend_dev_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_dev_description";
     arg!(device).description(FN)
 }
 
 /// # Safety
 /// `device` is NULL or a live device; `free` and `total` are writable.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_memory(
     device: wsp_ggml_backend_dev_t,
     free: *mut usize,
     total: *mut usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_dev_memory";
     let device = arg!(device);
     // SAFETY: the caller's promise for `free` and `total`.
     unsafe { device.memory(FN, free, total) }
@@ -37,8 +37,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_memory(
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_type(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type {
-    const FN: &str = "wsp_ggml_backend_dev_type";
     arg!(device).device_type(FN)
 }
 
@@ -47,11 +47,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_type(device: wsp_ggml_backend_dev_
 /// # Safety
 /// `device` is NULL or a live device; `props` is NULL or writable.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_get_props(
     device: wsp_ggml_backend_dev_t,
     props: *mut wsp_ggml_backend_dev_props,
 ) {
-    const FN: &str = "wsp_ggml_backend_dev_get_props";
     let device = arg!(device);
     device.props(FN, arg!(props))
 }
@@ -59,8 +59,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_get_props(
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_backend_reg(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_dev_backend_reg";
     arg!(device).reg().to_c()
 }
 
@@ -69,11 +69,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_backend_reg(device: wsp_ggml_backe
 /// # Safety
 /// `device` is NULL or a live device; `params` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_init(
     device: wsp_ggml_backend_dev_t,
     params: *const c_char,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_dev_init";
     let device = arg!(device, or std::ptr::null_mut());
     // SAFETY: the caller's promise for `params`.
     unsafe { device.init_backend(FN, params) }.to_c()
@@ -82,10 +82,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_init(
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_type(
     device: wsp_ggml_backend_dev_t,
 ) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_dev_buffer_type";
     arg!(device).buffer_type(FN).to_c()
 }
 
@@ -94,10 +94,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_type(
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_host_buffer_type(
     device: wsp_ggml_backend_dev_t,
 ) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_dev_host_buffer_type";
     arg!(device).host_buffer_type().to_c()
 }
 
@@ -106,13 +106,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_host_buffer_type(
 /// # Safety
 /// `device` is NULL or a live device; `[ptr, ptr + size)` is memory that outlives the buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_from_host_ptr(
     device: wsp_ggml_backend_dev_t,
     ptr: *mut c_void,
     size: usize,
     max_tensor_size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_dev_buffer_from_host_ptr";
     let device = arg!(device);
     // SAFETY: the caller's promise for the memory.
     let buffer = unsafe { device.buffer_from_host_ptr(ptr, size, max_tensor_size) };
@@ -127,22 +127,22 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_from_host_ptr(
 /// # Safety
 /// `device` and `op` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_op(
     device: wsp_ggml_backend_dev_t,
     op: *const wsp_ggml_tensor,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_dev_supports_op";
     arg!(device).supports_op(FN, arg!(op))
 }
 
 /// # Safety
 /// `device` and `buft` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_buft(
     device: wsp_ggml_backend_dev_t,
     buft: wsp_ggml_backend_buffer_type_t,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_dev_supports_buft";
     arg!(device).supports_buft(FN, arg!(buft))
 }
 
@@ -151,38 +151,38 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_buft(
 /// # Safety
 /// `device` and `op` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_offload_op(
     device: wsp_ggml_backend_dev_t,
     op: *const wsp_ggml_tensor,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_dev_offload_op";
     arg!(device).offload_op(arg!(op))
 }
 
 /// # Safety
 /// `reg` is NULL or a live reg.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_name(reg: wsp_ggml_backend_reg_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_reg_name";
     arg!(reg).name(FN)
 }
 
 /// # Safety
 /// `reg` is NULL or a live reg.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_count(reg: wsp_ggml_backend_reg_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_reg_dev_count";
     arg!(reg).device_count(FN)
 }
 
 /// # Safety
 /// `reg` is NULL or a live reg.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_get(
     reg: wsp_ggml_backend_reg_t,
     index: usize,
 ) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_reg_dev_get";
     arg!(reg).device(FN, index).to_c()
 }
 
@@ -191,11 +191,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_get(
 /// # Safety
 /// `reg` is NULL or a live reg; `name` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_get_proc_address(
     reg: wsp_ggml_backend_reg_t,
     name: *const c_char,
 ) -> *mut c_void {
-    const FN: &str = "wsp_ggml_backend_reg_get_proc_address";
     let reg = arg!(reg);
     arg!(name, optional).map_or(std::ptr::null_mut(), |name| reg.proc_address(name))
 }

@@ -1,6 +1,6 @@
 //! Exports: events.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 
 /// NULL for a NULL device or a device without events, as in the reference.
@@ -8,6 +8,7 @@ use crate::abi::*;
 /// # Safety
 /// `device` is NULL or a live device.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_event_new(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_event_t {
     arg!(device, optional).and_then(|device| device.event_new()).to_c()
 }
@@ -17,8 +18,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_new(device: wsp_ggml_backend_dev
 /// # Safety
 /// `event` is NULL or a live event, not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_event_free(event: wsp_ggml_backend_event_t) {
-    const FN: &str = "wsp_ggml_backend_event_free";
     if let Some(event) = arg!(event, optional) {
         event.free(FN);
     }
@@ -27,8 +28,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_free(event: wsp_ggml_backend_eve
 /// # Safety
 /// `event` and `backend` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_event_record(event: wsp_ggml_backend_event_t, backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_event_record";
     let event = arg!(event);
     arg!(backend).event_record(FN, event)
 }
@@ -36,16 +37,16 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_record(event: wsp_ggml_backend_e
 /// # Safety
 /// `event` is NULL or a live event.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_event_synchronize(event: wsp_ggml_backend_event_t) {
-    const FN: &str = "wsp_ggml_backend_event_synchronize";
     arg!(event).synchronize(FN)
 }
 
 /// # Safety
 /// `backend` and `event` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_event_wait(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t) {
-    const FN: &str = "wsp_ggml_backend_event_wait";
     let event = arg!(event);
     arg!(backend).event_wait(FN, event)
 }

@@ -1,6 +1,6 @@
 //! Exports: placing tensors, graph copy and compare.
 
-use super::arg;
+use super::{arg, named};
 use crate::abi::*;
 use crate::graph::{Graph, Tensor};
 use crate::graph_copy::{self, Refused};
@@ -21,8 +21,8 @@ fn status(caller: &str, placed: Result<wsp_ggml_status, Refused>) -> wsp_ggml_st
 /// # Safety
 /// `tensor` is NULL or a live tensor.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_view_init";
     status(FN, graph_copy::view_init(arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED)))
 }
 
@@ -32,12 +32,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor
 /// # Safety
 /// `buffer` and `tensor` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(
     buffer: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
     addr: *mut c_void,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_tensor_alloc";
     let buffer = arg!(buffer, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     let tensor = arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
     status(FN, graph_copy::tensor_alloc(FN, buffer, tensor, addr))
@@ -49,11 +49,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(
 /// # Safety
 /// `backend` and `graph` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_copy(
     backend: wsp_ggml_backend_t,
     graph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_backend_graph_copy {
-    const FN: &str = "wsp_ggml_backend_graph_copy";
     let backend = arg!(backend);
     graph_copy::graph_copy(backend, arg!(graph))
 }
@@ -61,6 +61,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_copy(
 /// # Safety
 /// `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
     // SAFETY: the caller's promise.
     unsafe { graph_copy::graph_copy_free(copy) }
@@ -87,6 +88,7 @@ unsafe fn compare_args(
     callback: wsp_ggml_backend_eval_callback,
     user_data: *mut c_void,
 ) -> Option<Compare<impl FnMut(usize, Tensor, Tensor) -> bool>> {
+    // The export's name: this helper reads its arguments.
     const FN: &str = "wsp_ggml_backend_compare_graph_backend";
     let backend1 = arg!(backend1);
     let callback = arg!(callback, or None);
@@ -107,6 +109,7 @@ unsafe fn compare_args(
 /// `user_data`.
 #[cfg(not(any(compare_test_node, compare_test_nodes)))]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
     backend2: wsp_ggml_backend_t,
@@ -114,7 +117,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     callback: wsp_ggml_backend_eval_callback,
     user_data: *mut c_void,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
     // SAFETY: the caller's promise.
     let Some(Compare { backend1, backend2, graph, callback }) =
         (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
@@ -135,6 +137,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 /// `user_data`; `test_node` is only compared.
 #[cfg(compare_test_node)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
     backend2: wsp_ggml_backend_t,
@@ -143,7 +146,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     user_data: *mut c_void,
     test_node: *mut wsp_ggml_tensor,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
     // SAFETY: the caller's promise.
     let Some(Compare { backend1, backend2, graph, callback }) =
         (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
@@ -169,6 +171,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 /// `user_data`; `test_nodes` is NULL or holds `num_test_nodes` tensor pointers (only compared).
 #[cfg(compare_test_nodes)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     backend1: wsp_ggml_backend_t,
     backend2: wsp_ggml_backend_t,
@@ -178,7 +181,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     test_nodes: *const *const wsp_ggml_tensor,
     num_test_nodes: usize,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
     // SAFETY: the caller's promise.
     let Some(Compare { backend1, backend2, graph, callback }) =
         (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
@@ -188,9 +190,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     if num_test_nodes == 0 {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
-    let test_nodes = arg!(test_nodes);
-    // SAFETY: the caller's promise, checked for NULL.
-    let test_nodes = unsafe { std::slice::from_raw_parts(test_nodes.as_ptr(), num_test_nodes) };
-    let is_test_node = |t: Tensor| test_nodes.contains(&t.as_ptr().cast_const());
+    let Some(test_nodes) = arg!(test_nodes[num_test_nodes], optional) else {
+        crate::ggml::null_handle(FN, "test_nodes")
+    };
+    let is_test_node = |t: Tensor| test_nodes.contains(&Some(t));
     graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)
 }

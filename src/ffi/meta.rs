@@ -1,6 +1,6 @@
 //! Exports: the meta backend (whisper.rn 0.7).
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::handle::Device;
 use crate::meta::{self, backend, buffer, split};
@@ -11,10 +11,10 @@ use std::ffi::{c_char, c_void};
 /// # Safety
 /// None (any value is accepted).
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
     split_axis: wsp_ggml_backend_meta_split_axis,
 ) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_meta_split_axis_name";
     match split::axis_name(split_axis) {
         Some(name) => name.as_ptr(),
         None => crate::ggml::fatal!("{FN}: {split_axis} is not a split axis"),
@@ -26,6 +26,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
 /// # Safety
 /// `backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_is_meta(backend: wsp_ggml_backend_t) -> bool {
     arg!(backend, optional).is_some_and(backend::is_meta_backend)
 }
@@ -35,6 +36,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_is_meta(backend: wsp_ggml_backend_t) -
 /// # Safety
 /// `buf` is NULL or a live buffer.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_meta(buf: wsp_ggml_backend_buffer_t) -> bool {
     arg!(buf, optional).is_some_and(buffer::is_meta_buffer)
 }
@@ -44,6 +46,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_meta(buf: wsp_ggml_backend_b
 /// # Safety
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_buft_is_meta(buft: wsp_ggml_backend_buffer_type_t) -> bool {
     arg!(buft, optional).is_some_and(meta::is_meta_buffer_type)
 }
@@ -53,26 +56,18 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_is_meta(buft: wsp_ggml_backend_bu
 /// # Safety
 /// `devs` points to `n_devs` live devices (or `n_devs` is 0).
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
     devs: *mut wsp_ggml_backend_dev_t,
     n_devs: usize,
     get_split_state: wsp_ggml_backend_meta_get_split_state_t,
     get_split_state_ud: *mut c_void,
 ) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_meta_device";
     crate::ggml::ensure!(
         n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES,
         "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}"
     );
-    if n_devs > 0 && devs.is_null() {
-        crate::ggml::null_handle(FN, "devs");
-    }
-    let simple: Vec<Device> = (0..n_devs)
-        .map(|i| {
-            // SAFETY: `devs` holds n_devs device pointers, each NULL or live (the contract).
-            unsafe { Device::from_raw(*devs.add(i)) }.unwrap_or_else(|| crate::ggml::fatal!("{FN}: devs[{i}] is NULL"))
-        })
-        .collect();
+    let simple: Vec<Device> = arg!(devs[n_devs]);
     Some(meta::device_new(FN, simple, get_split_state, get_split_state_ud)).to_c()
 }
 
@@ -81,8 +76,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
 /// # Safety
 /// `meta_backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_meta_n_backends(meta_backend: wsp_ggml_backend_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_meta_n_backends";
     backend::meta_backend(FN, arg!(meta_backend)).simple.len()
 }
 
@@ -92,11 +87,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_n_backends(meta_backend: wsp_ggml
 /// # Safety
 /// `meta_backend` is NULL or a live backend.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
     meta_backend: wsp_ggml_backend_t,
     index: usize,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_meta_simple_backend";
     let simple = &backend::meta_backend(FN, arg!(meta_backend)).simple;
     let Some(&backend) = simple.get(index) else {
         crate::ggml::fatal!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
@@ -111,15 +106,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
 /// `ctx` is NULL or a live ggml context whose tensors are not allocated; `buft` is NULL or a
 /// live buffer type.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(
     ctx: *mut wsp_ggml_context,
     buft: wsp_ggml_backend_buffer_type_t,
 ) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft";
     let buft = arg!(buft);
-    if ctx.is_null() {
-        crate::ggml::null_handle(FN, "ctx");
-    }
-    // SAFETY: a live context (the contract).
-    Some(unsafe { buffer::alloc_ctx_tensors(FN, ctx, buft) }).to_c()
+    Some(buffer::alloc_ctx_tensors(FN, arg!(ctx), buft)).to_c()
 }

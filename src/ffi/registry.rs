@@ -1,6 +1,6 @@
 //! Exports: the backend registry and dynamic loading.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::{loader, registry};
 use std::ffi::{c_char, OsStr};
@@ -13,6 +13,7 @@ use std::path::Path;
 /// # Safety
 /// `reg` is NULL or a live reg that outlives its registration.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
     if let Some(reg) = arg!(reg, optional) {
         registry::register(reg);
@@ -24,14 +25,15 @@ pub unsafe extern "C" fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) 
 /// # Safety
 /// `device` is NULL or a live device that outlives its registration.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
-    const FN: &str = "wsp_ggml_backend_device_register";
     registry::register_device(arg!(device, or return));
 }
 
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
     registry::reg_count()
 }
@@ -39,8 +41,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
 /// # Safety
 /// None: an index out of range aborts with a message.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_reg_get";
     Some(registry::reg_at(FN, index)).to_c()
 }
 
@@ -49,14 +51,15 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_back
 /// # Safety
 /// `name` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_reg_by_name";
     registry::reg_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
 }
 
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
     registry::device_count()
 }
@@ -64,8 +67,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
 /// # Safety
 /// None: an index out of range aborts with a message.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_dev_get";
     Some(registry::device_at(FN, index)).to_c()
 }
 
@@ -74,8 +77,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_back
 /// # Safety
 /// `name` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_dev_by_name";
     registry::device_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
 }
 
@@ -84,8 +87,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> ws
 /// # Safety
 /// None: any type is looked up.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
-    const FN: &str = "wsp_ggml_backend_dev_by_type";
     registry::device_by_type(FN, r#type).to_c()
 }
 
@@ -94,11 +97,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_d
 /// # Safety
 /// `name` and `params` are NULL or strings.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(
     name: *const c_char,
     params: *const c_char,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_init_by_name";
     let name = arg!(name, or std::ptr::null_mut());
     // SAFETY: the caller's promise for `params`.
     unsafe { registry::init_by_name(FN, name, params) }.to_c()
@@ -109,11 +112,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(
 /// # Safety
 /// `params` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(
     r#type: wsp_ggml_backend_dev_type,
     params: *const c_char,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_init_by_type";
     // SAFETY: the caller's promise for `params`.
     unsafe { registry::init_by_type(FN, r#type, params) }.to_c()
 }
@@ -123,8 +126,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_init_best";
     registry::init_best(FN).to_c()
 }
 
@@ -139,8 +142,8 @@ fn c_path(path: &std::ffi::CStr) -> &Path {
 /// # Safety
 /// `path` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t {
-    const FN: &str = "wsp_ggml_backend_load";
     loader::load(c_path(arg!(path, or std::ptr::null_mut()))).to_c()
 }
 
@@ -150,8 +153,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_
 /// # Safety
 /// `reg` is NULL or a reg; it must not be used after its module is closed.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
-    const FN: &str = "wsp_ggml_backend_unload";
     if let Some(reg) = arg!(reg, optional) {
         loader::unload(FN, reg);
     }
@@ -162,6 +165,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_load_all() {
     loader::load_all_from_path("wsp_ggml_backend_load_all", None);
 }
@@ -172,7 +176,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_load_all() {
 /// # Safety
 /// `dir_path` is NULL or a string.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_char) {
-    const FN: &str = "wsp_ggml_backend_load_all_from_path";
     loader::load_all_from_path(FN, arg!(dir_path, optional).map(c_path));
 }

@@ -1,10 +1,10 @@
 //! Exports: the scheduler.
 
-use super::{arg, ToC};
+use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::ggml::fatal;
 use crate::graph::c_str_lossy;
-use crate::handle::{Backend, BufferType};
+use crate::handle::Backend;
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use std::ffi::{c_int, c_void};
 
@@ -15,6 +15,7 @@ use std::ffi::{c_int, c_void};
 /// `backends` is NULL or holds `n_backends` backends, each NULL or live; `bufts` is NULL or
 /// holds `n_backends` buffer types, each NULL (the backend's default) or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
     backends: *mut wsp_ggml_backend_t,
     bufts: *mut wsp_ggml_backend_buffer_type_t,
@@ -23,12 +24,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
     parallel: bool,
     op_offload: bool,
 ) -> wsp_ggml_backend_sched_t {
-    const FN: &str = "wsp_ggml_backend_sched_new";
     let checked = (|| {
-        let backends = (!backends.is_null()).then_some(backends).ok_or(SchedError::BackendsNull)?;
+        if backends.is_null() {
+            return Err(SchedError::BackendsNull);
+        }
         let n = backend_count(n_backends)?;
-        // SAFETY: the caller's promise for both arrays, checked for NULL, of n elements.
-        let (backends, bufts) = unsafe { (handles::<Backend, _>(backends, n), handles::<BufferType, _>(bufts, n)) };
+        let backends = arg!(backends[n], optional).unwrap_or_default();
+        let bufts = arg!(bufts[n], optional).unwrap_or_else(|| vec![None; n]);
         SchedBackends::validate(FN, &backends, &bufts)
     })();
     match checked {
@@ -40,27 +42,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
     }
 }
 
-/// The handles in a C array of `n` pointers; all None for a NULL array.
-///
-/// # Safety
-/// `array` is NULL or holds `n` pointers, each NULL or live.
-unsafe fn handles<H, P: super::FromC<Rust = H> + Copy>(array: *const P, n: usize) -> Vec<Option<H>> {
-    if array.is_null() {
-        return (0..n).map(|_| None).collect();
-    }
-    // SAFETY: the caller's promise.
-    let raw = unsafe { std::slice::from_raw_parts(array, n) };
-    // SAFETY: each is NULL or live (the caller's promise).
-    raw.iter().map(|&p| unsafe { p.into_rust() }).collect()
-}
-
 /// NULL is ignored.
 ///
 /// # Safety
 /// `sched` is NULL or a live scheduler, not used afterwards.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
-    const FN: &str = "wsp_ggml_backend_sched_free";
     if let Some(sched) = arg!(sched, optional) {
         // SAFETY: the caller gives the scheduler up.
         unsafe { sched.destroy(FN) }
@@ -73,11 +61,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sch
 /// # Safety
 /// `sched` and `measure_graph` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
     sched: wsp_ggml_backend_sched_t,
     measure_graph: *mut wsp_ggml_cgraph,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_sched_reserve";
     let mut sched = arg!(sched).write(FN);
     sched.reserve_for(FN, arg!(measure_graph))
 }
@@ -85,19 +73,19 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
 /// # Safety
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_backends";
     arg!(sched).read(FN).n_backends() as c_int
 }
 
 /// # Safety
 /// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
     sched: wsp_ggml_backend_sched_t,
     i: c_int,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_sched_get_backend";
     let sched = arg!(sched).read(FN);
     match usize::try_from(i).ok().and_then(|i| sched.backend(i)) {
         Some(backend) => backend.as_ptr(),
@@ -108,16 +96,16 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
 /// # Safety
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_splits";
     arg!(sched).read(FN).n_splits() as c_int
 }
 
 /// # Safety
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
-    const FN: &str = "wsp_ggml_backend_sched_get_n_copies";
     arg!(sched).read(FN).n_copies() as c_int
 }
 
@@ -136,11 +124,11 @@ fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> usize 
 /// # Safety
 /// `sched` and `backend` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
     sched: wsp_ggml_backend_sched_t,
     backend: wsp_ggml_backend_t,
 ) -> usize {
-    const FN: &str = "wsp_ggml_backend_sched_get_buffer_size";
     let sched = arg!(sched).read(FN);
     sched.buffer_size(index_of(FN, &sched, arg!(backend, optional)))
 }
@@ -151,11 +139,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
 /// `sched` and `backend` are NULL or live.
 #[cfg(api_v2)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
     sched: wsp_ggml_backend_sched_t,
     backend: wsp_ggml_backend_t,
 ) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_sched_get_buffer_type";
     let sched = arg!(sched).read(FN);
     sched.buffer_type(index_of(FN, &sched, arg!(backend, optional))).as_ptr()
 }
@@ -168,12 +156,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
 /// backend of the scheduler.
 #[cfg(sched_reserve_size)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
     sched: wsp_ggml_backend_sched_t,
     measure_graph: *mut wsp_ggml_cgraph,
     sizes: *mut usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_sched_reserve_size";
     let (mut sched, measure_graph) = (arg!(sched).write(FN), arg!(measure_graph));
     let sizes = arg!(sizes);
     // SAFETY: the caller's promise: room for a size per backend.
@@ -188,11 +176,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
 /// `sched` and `graph` are NULL or live.
 #[cfg(api_v2)]
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
     sched: wsp_ggml_backend_sched_t,
     graph: *mut wsp_ggml_cgraph,
 ) {
-    const FN: &str = "wsp_ggml_backend_sched_split_graph";
     let (mut sched, graph) = (arg!(sched).write(FN), arg!(graph));
     sched.split(FN, graph)
 }
@@ -202,12 +190,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
 /// # Safety
 /// `sched`, `node` and `backend` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
     sched: wsp_ggml_backend_sched_t,
     node: *mut wsp_ggml_tensor,
     backend: wsp_ggml_backend_t,
 ) {
-    const FN: &str = "wsp_ggml_backend_sched_set_tensor_backend";
     let (mut sched, node) = (arg!(sched).write(FN), arg!(node));
     let index = index_of(FN, &sched, arg!(backend, optional));
     sched.set_tensor_backend(node, index)
@@ -218,11 +206,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
 /// # Safety
 /// `sched` is NULL or a live scheduler; `node` is only compared.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
     sched: wsp_ggml_backend_sched_t,
     node: *mut wsp_ggml_tensor,
 ) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_sched_get_tensor_backend";
     let sched = arg!(sched).read(FN);
     arg!(node, optional).and_then(|node| sched.tensor_backend(node)).to_c()
 }
@@ -233,11 +221,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
 /// # Safety
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
     sched: wsp_ggml_backend_sched_t,
     graph: *mut wsp_ggml_cgraph,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_sched_alloc_graph";
     let mut sched = arg!(sched).write(FN);
     sched.alloc(FN, arg!(graph))
 }
@@ -247,11 +235,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
 /// # Safety
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
     sched: wsp_ggml_backend_sched_t,
     graph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_sched_graph_compute";
     let sched = arg!(sched);
     let status = sched.compute_async(FN, || arg!(graph));
     sched.write(FN).synchronize();
@@ -263,19 +251,19 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
 /// # Safety
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
     sched: wsp_ggml_backend_sched_t,
     graph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_sched_graph_compute_async";
     arg!(sched).compute_async(FN, || arg!(graph))
 }
 
 /// # Safety
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
-    const FN: &str = "wsp_ggml_backend_sched_synchronize";
     arg!(sched).write(FN).synchronize()
 }
 
@@ -285,8 +273,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_back
 /// # Safety
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
-    const FN: &str = "wsp_ggml_backend_sched_reset";
     arg!(sched).write(FN).reset()
 }
 
@@ -294,11 +282,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sc
 /// `sched` is NULL or a live scheduler; `callback` is NULL or a function that takes
 /// `user_data`.
 #[no_mangle]
+#[named]
 pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
     sched: wsp_ggml_backend_sched_t,
     callback: wsp_ggml_backend_sched_eval_callback,
     user_data: *mut c_void,
 ) {
-    const FN: &str = "wsp_ggml_backend_sched_set_eval_callback";
     arg!(sched).write(FN).set_eval_callback(callback, user_data)
 }

@@ -39,7 +39,7 @@ impl Backend {
     /// Releases the backend; it must not be used afterwards.
     pub fn free(self, caller: &str) {
         let free = required(self.raw().iface.free, caller, "free");
-        // SAFETY: as for name.
+        // SAFETY: the entry of a live backend, called with it.
         unsafe { free(self.as_ptr()) }
     }
 
@@ -128,7 +128,7 @@ impl Backend {
     #[inline]
     pub fn synchronize(self) {
         if let Some(synchronize) = self.raw().iface.synchronize {
-            // SAFETY: as for name.
+            // SAFETY: the entry of a live backend, called with it.
             unsafe { synchronize(self.as_ptr()) }
         }
     }
@@ -203,7 +203,7 @@ impl Backend {
 
     pub fn event_wait(self, caller: &str, event: Event) {
         let wait = required(self.raw().iface.event_wait, caller, "event_wait");
-        // SAFETY: as for event_record.
+        // SAFETY: the entry of a live backend, with a live event.
         unsafe { wait(self.as_ptr(), event.as_ptr()) }
     }
 }

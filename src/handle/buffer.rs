@@ -104,7 +104,7 @@ impl Buffer {
     /// Optional; nothing to do by default.
     pub fn init_tensor(self, tensor: Tensor) -> wsp_ggml_status {
         match self.raw().iface.init_tensor {
-            // SAFETY: as for base, with a live tensor placed in this buffer.
+            // SAFETY: the entry of a live buffer, called with it, with a live tensor placed in this buffer.
             Some(init_tensor) => unsafe { init_tensor(self.as_ptr(), tensor.as_ptr()) },
             None => wsp_ggml_status::WSP_GGML_STATUS_SUCCESS,
         }
@@ -183,14 +183,14 @@ impl Buffer {
 
     pub fn clear(self, caller: &str, value: u8) {
         let clear = required(self.raw().iface.clear, caller, "clear");
-        // SAFETY: as for base.
+        // SAFETY: the entry of a live buffer, called with it.
         unsafe { clear(self.as_ptr(), value) }
     }
 
     /// Optional; nothing to do by default.
     pub fn reset(self) {
         if let Some(reset) = self.raw().iface.reset {
-            // SAFETY: as for base.
+            // SAFETY: the entry of a live buffer, called with it.
             unsafe { reset(self.as_ptr()) }
         }
     }
@@ -221,7 +221,7 @@ impl Tensor {
 /// A 2d transfer (0.7): `count` runs of `size` bytes, `stride_tensor` apart in the tensor and
 /// `stride_data` apart in the caller's memory.
 #[cfg(tensor_2d)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Runs {
     pub size: usize,
     pub count: usize,

@@ -36,20 +36,20 @@ impl BufferType {
     /// A new buffer of `size` bytes (more than 0), or None when the backend has no memory.
     pub fn alloc_buffer(self, caller: &str, size: usize) -> Option<Buffer> {
         let alloc_buffer = required(self.raw().iface.alloc_buffer, caller, "alloc_buffer");
-        // SAFETY: as for name; the result is NULL or a live buffer.
+        // SAFETY: the entry of a live buffer type, called with it; the result is NULL or a live buffer.
         unsafe { Buffer::from_raw(alloc_buffer(self.as_ptr(), size)) }
     }
 
     pub fn alignment(self, caller: &str) -> usize {
         let get_alignment = required(self.raw().iface.get_alignment, caller, "get_alignment");
-        // SAFETY: as for name.
+        // SAFETY: the entry of a live buffer type, called with it.
         unsafe { get_alignment(self.as_ptr()) }
     }
 
     /// Optional; no limit by default.
     pub fn max_size(self) -> usize {
         match self.raw().iface.get_max_size {
-            // SAFETY: as for name.
+            // SAFETY: the entry of a live buffer type, called with it.
             Some(get_max_size) => unsafe { get_max_size(self.as_ptr()) },
             None => usize::MAX,
         }
@@ -59,7 +59,7 @@ impl BufferType {
     pub fn alloc_size(self, tensor: Tensor) -> usize {
         match self.raw().iface.get_alloc_size {
             Some(get_alloc_size) => {
-                // SAFETY: as for name, with a live tensor.
+                // SAFETY: the entry of a live buffer type, called with it, with a live tensor.
                 let size = unsafe { get_alloc_size(self.as_ptr(), tensor.as_ptr()) };
                 debug_assert!(size >= tensor.nbytes());
                 size
@@ -71,7 +71,7 @@ impl BufferType {
     /// Optional; not host memory by default.
     pub fn is_host(self) -> bool {
         match self.raw().iface.is_host {
-            // SAFETY: as for name.
+            // SAFETY: the entry of a live buffer type, called with it.
             Some(is_host) => unsafe { is_host(self.as_ptr()) },
             None => false,
         }

@@ -37,7 +37,7 @@ impl Device {
 
     pub fn description(self, caller: &str) -> *const c_char {
         let get_description = required(self.raw().iface.get_description, caller, "get_description");
-        // SAFETY: as for name.
+        // SAFETY: the entry of a live device, called with it.
         unsafe { get_description(self.as_ptr()) }
     }
 
@@ -51,7 +51,7 @@ impl Device {
 
     pub fn device_type(self, caller: &str) -> wsp_ggml_backend_dev_type {
         let get_type = required(self.raw().iface.get_type, caller, "get_type");
-        // SAFETY: as for name.
+        // SAFETY: the entry of a live device, called with it.
         unsafe { get_type(self.as_ptr()) }
     }
 
@@ -61,8 +61,16 @@ impl Device {
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers, type
         // CPU, no caps).
         *props = unsafe { std::mem::zeroed() };
-        // SAFETY: as for name, with a writable struct.
+        // SAFETY: the entry of a live device, called with it, with a writable struct.
         unsafe { get_props(self.as_ptr(), props) }
+    }
+
+    /// The device's properties, as a value (see `props`).
+    pub fn props_value(self, caller: &str) -> wsp_ggml_backend_dev_props {
+        // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers).
+        let mut props = unsafe { std::mem::zeroed() };
+        self.props(caller, &mut props);
+        props
     }
 
     pub fn reg(self) -> Option<Reg> {
@@ -82,7 +90,7 @@ impl Device {
 
     pub fn buffer_type(self, caller: &str) -> Option<BufferType> {
         let get_buffer_type = required(self.raw().iface.get_buffer_type, caller, "get_buffer_type");
-        // SAFETY: as for name; the result is NULL or a live buffer type.
+        // SAFETY: the entry of a live device, called with it; the result is NULL or a live buffer type.
         unsafe { BufferType::from_raw(get_buffer_type(self.as_ptr())) }
     }
 
@@ -94,7 +102,8 @@ impl Device {
     /// Optional; None by default.
     pub fn host_buffer_type(self) -> Option<BufferType> {
         let get_host_buffer_type = self.raw().iface.get_host_buffer_type?;
-        // SAFETY: as for buffer_type.
+        // SAFETY: the entry of a live device, called with it; the result is NULL or a live buffer
+        // type.
         unsafe { BufferType::from_raw(get_host_buffer_type(self.as_ptr())) }
     }
 
@@ -117,20 +126,20 @@ impl Device {
     #[inline]
     pub fn supports_op(self, caller: &str, op: Tensor) -> bool {
         let supports_op = required(self.raw().iface.supports_op, caller, "supports_op");
-        // SAFETY: as for name, with a live tensor.
+        // SAFETY: the entry of a live device, called with it, with a live tensor.
         unsafe { supports_op(self.as_ptr(), op.as_ptr()) }
     }
 
     pub fn supports_buft(self, caller: &str, buft: BufferType) -> bool {
         let supports_buft = required(self.raw().iface.supports_buft, caller, "supports_buft");
-        // SAFETY: as for name, with a live buffer type.
+        // SAFETY: the entry of a live device, called with it, with a live buffer type.
         unsafe { supports_buft(self.as_ptr(), buft.as_ptr()) }
     }
 
     /// Optional; false (not worth offloading) by default.
     pub fn offload_op(self, op: Tensor) -> bool {
         match self.raw().iface.offload_op {
-            // SAFETY: as for supports_op.
+            // SAFETY: the entry of a live device, called with it and a live tensor.
             Some(offload_op) => unsafe { offload_op(self.as_ptr(), op.as_ptr()) },
             None => false,
         }
@@ -139,19 +148,19 @@ impl Device {
     /// Optional; None (no events) by default.
     pub fn event_new(self) -> Option<Event> {
         let event_new = self.raw().iface.event_new?;
-        // SAFETY: as for name; the result is NULL or a live event.
+        // SAFETY: the entry of a live device, called with it; the result is NULL or a live event.
         unsafe { Event::from_raw(event_new(self.as_ptr())) }
     }
 
     pub fn event_free(self, caller: &str, event: Event) {
         let event_free = required(self.raw().iface.event_free, caller, "event_free");
-        // SAFETY: as for name, with a live event of this device.
+        // SAFETY: the entry of a live device, called with it, with a live event of this device.
         unsafe { event_free(self.as_ptr(), event.as_ptr()) }
     }
 
     pub fn event_synchronize(self, caller: &str, event: Event) {
         let event_synchronize = required(self.raw().iface.event_synchronize, caller, "event_synchronize");
-        // SAFETY: as for event_free.
+        // SAFETY: the entry of a live device, called with it, with a live event of this device.
         unsafe { event_synchronize(self.as_ptr(), event.as_ptr()) }
     }
 }

@@ -9,6 +9,7 @@
 //! Methods that can meet a broken object (a mandatory entry left NULL) take the name of the
 //! exported function the C caller called, so that the message names it.
 
+mod arg;
 mod backend;
 mod buffer;
 mod buffer_type;
@@ -16,6 +17,8 @@ mod device;
 mod event;
 mod reg;
 
+pub(crate) use arg::arg;
+pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
 pub use buffer::Buffer;
 #[cfg(tensor_2d)]
@@ -39,6 +42,11 @@ macro_rules! handle {
             #[inline(always)]
             pub unsafe fn from_raw(ptr: *mut $raw) -> Option<Self> {
                 std::ptr::NonNull::new(ptr).map(Self)
+            }
+
+            /// The handle of an object this library made: it lives until freed.
+            pub fn leak(object: Box<$raw>) -> Self {
+                Self(std::ptr::NonNull::from(Box::leak(object)))
             }
 
             #[inline(always)]

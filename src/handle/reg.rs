@@ -32,14 +32,14 @@ impl Reg {
 
     pub fn device_count(self, caller: &str) -> usize {
         let get_device_count = required(self.raw().iface.get_device_count, caller, "get_device_count");
-        // SAFETY: as for name.
+        // SAFETY: the entry of a live reg, called with it.
         unsafe { get_device_count(self.as_ptr()) }
     }
 
     /// The device at `index`; None when the reg returns NULL.
     pub fn device(self, caller: &str, index: usize) -> Option<Device> {
         let get_device = required(self.raw().iface.get_device, caller, "get_device");
-        // SAFETY: as for name; the result is NULL or a live device.
+        // SAFETY: the entry of a live reg, called with it; the result is NULL or a live device.
         unsafe { Device::from_raw(get_device(self.as_ptr(), index)) }
     }
 
@@ -51,7 +51,7 @@ impl Reg {
     /// A custom function of the reg; NULL when it has none by that name (the entry is optional).
     pub fn proc_address(self, name: &CStr) -> *mut c_void {
         match self.raw().iface.get_proc_address {
-            // SAFETY: as for name, with a NUL-terminated string.
+            // SAFETY: the entry of a live reg, called with it, with a NUL-terminated string.
             Some(get_proc_address) => unsafe { get_proc_address(self.as_ptr(), name.as_ptr()) },
             None => std::ptr::null_mut(),
         }

@@ -3,14 +3,17 @@
 //! added up (an all-reduce), by the simple backends' own collective when their reg offers one,
 //! else by copying and adding on the simple backends.
 
-use super::buffer::{is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, simple_tensor, split_state};
+use super::buffer::{
+    access_chunks, is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, simple_tensor, split_state,
+    Access, Chunk,
+};
 use super::MetaDevice;
 use super::{schedule, split};
 use crate::abi::op;
 use crate::abi::*;
 use crate::ggml::{ensure, fatal, null_handle};
-use crate::graph::{Graph, Tensor};
-use crate::handle::{Backend, Buffer, Device};
+use crate::graph::{Graph, OwnedGraph, Tensor};
+use crate::handle::{arg, Backend, Buffer, Device};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 
@@ -37,7 +40,7 @@ pub struct MetaBackend {
     /// the simple backends may still be working on them. Boxed: C holds pointers to the graph
     /// structs, which must not move when the vector grows.
     #[allow(clippy::vec_box)]
-    graphs: RefCell<Vec<Box<DeviceGraph>>>,
+    graphs: RefCell<Vec<Box<OwnedGraph>>>,
     aux_tensors: RefCell<Vec<*mut wsp_ggml_tensor>>,
 }
 
@@ -46,7 +49,8 @@ impl MetaBackend {
     fn clear_last(&self) {
         self.graphs.borrow_mut().clear();
         for t in self.aux_tensors.borrow_mut().drain(..) {
-            // SAFETY: made by Box::into_raw in aux_tensor, released once.
+            // SAFETY: a box leaked by aux_tensor (Tensor::leak), released once; the graphs that
+            // used it were forgotten just before.
             drop(unsafe { Box::from_raw(t) });
         }
     }
@@ -72,7 +76,7 @@ pub unsafe fn new_backend(caller: &str, device: Device, meta: &MetaDevice, param
             name.push(b',');
         }
         name.extend_from_slice(super::c_bytes(d.name(caller)));
-        // SAFETY: the caller's promise.
+        // SAFETY: params is NULL or a NUL-terminated string (this function's contract).
         let backend = unsafe { d.init_backend(caller, params) };
         simple.push(backend.unwrap_or_else(|| fatal!("{caller}: a simple device of the meta device made no backend")));
     }
@@ -94,8 +98,7 @@ pub unsafe fn new_backend(caller: &str, device: Device, meta: &MetaDevice, param
         device: device.as_ptr(),
         context: Box::into_raw(Box::new(context)) as *mut c_void,
     });
-    // SAFETY: a box is never NULL; freed by backend_free.
-    unsafe { Backend::from_raw(Box::into_raw(object)) }.expect("a box is never NULL")
+    Backend::leak(object)
 }
 
 /// ceil(log2(n)): the steps of a butterfly reduction over n devices.
@@ -144,47 +147,6 @@ pub fn meta_backend<'a>(caller: &str, backend: Backend) -> &'a MetaBackend {
     unsafe { &*(backend.context() as *const MetaBackend) }
 }
 
-/// A graph over one device's nodes, with its own hash set and use counts (ggml's fusion
-/// checks look nodes up in them).
-struct DeviceGraph {
-    nodes: Vec<Tensor>,
-    keys: Vec<*mut wsp_ggml_tensor>,
-    used: Vec<u32>,
-    use_counts: Vec<i32>,
-    graph: wsp_ggml_cgraph,
-}
-
-impl DeviceGraph {
-    /// `nodes` with their use counts, under a new graph uid (a backend may cache what it made of
-    /// a graph by its uid).
-    fn new(nodes: Vec<(Tensor, i32)>) -> Box<DeviceGraph> {
-        let size = 2 * nodes.len() + 1;
-        let mut g = Box::new(DeviceGraph {
-            nodes: nodes.iter().map(|&(t, _)| t).collect(),
-            keys: vec![std::ptr::null_mut(); size],
-            used: vec![0; size.div_ceil(32)],
-            use_counts: vec![0; size],
-            graph: crate::graph::graph_over(&mut Vec::new(), &mut Vec::new()),
-        });
-        for &(t, count) in &nodes {
-            // ggml's hash: linear probing from the address over 16.
-            let mut i = (t.addr() >> 4) % size;
-            while g.used[i >> 5] & (1 << (i & 31)) != 0 && g.keys[i] != t.as_ptr() {
-                i = (i + 1) % size;
-            }
-            g.used[i >> 5] |= 1 << (i & 31);
-            g.keys[i] = t.as_ptr();
-            g.use_counts[i] = count;
-        }
-        let mut no_leafs = Vec::new();
-        g.graph = crate::graph::graph_over(&mut g.nodes, &mut no_leafs);
-        g.graph.use_counts = g.use_counts.as_mut_ptr();
-        g.graph.visited_hash_set = wsp_ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
-        g.graph.uid = crate::ggml::next_graph_uid();
-        g
-    }
-}
-
 /// A view whose source is a host tensor outside the meta buffers: every device takes it as it
 /// is. (0.7.4 also counts views of meta tensors whose meta buffer is host memory, and puts the
 /// meta tensor itself in the devices' graphs; here those views use their per-device slices.)
@@ -195,11 +157,8 @@ fn is_host_view(node: Tensor) -> bool {
     })
 }
 
-/// Computes `graph` on the simple backends.
-///
-/// # Safety
-/// The graph and its tensors are live and allocated in meta buffers.
-pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_ggml_status {
+/// Computes `graph`, whose tensors are allocated in meta buffers, on the simple backends.
+pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_ggml_status {
     let n = backend.simple.len();
     let nodes = graph.nodes();
     // The previous computation is over (the caller synchronized or this backend is in order).
@@ -261,7 +220,7 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
     for (k, &end) in ends.iter().enumerate() {
         for (j, &simple) in backend.simple.iter().enumerate() {
             let sub: Vec<(Tensor, i32)> = (start..end).map(|i| (per_device[j][i], graph.use_count(nodes[i]))).collect();
-            let status = compute_on(caller, backend, simple, DeviceGraph::new(sub));
+            let status = compute_on(caller, backend, simple, OwnedGraph::new(sub));
             if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
                 return status;
             }
@@ -287,7 +246,6 @@ pub unsafe fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -
 
 /// What the placement of the subgraph cuts needs of a node.
 fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
-    let f = node.fields();
     let axis_of = |t: Tensor| match t.buffer() {
         Some(b) if is_meta_buffer(b) => split_state(caller, t, false).axis,
         _ => WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
@@ -298,34 +256,34 @@ fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
     }
     schedule::Node {
         id: node.addr(),
-        op: f.op,
-        r#type: f.r#type,
-        ne: f.ne,
-        nb: f.nb,
+        op: node.op(),
+        r#type: node.r#type(),
+        ne: node.ne(),
+        nb: node.nb(),
         srcs,
         view_src: node.view_src().map(Tensor::addr),
-        view_offs: f.view_offs,
+        view_offs: node.view_offs(),
         use_count: graph.use_count(node),
         axis: (!is_host_view(node)).then(|| axis_of(node)),
     }
 }
 
-fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<DeviceGraph>) -> wsp_ggml_status {
-    let raw: *mut wsp_ggml_cgraph = {
+fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<OwnedGraph>) -> wsp_ggml_status {
+    let raw = {
         let mut graphs = backend.graphs.borrow_mut();
         graphs.push(graph);
-        &mut graphs.last_mut().expect("just pushed").graph
+        graphs.last_mut().expect("just pushed").as_ptr()
     };
-    // SAFETY: the graph's nodes are live slices (or host tensors), kept with the graph.
+    // SAFETY: the graph's nodes are live slices (or host tensors); graph and nodes are kept
+    // until the next computation, after the simple backend is done with them.
     unsafe { simple.graph_compute(caller, raw) }
 }
 
 /// A tensor of this backend's own with `like`'s type and layout, kept until the next graph.
 fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Tensor {
-    let ptr = Box::into_raw(Box::new(like.layout_only()));
-    backend.aux_tensors.borrow_mut().push(ptr);
-    // SAFETY: the box lives until the next graph_compute or the backend's free.
-    unsafe { Tensor::from_raw(ptr) }.expect("a box is never NULL")
+    let tensor = Tensor::leak(Box::new(like.layout_only()));
+    backend.aux_tensors.borrow_mut().push(tensor.as_ptr());
+    tensor
 }
 
 /// The sum of the devices' `last` tensors on every device: a butterfly over the largest power
@@ -358,7 +316,7 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
     while offset >= 1 {
         // All copies of a step first, then the additions: every device sends its value of the
         // previous step.
-        let adds: Vec<(usize, Box<DeviceGraph>)> = (0..2 * half)
+        let adds: Vec<(usize, Box<OwnedGraph>)> = (0..2 * half)
             .filter(|&j| (j ^ offset) < n)
             .map(|j| (j ^ offset, push(caller, backend, last, j, j ^ offset, step)))
             .collect();
@@ -379,13 +337,13 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
 
 /// Copies device `src`'s value into a scratch tensor on device `dst`, and gives the graph that
 /// adds it to `dst`'s value in place.
-fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: usize, step: usize) -> Box<DeviceGraph> {
+fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: usize, step: usize) -> Box<OwnedGraph> {
     let (node_src, node_dst) = (last[src], last[dst]);
-    // SAFETY: live tensors.
-    let contiguous = unsafe {
-        crate::ggml::wsp_ggml_is_contiguous(node_src.as_ptr()) && crate::ggml::wsp_ggml_is_contiguous(node_dst.as_ptr())
-    };
-    ensure!(contiguous, "{caller}: PARTIAL node {} is not contiguous", node_dst.name());
+    ensure!(
+        node_src.is_contiguous() && node_dst.is_contiguous(),
+        "{caller}: PARTIAL node {} is not contiguous",
+        node_dst.name()
+    );
     let tmp = aux_tensor(backend, node_dst);
     let scratch = scratch_buffer(caller, backend, dst, step);
     tmp.set_buffer_and_data(scratch, crate::buffer::base(caller, scratch));
@@ -396,17 +354,13 @@ fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: u
         Some(v) => (v, node_dst.view_offs()),
         None => (node_dst, 0),
     };
-    let mut f = add.fields();
-    f.op = op::ADD;
-    f.src[0] = node_dst.as_ptr();
-    f.src[1] = tmp.as_ptr();
-    f.view_src = view_src.as_ptr();
-    f.view_offs = view_offs;
-    f.buffer = view_src.buffer_ptr();
-    f.data = view_src.data().wrapping_byte_add(view_offs);
-    f.flags = WSP_GGML_TENSOR_FLAG_COMPUTE;
-    add.set_fields(f);
-    DeviceGraph::new(vec![(add, 0)])
+    add.set_op(op::ADD);
+    add.set_src(0, node_dst);
+    add.set_src(1, tmp);
+    add.set_view_src(view_src, view_offs);
+    add.set_buffer_ptr_and_data(view_src.buffer_ptr(), view_src.data().wrapping_byte_add(view_offs));
+    add.set_flags(WSP_GGML_TENSOR_FLAG_COMPUTE);
+    OwnedGraph::new(vec![(add, 0)])
 }
 
 /// Device `dev`'s scratch buffer of reduction step `step`, (re)made large enough.
@@ -450,36 +404,25 @@ fn copy_between(caller: &str, backend: &MetaBackend, src: Tensor, j_src: usize, 
 // The backend interface, called by the backend layer with the meta backend.
 // ---------------------------------------------------------------------------------------------
 
-/// # Safety
-/// `backend` is NULL or a live backend.
-unsafe fn this<'a>(caller: &str, backend: wsp_ggml_backend_t) -> &'a MetaBackend {
-    // SAFETY: the caller's promise.
-    let handle = unsafe { Backend::from_raw(backend) }.unwrap_or_else(|| null_handle(caller, "backend"));
-    meta_backend(caller, handle)
-}
-
 unsafe extern "C" fn backend_get_name(backend: wsp_ggml_backend_t) -> *const c_char {
-    // SAFETY: called through a backend's interface, with it.
-    unsafe { this("wsp_ggml_backend_name", backend) }.name.as_ptr()
+    const FN: &str = "wsp_ggml_backend_name";
+    meta_backend(FN, arg!(backend)).name.as_ptr()
 }
 
 unsafe extern "C" fn backend_free(backend: wsp_ggml_backend_t) {
     const FN: &str = "wsp_ggml_backend_free";
-    // SAFETY: called through a backend's interface, with it; checked to be a meta backend.
-    unsafe { this(FN, backend) };
-    // SAFETY: the object and context boxed by new_backend, released once, here.
-    let (object, context) = unsafe {
-        let object = Box::from_raw(backend);
-        let context = Box::from_raw(object.context as *mut MetaBackend);
-        (object, context)
-    };
+    let handle = arg!(backend);
+    let context: *const MetaBackend = meta_backend(FN, handle);
+    // SAFETY: the object and context boxed by new_backend (checked to be a meta backend's),
+    // released once, here, as the backend goes.
+    let (object, context) = unsafe { (Box::from_raw(handle.as_ptr()), Box::from_raw(context.cast_mut())) };
     if let Some(comm) = &context.comm {
-        // SAFETY: the collective's context, freed once.
+        // SAFETY: the collective's context, made by its comm_init, freed once.
         unsafe { (comm.free)(comm.context) };
     }
     context.clear_last();
     for b in context.scratch.borrow().iter().flatten().flatten() {
-        // SAFETY: the backend owned its scratch buffers.
+        // SAFETY: the backend made its scratch buffers and owns them; its graphs are gone.
         unsafe { crate::buffer::free_buffer(*b) };
     }
     for &simple in &context.simple {
@@ -488,26 +431,21 @@ unsafe extern "C" fn backend_free(backend: wsp_ggml_backend_t) {
     drop(object);
 }
 
-/// Asynchronous transfers between the caller's bytes (the whole tensor) and the slices.
-enum Transfer {
-    Set(*const c_void),
-    Get(*mut c_void),
-}
-
+/// Transfers the whole of `tensor` between the caller's bytes and its slices, asynchronously
+/// where the simple backends can.
+///
 /// # Safety
-/// The data pointer holds (or has room for) `size` bytes, the whole tensor from offset 0.
+/// The data pointer of `access` holds (or has room for) `size` bytes.
 unsafe fn transfer_async(
     caller: &str,
     backend: &MetaBackend,
     tensor: Tensor,
-    transfer: Transfer,
+    access: Access,
     offset: usize,
     size: usize,
 ) {
     ensure!(offset == 0, "{caller}: the meta backend transfers whole tensors (offset {offset})");
-    // SAFETY: a live tensor.
-    let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) };
-    ensure!(contiguous, "{caller}: tensor {} is not contiguous", tensor.name());
+    ensure!(tensor.is_contiguous(), "{caller}: tensor {} is not contiguous", tensor.name());
     let state = split_state(caller, tensor, false);
     ensure!(!split::is_segmented(&state), "{caller}: tensor {} has a segmented split", tensor.name());
     let n = backend.simple.len();
@@ -518,58 +456,17 @@ unsafe fn transfer_async(
                 .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
         })
         .collect();
-    let runs = match state.axis {
-        0..=2 => {
-            let f = tensor.fields();
-            let slice_nb: Vec<[usize; 4]> = slices.iter().map(|s| s.fields().nb).collect();
-            // SAFETY: ggml's block size of any type value.
-            let blck = unsafe { crate::ggml::wsp_ggml_blck_size(f.r#type) };
-            super::buffer::chunks(&state, &f.ne, &f.nb, blck, &slice_nb, offset, size)
-                .unwrap_or_else(|why| fatal!("{caller}: {why}"))
-        }
+    let chunks = match state.axis {
+        0..=2 => super::buffer::plan(caller, tensor, &state, &slices, offset, size),
         WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
             // Written to every device, read from the first.
-            let devices = if matches!(transfer, Transfer::Set(_)) { n } else { 1 };
-            (0..devices)
-                .map(|dev| super::buffer::Chunk {
-                    dev,
-                    slice_offset: offset,
-                    data_offset: 0,
-                    size,
-                    rows: 1,
-                    slice_stride: 0,
-                    data_stride: 0,
-                })
-                .collect()
+            let devices = if matches!(access, Access::Set(_)) { n } else { 1 };
+            (0..devices).map(|dev| Chunk::whole(dev, offset, 0, size)).collect()
         }
         axis => fatal!("{caller}: cannot transfer a tensor with split axis {axis} asynchronously"),
     };
-    for c in runs {
-        let (simple, slice) = (backend.simple[c.dev], slices[c.dev]);
-        for r in 0..c.rows {
-            let (at, len) = (c.slice_offset + r * c.slice_stride, c.size);
-            let data_at = c.data_offset + r * c.data_stride;
-            // SAFETY: the runs stay inside the caller's bytes and the slice; without an
-            // asynchronous entry the transfer is done synchronously, as the backend layer does.
-            unsafe {
-                let done = match transfer {
-                    Transfer::Set(data) => simple.set_tensor_async(slice, data.wrapping_byte_add(data_at), at, len),
-                    Transfer::Get(data) => simple.get_tensor_async(slice, data.wrapping_byte_add(data_at), at, len),
-                };
-                if !done {
-                    let buffer = slice.storage_buffer().unwrap_or_else(|| null_handle(caller, "slice->buffer"));
-                    match transfer {
-                        Transfer::Set(data) => {
-                            buffer.set_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len)
-                        }
-                        Transfer::Get(data) => {
-                            buffer.get_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len)
-                        }
-                    }
-                }
-            }
-        }
-    }
+    // SAFETY: the chunks cover the whole tensor, which the caller's bytes hold.
+    unsafe { access_chunks(caller, &chunks, &slices, access, Some(&backend.simple)) }
 }
 
 unsafe extern "C" fn backend_set_tensor_async(
@@ -580,12 +477,9 @@ unsafe extern "C" fn backend_set_tensor_async(
     size: usize,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_set_async";
-    // SAFETY: called through the interface with a live backend and tensor; `data` holds `size`
-    // bytes (the API's contract).
-    unsafe {
-        let tensor = Tensor::from_raw(tensor).unwrap_or_else(|| null_handle(FN, "tensor"));
-        transfer_async(FN, this(FN, backend), tensor, Transfer::Set(data), offset, size)
-    }
+    let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
+    // SAFETY: `data` holds `size` bytes (the API's contract).
+    unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) }
 }
 
 unsafe extern "C" fn backend_get_tensor_async(
@@ -596,16 +490,14 @@ unsafe extern "C" fn backend_get_tensor_async(
     size: usize,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_get_async";
-    // SAFETY: as for backend_set_tensor_async, with room for `size` bytes.
-    unsafe {
-        let tensor = Tensor::from_raw(tensor).unwrap_or_else(|| null_handle(FN, "tensor"));
-        transfer_async(FN, this(FN, backend), tensor, Transfer::Get(data), offset, size)
-    }
+    let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
+    // SAFETY: `data` has room for `size` bytes (the API's contract).
+    unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) }
 }
 
 unsafe extern "C" fn backend_synchronize(backend: wsp_ggml_backend_t) {
-    // SAFETY: called through the interface with a live backend.
-    for simple in &unsafe { this("wsp_ggml_backend_synchronize", backend) }.simple {
+    const FN: &str = "wsp_ggml_backend_synchronize";
+    for simple in &meta_backend(FN, arg!(backend)).simple {
         simple.synchronize();
     }
 }
@@ -615,13 +507,10 @@ unsafe extern "C" fn backend_graph_compute(
     cgraph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_graph_compute";
-    // SAFETY: called through the interface with a live backend and graph.
-    unsafe {
-        let meta = this(FN, backend);
-        let graph = Graph::from_raw(cgraph).unwrap_or_else(|| null_handle(FN, "cgraph"));
-        ensure!((*cgraph).grads.is_null(), "{FN}: the meta backend does not compute gradients");
-        graph_compute(FN, meta, graph)
-    }
+    let meta = meta_backend(FN, arg!(backend));
+    let graph = arg!(cgraph);
+    ensure!(!graph.has_grads(), "{FN}: the meta backend does not compute gradients");
+    graph_compute(FN, meta, graph)
 }
 
 const BACKEND_IFACE: wsp_ggml_backend_i = wsp_ggml_backend_i {

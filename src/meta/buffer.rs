@@ -6,8 +6,9 @@ use super::split::{self, SplitState};
 use super::{MetaBufferType, MetaDevice};
 use crate::abi::*;
 use crate::ggml::{ensure, fatal, null_handle};
-use crate::graph::Tensor;
-use crate::handle::{Buffer, BufferType};
+use crate::graph::{Context, Fingerprint, Tensor};
+use crate::handle::arg;
+use crate::handle::{Backend, Buffer, BufferType, Runs};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -30,16 +31,16 @@ const COMPUTE_HEADROOM: usize = 16;
 
 /// Per-device slices of some meta tensors, with the ggml contexts that hold them.
 struct TensorSet {
-    contexts: Vec<*mut wsp_ggml_context>,
+    contexts: Vec<Context>,
     slices: RefCell<HashMap<usize, Vec<Tensor>>>,
 }
 
 impl TensorSet {
     fn new(n_devs: usize, mem_size: usize) -> TensorSet {
-        let params = || wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
-        // SAFETY: ggml_init with valid parameters; the contexts are freed in drop.
-        let contexts = (0..n_devs).map(|_| unsafe { crate::ggml::wsp_ggml_init(params()) }).collect();
-        TensorSet { contexts, slices: RefCell::new(HashMap::new()) }
+        TensorSet {
+            contexts: (0..n_devs).map(|_| Context::new(mem_size)).collect(),
+            slices: RefCell::new(HashMap::new()),
+        }
     }
 
     fn empty() -> TensorSet {
@@ -47,52 +48,23 @@ impl TensorSet {
     }
 
     fn clear(&self) {
+        let mut slices = self.slices.borrow_mut();
         for &ctx in &self.contexts {
-            // SAFETY: a context of this set; its tensors are forgotten with the map below.
-            unsafe { crate::ggml::wsp_ggml_reset(ctx) };
+            // SAFETY: the map, cleared with the contexts, is where the slices are found: a
+            // meta backend clears a set only once its graphs over these slices are done.
+            unsafe { ctx.reset() };
         }
-        self.slices.borrow_mut().clear();
+        slices.clear();
     }
 }
 
 impl Drop for TensorSet {
     fn drop(&mut self) {
         for &ctx in &self.contexts {
-            // SAFETY: made by ggml_init in new, freed once.
-            unsafe { crate::ggml::wsp_ggml_free(ctx) };
+            // SAFETY: the set made the context and owns it; the slices go with the set.
+            unsafe { ctx.free() };
         }
     }
-}
-
-/// What determines a tensor's split state; a cached state is stale once any of it changes.
-type Fingerprint = (
-    wsp_ggml_type,
-    usize,
-    [i64; 4],
-    [usize; 4],
-    wsp_ggml_op,
-    [i32; 16],
-    i32,
-    [usize; WSP_GGML_MAX_SRC],
-    usize,
-    usize,
-    usize,
-);
-
-fn fingerprint(t: &wsp_ggml_tensor) -> Fingerprint {
-    (
-        t.r#type,
-        t.buffer as usize,
-        t.ne,
-        t.nb,
-        t.op,
-        t.op_params,
-        t.flags,
-        t.src.map(|s| s as usize),
-        t.view_src as usize,
-        t.view_offs,
-        t.data as usize,
-    )
 }
 
 /// What a meta buffer keeps.
@@ -218,8 +190,7 @@ fn device_of(caller: &str, buft: BufferType) -> &'static MetaDevice {
 /// A meta buffer with a simple buffer of `size` bytes on every device (the simple buffers'
 /// largest size is the meta buffer's).
 pub fn alloc_buffer(caller: &str, buft: BufferType, meta_buft: &MetaBufferType, size: usize) -> Buffer {
-    // SAFETY: no arguments.
-    let compute_mem = 1024 * 1024 * unsafe { crate::ggml::wsp_ggml_tensor_overhead() };
+    let compute_mem = 1024 * 1024 * crate::ggml::tensor_overhead();
     let simple: Vec<Option<Buffer>> = meta_buft
         .simple
         .iter()
@@ -234,21 +205,17 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, meta_buft: &MetaBufferType, 
     new_meta_buffer(buft, device_of(caller, buft), TensorSet::empty(), compute_mem, simple, max)
 }
 
-/// Allocates every tensor of `ctx` in a new meta buffer of `buft`: each gets its slices, and
-/// the slices of each device are allocated together by ggml-alloc in that device's buffer type.
-///
-/// # Safety
-/// `ctx` is a live ggml context whose tensors are not allocated yet.
-pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: BufferType) -> Buffer {
+/// Allocates every tensor of `ctx` (none of them allocated yet) in a new meta buffer of
+/// `buft`: each gets its slices, and the slices of each device are allocated together by
+/// ggml-alloc in that device's buffer type.
+pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Buffer {
     let meta_buft = super::meta_buffer_type(caller, buft);
     let n = meta_buft.simple.len();
-    // SAFETY: the caller's live context.
-    let ctx_size = unsafe { crate::ggml::wsp_ggml_get_mem_size(ctx) };
+    let ctx_size = ctx.mem_size();
     let fixed = TensorSet::new(n, ctx_size);
     let buffer = new_meta_buffer(buft, device_of(caller, buft), fixed, COMPUTE_HEADROOM * ctx_size, vec![None; n], 0);
     let meta = meta_buffer(caller, buffer);
-    // SAFETY: the caller's context; its tensors are live.
-    for t in unsafe { context_tensors(ctx) } {
+    for t in ctx.tensors() {
         t.set_buffer_ptr_and_data(buffer.as_ptr(), t.data());
         init_slices(caller, &meta.fixed, t);
         // Placed after its slices are made, as the reference does (the cached split states of
@@ -258,16 +225,9 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
     let mut size = 0;
     for (j, &simple_buft) in meta_buft.simple.iter().enumerate() {
         let ctx_j = meta.fixed.contexts[j];
-        // SAFETY: a live context of the buffer.
-        let slices = unsafe { context_tensors(ctx_j) };
-        // SAFETY: live tensors.
-        let any_nonzero = slices.iter().any(|t| unsafe { crate::ggml::wsp_ggml_nelements(t.as_ptr()) } != 0);
-        let part = if any_nonzero {
-            // SAFETY: a live context whose tensors are not allocated; ggml-alloc returns NULL
-            // or a buffer holding them.
-            unsafe {
-                Buffer::from_raw(crate::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx_j, simple_buft.as_ptr()))
-            }
+        let slices = ctx_j.tensors();
+        let part = if slices.iter().any(|t| t.nelements() != 0) {
+            crate::buffer::alloc_ctx_tensors(ctx_j, simple_buft)
         } else {
             // Only empty slices: ggml-alloc would give NULL, so they get an empty buffer.
             let part = crate::buffer::alloc_buffer(caller, simple_buft, 0);
@@ -284,35 +244,17 @@ pub unsafe fn alloc_ctx_tensors(caller: &str, ctx: *mut wsp_ggml_context, buft: 
     buffer
 }
 
-/// # Safety
-/// `ctx` is a live ggml context.
-unsafe fn context_tensors(ctx: *mut wsp_ggml_context) -> Vec<Tensor> {
-    let mut tensors = Vec::new();
-    // SAFETY: the caller's live context; its tensors are live.
-    let mut t = unsafe { crate::ggml::wsp_ggml_get_first_tensor(ctx) };
-    // SAFETY: NULL or a live tensor of the context.
-    while let Some(tensor) = unsafe { Tensor::from_raw(t) } {
-        tensors.push(tensor);
-        // SAFETY: as above.
-        t = unsafe { crate::ggml::wsp_ggml_get_next_tensor(ctx, t) };
-    }
-    tensors
-}
-
 /// What inference needs of a tensor besides its split state.
 fn shape(t: Tensor) -> split::Shape {
-    let f = t.fields();
-    let p = t.as_ptr();
-    // SAFETY: ggml's queries of a live tensor.
-    let (n_dims, contiguous, permuted) = unsafe {
-        (crate::ggml::wsp_ggml_n_dims(p), crate::ggml::wsp_ggml_is_contiguous(p), crate::ggml::wsp_ggml_is_permuted(p))
-    };
-    split::Shape { op: f.op, ne: f.ne, nb: f.nb, op_params: f.op_params, n_dims, contiguous, permuted }
-}
-
-fn nelements(t: Tensor) -> i64 {
-    // SAFETY: a live tensor.
-    unsafe { crate::ggml::wsp_ggml_nelements(t.as_ptr()) }
+    split::Shape {
+        op: t.op(),
+        ne: t.ne(),
+        nb: t.nb(),
+        op_params: t.op_params(),
+        n_dims: t.n_dims(),
+        contiguous: t.is_contiguous(),
+        permuted: t.is_permuted(),
+    }
 }
 
 /// The split state of a tensor of a meta buffer: the application's for a static tensor, else
@@ -320,7 +262,7 @@ fn nelements(t: Tensor) -> i64 {
 pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> SplitState {
     let meta = meta_buffer_of(caller, tensor);
     let key = (tensor.addr(), assume_sync);
-    let fp = fingerprint(&tensor.fields());
+    let fp = tensor.fingerprint();
     let cached = meta.cache.borrow().get(&key).copied();
     let state = match cached {
         Some((state, seen)) if seen == fp => state,
@@ -381,7 +323,7 @@ fn env_int(name: &str) -> i64 {
 }
 
 fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> SplitState {
-    if nelements(tensor) == 0 {
+    if tensor.nelements() == 0 {
         return split::whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
     }
     let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
@@ -389,10 +331,7 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         && tensor.view_src().is_none()
     {
         let state = meta.device.static_split_state(caller, tensor);
-        let f = tensor.fields();
-        // SAFETY: ggml's block size of any type value.
-        let blck = unsafe { crate::ggml::wsp_ggml_blck_size(f.r#type) };
-        if let Err(why) = split::check_static(&state, &f.ne, blck, meta.n_devs()) {
+        if let Err(why) = split::check_static(&state, &tensor.ne(), tensor.blck_size(), meta.n_devs()) {
             fatal!("{caller}: the split state of tensor {}: {why}", tensor.name());
         }
         return state;
@@ -422,70 +361,60 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
     let n = meta.n_devs();
     let state = split_state(caller, tensor, true);
     ensure!(
-        nelements(tensor) == 0 || state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+        tensor.nelements() == 0 || state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
         "{caller}: tensor {} has an unknown split",
         tensor.name()
     );
-    let f = tensor.fields();
+    let (tensor_ne, tensor_nb, view_offs) = (tensor.ne(), tensor.nb(), tensor.view_offs());
     let simple_bufs = meta.simple.borrow().clone();
-    // SAFETY: a tensor's view source is NULL or live.
-    let view_of_meta = unsafe { Tensor::from_raw(f.view_src) }.filter(|v| v.buffer().is_some_and(is_meta_buffer));
+    let view_of_meta = tensor.view_src().filter(|v| v.buffer().is_some_and(is_meta_buffer));
     let mut slices = Vec::with_capacity(n);
     for (j, &simple_buf) in simple_bufs.iter().enumerate() {
         if simple_buf.is_some_and(crate::buffer::is_multi_buffer) {
             fatal!("{caller}: multi buffers are not supported by the meta backend");
         }
-        let (ne, nb) = split::slice_layout(&state, &f.ne, &f.nb, n, j);
-        // SAFETY: a live context of the set; ggml makes a tensor of this type and shape.
-        let raw = unsafe {
-            crate::ggml::wsp_ggml_new_tensor(set.contexts[j], f.r#type, WSP_GGML_MAX_DIMS as i32, ne.as_ptr())
-        };
-        // SAFETY: ggml aborts rather than return NULL; the tensor is live.
-        let slice = unsafe { Tensor::from_raw(raw) }.expect("ggml_new_tensor never returns NULL");
-        let mut s = slice.fields();
-        s.op = f.op;
-        s.nb = nb;
-        s.flags = f.flags;
-        s.op_params = f.op_params;
-        s.name = f.name;
-        s.buffer = simple_buf.map_or(std::ptr::null_mut(), Buffer::as_ptr);
-        s.view_src = f.view_src;
-        s.view_offs = f.view_offs;
+        let (ne, nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
+        let slice = set.contexts[j].new_tensor(tensor.r#type(), &ne);
+        slice.copy_op_from(tensor);
+        slice.set_flags(tensor.flags());
+        slice.set_nb(nb);
+        slice.copy_name_from(tensor);
+        let (mut slice_view_src, mut slice_view_offs) = (tensor.view_src(), view_offs);
         if let Some(view_src) = view_of_meta {
-            s.view_src = simple_tensor_or_abort(caller, view_src, j).as_ptr();
-            if f.view_offs > 0 && split::is_dim(state.axis) {
+            slice_view_src = Some(simple_tensor_or_abort(caller, view_src, j));
+            if view_offs > 0 && split::is_dim(state.axis) {
                 let view_axis = split_state(caller, view_src, true).axis;
-                s.view_offs = scaled_view_offset(
+                slice_view_offs = scaled_view_offset(
                     caller,
-                    &f,
-                    &view_src.fields(),
+                    tensor,
+                    view_src,
                     view_axis,
                     state.axis as usize,
                     ne[state.axis as usize],
                 );
             }
         }
-        if !s.view_src.is_null() {
-            // SAFETY: the view source (a slice or a non-meta tensor) is live.
-            let base = unsafe { Tensor::from_raw(s.view_src) }.expect("checked non-NULL").data();
-            s.data = base.wrapping_byte_add(s.view_offs);
-        } else if let Some(b) = simple_buf {
+        slice.set_view(slice_view_src, slice_view_offs);
+        let data = match (slice_view_src, simple_buf) {
+            (Some(v), _) => v.data().wrapping_byte_add(slice_view_offs),
             // The same offset into the simple buffer as into the meta buffer.
-            s.data = crate::buffer::base(caller, b).wrapping_byte_add((f.data as usize).wrapping_sub(META_BASE));
-        }
-        s.extra = f.extra;
-        for (i, &src) in f.src.iter().enumerate() {
-            // SAFETY: a tensor's sources are NULL or live.
-            s.src[i] = match unsafe { Tensor::from_raw(src) } {
-                None => std::ptr::null_mut(),
-                Some(src_t) if src_t == tensor => raw,
-                Some(src_t) if src_t.buffer().is_some_and(is_meta_buffer) => {
-                    simple_tensor_or_abort(caller, src_t, j).as_ptr()
+            (None, Some(b)) => {
+                crate::buffer::base(caller, b).wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE))
+            }
+            (None, None) => slice.data(),
+        };
+        slice.set_buffer_ptr_and_data(simple_buf.map_or(std::ptr::null_mut(), Buffer::as_ptr), data);
+        slice.set_extra(tensor.extra());
+        for (i, src) in tensor.srcs().iter().enumerate() {
+            match *src {
+                None => {}
+                Some(src) if src == tensor => slice.set_src(i, slice),
+                Some(src) if src.buffer().is_some_and(is_meta_buffer) => {
+                    slice.set_src(i, simple_tensor_or_abort(caller, src, j))
                 }
-                Some(src_t) => src_t.as_ptr(),
-            };
+                Some(src) => slice.set_src(i, src),
+            }
         }
-        slice.set_fields(s);
         slices.push(slice);
     }
     // A device whose share of a split source is empty computes nothing.
@@ -510,26 +439,27 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
 /// axis, else scaled to the slice's share.
 fn scaled_view_offset(
     caller: &str,
-    view: &wsp_ggml_tensor,
-    view_src: &wsp_ggml_tensor,
+    view: Tensor,
+    view_src: Tensor,
     view_src_axis: i32,
     axis: usize,
     slice_extent: i64,
 ) -> usize {
-    ensure!(view.ne[axis] != 0, "{caller}: a view of extent 0 along its split axis");
+    let (ne, nb, view_offs) = (view.ne(), view.nb(), view.view_offs());
+    ensure!(ne[axis] != 0, "{caller}: a view of extent 0 along its split axis");
     ensure!(
         split::is_dim(view_src_axis),
         "{caller}: a view with an offset into a tensor that is not split by a dimension"
     );
-    let internal = view.view_offs <= view_src.nb[view_src_axis as usize]
+    let internal = view_offs <= view_src.nb()[view_src_axis as usize]
         || (0..WSP_GGML_MAX_DIMS).any(|i| {
-            let dim_size = view.ne[i] as usize * view.nb[i];
-            view.view_offs <= dim_size && dim_size < view.nb[axis]
+            let dim_size = ne[i] as usize * nb[i];
+            view_offs <= dim_size && dim_size < nb[axis]
         });
     if internal {
-        view.view_offs
+        view_offs
     } else {
-        (view.view_offs as i64 * slice_extent / view.ne[axis]) as usize
+        (view_offs as i64 * slice_extent / ne[axis]) as usize
     }
 }
 
@@ -537,17 +467,69 @@ fn scaled_view_offset(
 // Data transfer between a meta tensor's bytes and its slices
 // ---------------------------------------------------------------------------------------------
 
-/// `rows` runs of `size` bytes: run r is at `slice_offset + r * slice_stride` in device `dev`'s
-/// slice and at `data_offset + r * data_stride` in the caller's bytes.
+/// Runs of device `dev`'s slice: run r is at `slice_offset` plus the run's tensor start in the
+/// slice, and at `data_offset` plus its data start in the caller's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chunk {
     pub dev: usize,
     pub slice_offset: usize,
     pub data_offset: usize,
-    pub size: usize,
-    pub rows: usize,
-    pub slice_stride: usize,
-    pub data_stride: usize,
+    pub runs: Runs,
+}
+
+impl Chunk {
+    /// One run of `size` bytes at `slice_offset` in the slice and `data_offset` in the bytes.
+    pub fn whole(dev: usize, slice_offset: usize, data_offset: usize, size: usize) -> Chunk {
+        Chunk { dev, slice_offset, data_offset, runs: Runs { size, count: 1, stride_tensor: 0, stride_data: 0 } }
+    }
+}
+
+/// An access to a meta tensor's bytes: from or into the caller's, or set to a value.
+#[derive(Clone, Copy)]
+pub enum Access {
+    Set(*const c_void),
+    Get(*mut c_void),
+    Memset(u8),
+}
+
+/// Does `access` for every run of `chunks` on the slices: through `backends[dev]`
+/// asynchronously where given and able, else synchronously through the slice's buffer.
+///
+/// # Safety
+/// The runs lie inside the slices and inside the caller's bytes.
+pub unsafe fn access_chunks(
+    caller: &str,
+    chunks: &[Chunk],
+    slices: &[Tensor],
+    access: Access,
+    backends: Option<&[Backend]>,
+) {
+    for c in chunks {
+        let slice = slices[c.dev];
+        for r in 0..c.runs.count {
+            let (tensor_start, data_start) =
+                c.runs.run_start(r).unwrap_or_else(|| fatal!("{caller}: a run of tensor {} overflows", slice.name()));
+            let (at, data_at, len) = (c.slice_offset + tensor_start, c.data_offset + data_start, c.runs.size);
+            let backend = backends.map(|b| b[c.dev]);
+            // SAFETY: the run lies inside the slice and the caller's bytes (the caller's
+            // promise); a backend without an asynchronous entry declines and the buffer does it.
+            unsafe {
+                let done = match (access, backend) {
+                    (Access::Set(data), Some(b)) => b.set_tensor_async(slice, data.wrapping_byte_add(data_at), at, len),
+                    (Access::Get(data), Some(b)) => b.get_tensor_async(slice, data.wrapping_byte_add(data_at), at, len),
+                    _ => false,
+                };
+                if !done {
+                    let buffer = storage(caller, slice);
+                    match access {
+                        Access::Set(data) => buffer.set_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len),
+                        Access::Get(data) => buffer.get_tensor(caller, slice, data.wrapping_byte_add(data_at), at, len),
+                        Access::Memset(value) => buffer.memset_tensor(caller, slice, value, at, len),
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How bytes `[offset, offset + size)` of a contiguous tensor (extents `ne`, strides `nb`,
@@ -596,10 +578,7 @@ pub fn chunks(
                         dev: j,
                         slice_offset: slice_offsets[j] + row_start * slice_stride,
                         data_offset,
-                        size: bytes,
-                        rows,
-                        slice_stride,
-                        data_stride: row_stride,
+                        runs: Runs { size: bytes, count: rows, stride_tensor: slice_stride, stride_data: row_stride },
                     });
                     data_offset += bytes;
                     slice_offsets[j] += bytes;
@@ -629,10 +608,7 @@ pub fn chunks(
             dev: j,
             slice_offset: i_start * part,
             data_offset,
-            size: part,
-            rows: i_stop - i_start,
-            slice_stride: part,
-            data_stride: full,
+            runs: Runs { size: part, count: i_stop - i_start, stride_tensor: part, stride_data: full },
         });
         data_offset += part;
     }
@@ -650,12 +626,16 @@ fn slices(caller: &str, tensor: Tensor) -> Vec<Tensor> {
 }
 
 /// The chunks of a transfer, or an abort with the reason.
-fn plan(caller: &str, tensor: Tensor, state: &SplitState, slices: &[Tensor], offset: usize, size: usize) -> Vec<Chunk> {
-    let f = tensor.fields();
-    // SAFETY: ggml's block size of any type value.
-    let blck = unsafe { crate::ggml::wsp_ggml_blck_size(f.r#type) };
-    let slice_nb: Vec<[usize; 4]> = slices.iter().map(|s| s.fields().nb).collect();
-    chunks(state, &f.ne, &f.nb, blck, &slice_nb, offset, size)
+pub fn plan(
+    caller: &str,
+    tensor: Tensor,
+    state: &SplitState,
+    slices: &[Tensor],
+    offset: usize,
+    size: usize,
+) -> Vec<Chunk> {
+    let slice_nb: Vec<[usize; 4]> = slices.iter().map(|s| s.nb()).collect();
+    chunks(state, &tensor.ne(), &tensor.nb(), tensor.blck_size(), &slice_nb, offset, size)
         .unwrap_or_else(|why| fatal!("{caller}: tensor {}: {why}", tensor.name()))
 }
 
@@ -666,10 +646,8 @@ fn storage(caller: &str, slice: Tensor) -> Buffer {
 /// How a transfer treats the tensor: checks it can, and gives its state.
 fn transfer_state(caller: &str, tensor: Tensor) -> SplitState {
     let state = split_state(caller, tensor, false);
-    // SAFETY: a live tensor.
-    let contiguous = unsafe { crate::ggml::wsp_ggml_is_contiguous(tensor.as_ptr()) };
     ensure!(
-        contiguous || state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
+        tensor.is_contiguous() || state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
         "{caller}: tensor {} is neither contiguous nor MIRRORED",
         tensor.name()
     );
@@ -684,14 +662,9 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
     if split::is_segmented(&state) || split::is_dim(state.axis) {
-        for c in plan(caller, tensor, &state, &slices, offset, size) {
-            let buffer = storage(caller, slices[c.dev]);
-            for r in 0..c.rows {
-                let src = data.wrapping_byte_add(c.data_offset + r * c.data_stride);
-                // SAFETY: the plan stays inside the caller's bytes and the slice.
-                unsafe { buffer.set_tensor(caller, slices[c.dev], src, c.slice_offset + r * c.slice_stride, c.size) };
-            }
-        }
+        let chunks = plan(caller, tensor, &state, &slices, offset, size);
+        // SAFETY: the plan covers the range, inside the tensor and `data` (the caller's promise).
+        unsafe { access_chunks(caller, &chunks, &slices, Access::Set(data), None) };
         return;
     }
     match state.axis {
@@ -702,7 +675,7 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
             }
         }
         WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
-            ensure!(tensor.fields().r#type == 0, "{caller}: a PARTIAL tensor must be F32");
+            ensure!(tensor.r#type() == 0, "{caller}: a PARTIAL tensor must be F32");
             ensure!(offset % 4 == 0 && size % 4 == 0, "{caller}: a PARTIAL range must be whole floats");
             // SAFETY: the caller's bytes, read as floats without alignment assumptions.
             let values: Vec<f32> =
@@ -733,14 +706,9 @@ pub unsafe fn get_tensor(caller: &str, tensor: Tensor, data: *mut c_void, offset
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
     if split::is_segmented(&state) || split::is_dim(state.axis) {
-        for c in plan(caller, tensor, &state, &slices, offset, size) {
-            let buffer = storage(caller, slices[c.dev]);
-            for r in 0..c.rows {
-                let dst = data.wrapping_byte_add(c.data_offset + r * c.data_stride);
-                // SAFETY: the plan stays inside the caller's bytes and the slice.
-                unsafe { buffer.get_tensor(caller, slices[c.dev], dst, c.slice_offset + r * c.slice_stride, c.size) };
-            }
-        }
+        let chunks = plan(caller, tensor, &state, &slices, offset, size);
+        // SAFETY: the plan covers the range, inside the tensor and `data` (the caller's promise).
+        unsafe { access_chunks(caller, &chunks, &slices, Access::Get(data), None) };
         return;
     }
     match state.axis {
@@ -761,15 +729,9 @@ pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usi
     let state = transfer_state(caller, tensor);
     let slices = slices(caller, tensor);
     if split::is_segmented(&state) || split::is_dim(state.axis) {
-        for c in plan(caller, tensor, &state, &slices, offset, size) {
-            let buffer = storage(caller, slices[c.dev]);
-            for r in 0..c.rows {
-                // SAFETY: the plan stays inside the slice.
-                unsafe {
-                    buffer.memset_tensor(caller, slices[c.dev], value, c.slice_offset + r * c.slice_stride, c.size)
-                };
-            }
-        }
+        let chunks = plan(caller, tensor, &state, &slices, offset, size);
+        // SAFETY: the plan covers the range, inside the tensor (the caller's promise).
+        unsafe { access_chunks(caller, &chunks, &slices, Access::Memset(value), None) };
         return;
     }
     match state.axis {
@@ -792,26 +754,11 @@ pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usi
 // access, a tensor of it and a range checked by the caller.
 // ---------------------------------------------------------------------------------------------
 
-/// # Safety
-/// `buffer` is a live buffer.
-unsafe fn this<'a>(caller: &str, buffer: wsp_ggml_backend_buffer_t) -> (Buffer, &'a MetaBuffer) {
-    // SAFETY: the caller's promise.
-    let handle = unsafe { Buffer::from_raw(buffer) }.unwrap_or_else(|| null_handle(caller, "buffer"));
-    (handle, meta_buffer(caller, handle))
-}
-
-/// # Safety
-/// `tensor` is a live tensor.
-unsafe fn tensor_arg(caller: &str, tensor: *const wsp_ggml_tensor) -> Tensor {
-    // SAFETY: the caller's promise.
-    unsafe { Tensor::from_raw(tensor) }.unwrap_or_else(|| null_handle(caller, "tensor"))
-}
-
 unsafe extern "C" fn buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-    // SAFETY: called by free_buffer with a live meta buffer.
-    let (handle, _) = unsafe { this("wsp_ggml_backend_buffer_free", buffer) };
-    // SAFETY: the context boxed by new_meta_buffer, released once, here.
-    let context = unsafe { Box::from_raw(handle.context() as *mut MetaBuffer) };
+    const FN: &str = "wsp_ggml_backend_buffer_free";
+    let meta: *const MetaBuffer = meta_buffer(FN, arg!(buffer));
+    // SAFETY: the context boxed by new_meta_buffer, released once, here, as its buffer goes.
+    let context = unsafe { Box::from_raw(meta.cast_mut()) };
     for part in context.simple.borrow().iter().flatten() {
         // SAFETY: the meta buffer owned its parts, and is going away.
         unsafe { crate::buffer::free_buffer(*part) };
@@ -827,10 +774,7 @@ unsafe extern "C" fn buffer_init_tensor(
     tensor: *mut wsp_ggml_tensor,
 ) -> wsp_ggml_status {
     const FN: &str = "wsp_ggml_backend_tensor_alloc";
-    // SAFETY: called through a meta buffer's interface with one of its tensors.
-    let (_, meta) = unsafe { this(FN, buffer) };
-    // SAFETY: as above.
-    let tensor = unsafe { tensor_arg(FN, tensor) };
+    let (meta, tensor) = (meta_buffer(FN, arg!(buffer)), arg!(tensor));
     meta.compute_index.set(meta.compute_index_next.get());
     init_slices(FN, meta.set_of(tensor), tensor);
     wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
@@ -844,8 +788,9 @@ unsafe extern "C" fn buffer_memset_tensor(
     size: usize,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_memset";
-    // SAFETY: see the section comment.
-    unsafe { memset_tensor(FN, tensor_arg(FN, tensor), value, offset, size) }
+    let tensor = arg!(tensor);
+    // SAFETY: the backend layer checked that the range lies inside the tensor.
+    unsafe { memset_tensor(FN, tensor, value, offset, size) }
 }
 
 unsafe extern "C" fn buffer_set_tensor(
@@ -856,8 +801,10 @@ unsafe extern "C" fn buffer_set_tensor(
     size: usize,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_set";
-    // SAFETY: see the section comment; `data` holds `size` bytes (the API's contract).
-    unsafe { set_tensor(FN, tensor_arg(FN, tensor), data, offset, size) }
+    let tensor = arg!(tensor);
+    // SAFETY: the backend layer checked the range against the tensor; `data` holds `size`
+    // bytes (the API's contract).
+    unsafe { set_tensor(FN, tensor, data, offset, size) }
 }
 
 unsafe extern "C" fn buffer_get_tensor(
@@ -868,15 +815,15 @@ unsafe extern "C" fn buffer_get_tensor(
     size: usize,
 ) {
     const FN: &str = "wsp_ggml_backend_tensor_get";
-    // SAFETY: see the section comment; `data` has room for `size` bytes (the API's contract).
-    unsafe { get_tensor(FN, tensor_arg(FN, tensor), data, offset, size) }
+    let tensor = arg!(tensor);
+    // SAFETY: the backend layer checked the range against the tensor; `data` has room for
+    // `size` bytes (the API's contract).
+    unsafe { get_tensor(FN, tensor, data, offset, size) }
 }
 
 unsafe extern "C" fn buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
     const FN: &str = "wsp_ggml_backend_buffer_clear";
-    // SAFETY: see the section comment.
-    let (_, meta) = unsafe { this(FN, buffer) };
-    for part in meta.simple.borrow().iter() {
+    for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter() {
         let part = part.unwrap_or_else(|| null_handle(FN, "simple buffer"));
         crate::buffer::clear(FN, part, value);
     }
@@ -884,9 +831,7 @@ unsafe extern "C" fn buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) 
 
 unsafe extern "C" fn buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
     const FN: &str = "wsp_ggml_backend_buffer_reset";
-    // SAFETY: see the section comment.
-    let (_, meta) = unsafe { this(FN, buffer) };
-    for part in meta.simple.borrow().iter().flatten() {
+    for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter().flatten() {
         part.reset();
     }
 }
@@ -928,8 +873,11 @@ mod tests {
         let c = chunks(&state, &[8, 6, 1, 1], &[4, 32, 192, 192], 1, &[[4, 32, 128, 128], [4, 32, 64, 64]], 0, 192)
             .unwrap();
         assert_eq!(c.len(), 2);
-        assert_eq!((c[0].dev, c[0].slice_offset, c[0].data_offset, c[0].size, c[0].rows), (0, 0, 0, 128, 1));
-        assert_eq!((c[1].dev, c[1].slice_offset, c[1].data_offset, c[1].size, c[1].rows), (1, 0, 128, 64, 1));
+        assert_eq!((c[0].dev, c[0].slice_offset, c[0].data_offset, c[0].runs.size, c[0].runs.count), (0, 0, 0, 128, 1));
+        assert_eq!(
+            (c[1].dev, c[1].slice_offset, c[1].data_offset, c[1].runs.size, c[1].runs.count),
+            (1, 0, 128, 64, 1)
+        );
     }
 
     #[test]
@@ -937,14 +885,9 @@ mod tests {
         // 6x2 f32 split 4/2 columns: each row gives 16 bytes to device 0 and 8 to device 1.
         let state = split(0, &[4, 2]);
         let c = chunks(&state, &[6, 2, 1, 1], &[4, 24, 48, 48], 1, &[[4, 16, 32, 32], [4, 8, 16, 16]], 0, 48).unwrap();
-        assert_eq!(
-            c[0],
-            Chunk { dev: 0, slice_offset: 0, data_offset: 0, size: 16, rows: 2, slice_stride: 16, data_stride: 24 }
-        );
-        assert_eq!(
-            c[1],
-            Chunk { dev: 1, slice_offset: 0, data_offset: 16, size: 8, rows: 2, slice_stride: 8, data_stride: 24 }
-        );
+        let runs = |size, stride_tensor| Runs { size, count: 2, stride_tensor, stride_data: 24 };
+        assert_eq!(c[0], Chunk { dev: 0, slice_offset: 0, data_offset: 0, runs: runs(16, 16) });
+        assert_eq!(c[1], Chunk { dev: 1, slice_offset: 0, data_offset: 16, runs: runs(8, 8) });
     }
 
     #[test]

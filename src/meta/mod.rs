@@ -16,7 +16,7 @@ pub mod split;
 use crate::abi::*;
 use crate::ggml::fatal;
 use crate::graph::Tensor;
-use crate::handle::{BufferType, Device};
+use crate::handle::{arg, BufferType, Device};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
 
@@ -109,8 +109,7 @@ pub fn device_new(
         reg: std::ptr::null_mut(),
         context: Box::into_raw(Box::new(context)) as *mut c_void,
     });
-    // SAFETY: a leaked box lives for the process.
-    let device = unsafe { Device::from_raw(Box::into_raw(object)) }.expect("a box is never NULL");
+    let device = Device::leak(object);
     devices.push(SendDevice(device));
     device
 }
@@ -158,8 +157,7 @@ impl MetaDevice {
                 device: device.as_ptr(),
                 context: Box::into_raw(Box::new(context)) as *mut c_void,
             });
-            // SAFETY: a leaked box lives for the process.
-            unsafe { BufferType::from_raw(Box::into_raw(object)) }.expect("a box is never NULL")
+            BufferType::leak(object)
         })
     }
 }
@@ -169,24 +167,14 @@ impl MetaDevice {
 // device or buffer type they belong to.
 // ---------------------------------------------------------------------------------------------
 
-/// The device behind an interface call.
-///
-/// # Safety
-/// `dev` is NULL or a live device.
-unsafe fn this_device<'a>(caller: &str, dev: wsp_ggml_backend_dev_t) -> (Device, &'a MetaDevice) {
-    // SAFETY: the caller's promise.
-    let device = unsafe { Device::from_raw(dev) }.unwrap_or_else(|| crate::ggml::null_handle(caller, "dev"));
-    (device, meta_device(caller, device))
-}
-
 unsafe extern "C" fn dev_get_name(dev: wsp_ggml_backend_dev_t) -> *const c_char {
-    // SAFETY: called through a device's interface, with that device.
-    unsafe { this_device("wsp_ggml_backend_dev_name", dev) }.1.name.as_ptr()
+    const FN: &str = "wsp_ggml_backend_dev_name";
+    meta_device(FN, arg!(dev)).name.as_ptr()
 }
 
 unsafe extern "C" fn dev_get_description(dev: wsp_ggml_backend_dev_t) -> *const c_char {
-    // SAFETY: as for dev_get_name.
-    unsafe { this_device("wsp_ggml_backend_dev_description", dev) }.1.description.as_ptr()
+    const FN: &str = "wsp_ggml_backend_dev_description";
+    meta_device(FN, arg!(dev)).description.as_ptr()
 }
 
 /// Free and total memory: the simple devices' added up.
@@ -201,9 +189,8 @@ fn memory(caller: &str, meta: &MetaDevice) -> (usize, usize) {
 
 unsafe extern "C" fn dev_get_memory(dev: wsp_ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
     const FN: &str = "wsp_ggml_backend_dev_memory";
-    // SAFETY: as for dev_get_name.
-    let (f, t) = memory(FN, unsafe { this_device(FN, dev) }.1);
-    // SAFETY: the caller passes writable pointers (the API's contract, as for any device).
+    let (f, t) = memory(FN, meta_device(FN, arg!(dev)));
+    // SAFETY: the caller passes two writable pointers (the API's contract for get_memory).
     unsafe {
         *free = f;
         *total = t;
@@ -216,10 +203,7 @@ unsafe extern "C" fn dev_get_type(_: wsp_ggml_backend_dev_t) -> wsp_ggml_backend
 
 unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_ggml_backend_dev_props) {
     const FN: &str = "wsp_ggml_backend_dev_get_props";
-    // SAFETY: as for dev_get_name.
-    let meta = unsafe { this_device(FN, dev) }.1;
-    // SAFETY: the caller passes a writable struct (the API's contract).
-    let props = unsafe { &mut *props };
+    let (meta, props) = (meta_device(FN, arg!(dev)), arg!(props));
     props.name = meta.name.as_ptr();
     props.description = meta.description.as_ptr();
     props.r#type = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META;
@@ -236,9 +220,7 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
         mmap_support: true,
     };
     for d in &meta.simple {
-        // SAFETY: all-zero is a valid props value; props overwrites it.
-        let mut simple: wsp_ggml_backend_dev_props = unsafe { std::mem::zeroed() };
-        d.props(FN, &mut simple);
+        let simple = d.props_value(FN);
         caps.r#async &= simple.caps.r#async;
         #[cfg(mmap_support)]
         {
@@ -250,25 +232,21 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
 
 unsafe extern "C" fn dev_init_backend(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t {
     const FN: &str = "wsp_ggml_backend_dev_init";
-    // SAFETY: as for dev_get_name.
-    let (device, meta) = unsafe { this_device(FN, dev) };
+    let device = arg!(dev);
     // SAFETY: params is NULL or a string (the API's contract).
-    unsafe { backend::new_backend(FN, device, meta, params) }.as_ptr()
+    unsafe { backend::new_backend(FN, device, meta_device(FN, device), params) }.as_ptr()
 }
 
 unsafe extern "C" fn dev_get_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
     const FN: &str = "wsp_ggml_backend_dev_buffer_type";
-    // SAFETY: as for dev_get_name.
-    let (device, meta) = unsafe { this_device(FN, dev) };
-    meta.buffer_type(FN, device).as_ptr()
+    let device = arg!(dev);
+    meta_device(FN, device).buffer_type(FN, device).as_ptr()
 }
 
 /// The simple devices' host buffer type when they all have the same one, else NULL.
 unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
     const FN: &str = "wsp_ggml_backend_dev_host_buffer_type";
-    // SAFETY: as for dev_get_name.
-    let meta = unsafe { this_device(FN, dev) }.1;
-    let mut host = meta.simple.iter().map(|d| d.host_buffer_type());
+    let mut host = meta_device(FN, arg!(dev)).simple.iter().map(|d| d.host_buffer_type());
     match host.next() {
         Some(Some(first)) if host.all(|h| h == Some(first)) => first.as_ptr(),
         _ => std::ptr::null_mut(),
@@ -277,20 +255,14 @@ unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> ws
 
 unsafe extern "C" fn dev_supports_op(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool {
     const FN: &str = "wsp_ggml_backend_dev_supports_op";
-    // SAFETY: as for dev_get_name.
-    let meta = unsafe { this_device(FN, dev) }.1;
-    // SAFETY: a live tensor (the API's contract).
-    let op = unsafe { Tensor::from_raw(op) }.unwrap_or_else(|| crate::ggml::null_handle(FN, "op"));
+    let (meta, op) = (meta_device(FN, arg!(dev)), arg!(op));
     meta.simple.iter().all(|d| d.supports_op(FN, op))
 }
 
 /// Only meta buffer types of a meta device over the same simple devices.
 unsafe extern "C" fn dev_supports_buft(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool {
     const FN: &str = "wsp_ggml_backend_dev_supports_buft";
-    // SAFETY: as for dev_get_name.
-    let meta = unsafe { this_device(FN, dev) }.1;
-    // SAFETY: a live buffer type (the API's contract).
-    let buft = unsafe { BufferType::from_raw(buft) }.unwrap_or_else(|| crate::ggml::null_handle(FN, "buft"));
+    let (meta, buft) = (meta_device(FN, arg!(dev)), arg!(buft));
     match buft.device() {
         Some(other) if is_meta_device(other) => meta_device(FN, other).simple == meta.simple,
         _ => false,
@@ -315,35 +287,22 @@ const DEVICE_IFACE: wsp_ggml_backend_device_i = wsp_ggml_backend_device_i {
     event_synchronize: None,
 };
 
-/// The buffer type behind an interface call.
-///
-/// # Safety
-/// `buft` is NULL or a live buffer type.
-unsafe fn this_buft<'a>(caller: &str, buft: wsp_ggml_backend_buffer_type_t) -> (BufferType, &'a MetaBufferType) {
-    // SAFETY: the caller's promise.
-    let handle = unsafe { BufferType::from_raw(buft) }.unwrap_or_else(|| crate::ggml::null_handle(caller, "buft"));
-    (handle, meta_buffer_type(caller, handle))
-}
-
 unsafe extern "C" fn buft_get_name(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char {
-    // SAFETY: called through a buffer type's interface, with it.
-    unsafe { this_buft("wsp_ggml_backend_buft_name", buft) }.1.name.as_ptr()
+    const FN: &str = "wsp_ggml_backend_buft_name";
+    meta_buffer_type(FN, arg!(buft)).name.as_ptr()
 }
 
 unsafe extern "C" fn buft_alloc_buffer(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t {
     const FN: &str = "wsp_ggml_backend_buft_alloc_buffer";
-    // SAFETY: as for buft_get_name.
-    let (handle, meta) = unsafe { this_buft(FN, buft) };
-    buffer::alloc_buffer(FN, handle, meta, size).as_ptr()
+    let handle = arg!(buft);
+    buffer::alloc_buffer(FN, handle, meta_buffer_type(FN, handle), size).as_ptr()
 }
 
 /// The largest of the simple alignments, which must all divide it.
 unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) -> usize {
     const FN: &str = "wsp_ggml_backend_buft_get_alignment";
-    // SAFETY: as for buft_get_name.
-    let meta = unsafe { this_buft(FN, buft) }.1;
     let mut max = 1;
-    for b in &meta.simple {
+    for b in &meta_buffer_type(FN, arg!(buft)).simple {
         let alignment = b.alignment(FN);
         max = max.max(alignment);
         crate::ggml::ensure!(
@@ -355,9 +314,8 @@ unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) ->
 }
 
 unsafe extern "C" fn buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> usize {
-    // SAFETY: as for buft_get_name.
-    let meta = unsafe { this_buft("wsp_ggml_backend_buft_get_max_size", buft) }.1;
-    meta.simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
+    const FN: &str = "wsp_ggml_backend_buft_get_max_size";
+    meta_buffer_type(FN, arg!(buft)).simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
 }
 
 unsafe extern "C" fn buft_get_alloc_size(
@@ -365,10 +323,7 @@ unsafe extern "C" fn buft_get_alloc_size(
     tensor: *const wsp_ggml_tensor,
 ) -> usize {
     const FN: &str = "wsp_ggml_backend_buft_get_alloc_size";
-    // SAFETY: as for buft_get_name.
-    let meta = unsafe { this_buft(FN, buft) }.1;
-    // SAFETY: a live tensor (the API's contract).
-    let tensor = unsafe { Tensor::from_raw(tensor) }.unwrap_or_else(|| crate::ggml::null_handle(FN, "tensor"));
+    let (meta, tensor) = (meta_buffer_type(FN, arg!(buft)), arg!(tensor));
     meta.simple.iter().map(|b| b.alloc_size(tensor)).max().unwrap_or(0)
 }
 

@@ -79,7 +79,7 @@ mod tests {
         arena.reset();
         let again = arena.alloc(tensor_with_flags(-1)).as_ptr();
         assert_eq!(again, first[0], "the first slot is handed out again");
-        // SAFETY: as above.
+        // SAFETY: the arena, and so the slot, is still live.
         assert_eq!(unsafe { (*again).flags }, -1, "holding the new tensor");
         assert_eq!(arena.chunks.len(), 2);
     }

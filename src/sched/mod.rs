@@ -729,7 +729,7 @@ impl Scheduler {
     fn optimize_split(&mut self, mut split_graph: wsp_ggml_cgraph, split: &plan::Split) -> wsp_ggml_cgraph {
         // SAFETY: a view of the user's live graph.
         if unsafe { self.backends[split.backend].graph_optimize(&mut split_graph) } {
-            // SAFETY: as above.
+            // SAFETY: the view still shares the user's live graph.
             let view = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
             for (j, &node) in (split.i_start..split.i_end).zip(view.nodes()) {
                 self.node_tids[j] = self.refresh(node);
@@ -772,7 +772,8 @@ impl Scheduler {
     /// Sizes ggml-alloc's buffers for the current split graph.
     fn reserve(&mut self) -> bool {
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
-        // SAFETY: as for galloc_alloc, with an id for every node and leaf.
+        // SAFETY: the scheduler's allocator and its graph over live tensors, with an id for every
+        // node and leaf.
         let ok = unsafe { wsp_ggml_gallocr_reserve_n(self.galloc, graph, node_ids, leaf_ids) };
         self.needs_reserve = !ok;
         ok
@@ -941,7 +942,8 @@ impl Scheduler {
         self.synchronize();
         self.split_graph(caller, graph);
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
-        // SAFETY: as for reserve, with room for a size per buffer (one per backend).
+        // SAFETY: the scheduler's allocator and its graph over live tensors, an id for every node
+        // and leaf, and room for a size per buffer (one per backend).
         unsafe { wsp_ggml_gallocr_reserve_n_size(self.galloc, graph, node_ids, leaf_ids, sizes.as_mut_ptr()) };
         // ggml-alloc now holds this graph's layout but has freed the buffers that were too small
         // for it: the next allocation must reserve again (0.5.5's reference crashes there).

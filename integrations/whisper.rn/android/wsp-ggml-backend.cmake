@@ -52,7 +52,8 @@ endif()
 # archive is rebuilt.
 set(_wsp_cargo_dir "${WSP_GGML_BACKEND_CARGO_TARGET_DIR}/whisper-rn-${_wsp_FAMILY}")
 set(_wsp_archive "${_wsp_cargo_dir}/${WSP_RUST_PROFILE_DIR}/libwsp_ggml_backend.a")
-file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${WSP_GGML_BACKEND_DIR}/src/*.rs")
+file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${WSP_GGML_BACKEND_DIR}/src/*.rs"
+     "${WSP_GGML_BACKEND_DIR}/macros/src/*.rs")
 add_custom_command(
     OUTPUT "${_wsp_archive}"
     COMMAND ${WSP_CARGO} rustc --release --lib --quiet ${WSP_CARGO_TARGET_ARGS} ${_wsp_cargo_features}

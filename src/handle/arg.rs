@@ -1,0 +1,178 @@
+//! The one way C arguments become handles, for the exports (`crate::ffi`) and for the
+//! interface callbacks that Rust implements (the CPU buffer's, the meta backend's): [`FromC`]
+//! and the [`arg!`] forms, and [`ToC`] for results.
+
+use super::{Backend, Buffer, BufferType, Device, Event, Reg};
+use crate::abi::*;
+use crate::graph::{Graph, Tensor};
+use std::ffi::{c_char, CStr};
+
+/// A C argument that may be NULL, and what it stands for in Rust.
+pub trait FromC {
+    type Rust;
+    /// # Safety
+    /// `self` is NULL or points to a live object of its type.
+    unsafe fn into_rust(self) -> Option<Self::Rust>;
+}
+
+/// A Rust result as C receives it (NULL for None).
+pub trait ToC {
+    type C;
+    fn to_c(self) -> Self::C;
+}
+
+/// The conversions of the handle types, both ways.
+macro_rules! handle_conversions {
+    ($($raw:ty => $handle:ty),* $(,)?) => {$(
+        impl FromC for $raw {
+            type Rust = $handle;
+            #[inline(always)]
+            unsafe fn into_rust(self) -> Option<$handle> {
+                // SAFETY: the caller's promise is from_raw's.
+                unsafe { <$handle>::from_raw(self as _) }
+            }
+        }
+        impl ToC for Option<$handle> {
+            type C = $raw;
+            #[inline(always)]
+            fn to_c(self) -> $raw {
+                self.map_or(std::ptr::null_mut(), |h| h.as_ptr() as _)
+            }
+        }
+    )*};
+}
+
+handle_conversions!(
+    wsp_ggml_backend_t => Backend,
+    wsp_ggml_backend_buffer_t => Buffer,
+    wsp_ggml_backend_buffer_type_t => BufferType,
+    wsp_ggml_backend_dev_t => Device,
+    wsp_ggml_backend_event_t => Event,
+    wsp_ggml_backend_reg_t => Reg,
+    *mut wsp_ggml_tensor => Tensor,
+    *mut wsp_ggml_cgraph => Graph,
+);
+
+impl FromC for *const wsp_ggml_tensor {
+    type Rust = Tensor;
+    #[inline(always)]
+    unsafe fn into_rust(self) -> Option<Tensor> {
+        // SAFETY: the caller's promise is from_raw's.
+        unsafe { Tensor::from_raw(self) }
+    }
+}
+
+impl FromC for *const c_char {
+    type Rust = &'static CStr;
+    unsafe fn into_rust(self) -> Option<&'static CStr> {
+        // SAFETY: NULL or a NUL-terminated string, which the export only uses during the call.
+        (!self.is_null()).then(|| unsafe { CStr::from_ptr(self) })
+    }
+}
+
+impl FromC for *mut wsp_ggml_backend_dev_props {
+    type Rust = &'static mut wsp_ggml_backend_dev_props;
+    unsafe fn into_rust(self) -> Option<Self::Rust> {
+        // SAFETY: NULL or a writable struct, which the export only uses during the call.
+        unsafe { self.as_mut() }
+    }
+}
+
+/// A ggml context (the meta backend's exports take one).
+#[cfg(meta)]
+impl FromC for *mut wsp_ggml_context {
+    type Rust = crate::graph::Context;
+    unsafe fn into_rust(self) -> Option<Self::Rust> {
+        // SAFETY: the caller's promise is from_raw's.
+        unsafe { crate::graph::Context::from_raw(self) }
+    }
+}
+
+/// Optional C function pointers (callbacks).
+impl<F: Copy> FromC for Option<F> {
+    type Rust = F;
+    unsafe fn into_rust(self) -> Option<F> {
+        self
+    }
+}
+
+/// A C array of `n` values of a `FromC` type: None for a NULL array, else each value
+/// converted (None where it is NULL).
+///
+/// # Safety
+/// `array` is NULL or holds `n` values, each NULL or live.
+pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option<Vec<Option<P::Rust>>> {
+    if array.is_null() {
+        return None;
+    }
+    // SAFETY: a non-NULL array of `n` values (the caller's promise).
+    let values = unsafe { std::slice::from_raw_parts(array, n) };
+    // SAFETY: each value is NULL or live (the caller's promise).
+    Some(values.iter().map(|&p| unsafe { p.into_rust() }).collect())
+}
+
+/// Converts an argument `p` of an export, or of an interface callback that Rust implements
+/// (the function must define `const FN`, the export the C caller called):
+/// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
+///   crashes);
+/// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
+///   crashes);
+/// - `arg!(p, or VALUE)`: NULL gives that line in ggml's log and returns VALUE, the function's
+///   error value (`arg!(p, or return)` in a function without a result);
+/// - `arg!(p, optional)`: an `Option`, for arguments where NULL has a meaning;
+/// - `arg!(p[n])`: a C array of `n` handles as a `Vec`; a NULL array (when `n > 0`) aborts as
+///   `arg!(p)` does, a NULL element with "FN: p[i] is NULL";
+/// - `arg!(p[n], optional)`: None for a NULL array, else each element as an `Option`.
+macro_rules! arg {
+    ($p:ident) => {
+        // SAFETY: every pointer argument of an export is NULL or live (its # Safety section),
+        // and C calls an interface entry with live arguments of its object.
+        match unsafe { $crate::handle::FromC::into_rust($p) } {
+            Some(converted) => converted,
+            None => $crate::ggml::null_handle(FN, stringify!($p)),
+        }
+    };
+    ($p:ident, or return) => {
+        // SAFETY: a pointer argument of an export, NULL or live (its # Safety section).
+        match unsafe { $crate::handle::FromC::into_rust($p) } {
+            Some(converted) => converted,
+            None => {
+                $crate::ggml::log_error!("{FN}: {} is NULL\n", stringify!($p));
+                return;
+            }
+        }
+    };
+    ($p:ident, or $error:expr) => {
+        // SAFETY: a pointer argument of an export, NULL or live (its # Safety section).
+        match unsafe { $crate::handle::FromC::into_rust($p) } {
+            Some(converted) => converted,
+            None => {
+                $crate::ggml::log_error!("{FN}: {} is NULL\n", stringify!($p));
+                return $error;
+            }
+        }
+    };
+    ($p:ident, optional) => {
+        // SAFETY: a pointer argument that may be NULL, else live (the # Safety section).
+        unsafe { $crate::handle::FromC::into_rust($p) }
+    };
+    ($p:ident[$n:expr]) => {
+        // SAFETY: an array argument is NULL or holds `n` values, each NULL or live (the
+        // # Safety section).
+        match unsafe { $crate::handle::from_c_array($p, $n) } {
+            Some(values) => values
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| v.unwrap_or_else(|| $crate::ggml::fatal!("{FN}: {}[{i}] is NULL", stringify!($p))))
+                .collect::<Vec<_>>(),
+            None if $n == 0 => Vec::new(),
+            None => $crate::ggml::null_handle(FN, stringify!($p)),
+        }
+    };
+    ($p:ident[$n:expr], optional) => {
+        // SAFETY: an array argument is NULL or holds `n` values, each NULL or live (the
+        // # Safety section).
+        unsafe { $crate::handle::from_c_array($p, $n) }
+    };
+}
+pub(crate) use arg;
