@@ -55,8 +55,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=WSP_FUZZ_SANITIZE_C");
 
     let sanitize = std::env::var("CARGO_CFG_SANITIZE").unwrap_or_default();
-    let asan = sanitize.split(',').any(|s| s == "address")
-        && std::env::var("WSP_FUZZ_SANITIZE_C").map_or(true, |v| v != "0");
+    let asan =
+        sanitize.split(',').any(|s| s == "address") && std::env::var("WSP_FUZZ_SANITIZE_C").map_or(true, |v| v != "0");
 
     let target = std::env::var("TARGET").unwrap();
     let core = core_sources::read(&sources_list, target.split('-').next().unwrap());
@@ -87,7 +87,8 @@ fn main() {
 /// the release's ggml.h).
 fn write_ops(ggml_h: &Path, out: &Path) {
     let header = std::fs::read_to_string(ggml_h).expect("read ggml.h");
-    let body = header.split("enum wsp_ggml_op {").nth(1).and_then(|b| b.split("};").next()).expect("ggml.h: enum wsp_ggml_op");
+    let body =
+        header.split("enum wsp_ggml_op {").nth(1).and_then(|b| b.split("};").next()).expect("ggml.h: enum wsp_ggml_op");
     let names: Vec<&str> = body
         .lines()
         .map(|l| l.trim())

@@ -136,7 +136,8 @@ fn context() -> *mut wsp_ggml_context {
     // SAFETY: plain sizes.
     let mem_size = 8 * unsafe { wsp_ggml_tensor_overhead() };
     // SAFETY: ggml allocates its own memory.
-    let ctx = unsafe { wsp_ggml_init(wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
+    let ctx =
+        unsafe { wsp_ggml_init(wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
     assert!(!ctx.is_null());
     ctx
 }
@@ -178,13 +179,15 @@ enum Verdict {
 
 impl Access {
     fn verdict(&self, nbytes: usize) -> Verdict {
-        let starts = (0..self.n_copies).map(|i| i.checked_mul(self.stride_tensor).and_then(|d| d.checked_add(self.offset)));
+        let starts =
+            (0..self.n_copies).map(|i| i.checked_mul(self.stride_tensor).and_then(|d| d.checked_add(self.offset)));
         if self.size == 0 {
             let asynchronous = matches!(self.kind, Kind::SetAsync | Kind::GetAsync);
             let fine = starts.clone().all(|s| s.is_some_and(|s| !asynchronous || s <= nbytes));
             return if fine { Verdict::Valid } else { Verdict::EmptyOutside };
         }
-        let in_bounds = starts.map(|s| s.and_then(|s| s.checked_add(self.size))).all(|end| end.is_some_and(|e| e <= nbytes));
+        let in_bounds =
+            starts.map(|s| s.and_then(|s| s.checked_add(self.size))).all(|end| end.is_some_and(|e| e <= nbytes));
         if in_bounds {
             Verdict::Valid
         } else {
@@ -224,14 +227,48 @@ impl Access {
         // SAFETY: the caller's promises.
         unsafe {
             match a.kind {
-                Kind::Set => wsp_ggml_backend_tensor_set_2d(tensor, d, a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data),
-                Kind::Get => wsp_ggml_backend_tensor_get_2d(tensor, d, a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data),
+                Kind::Set => wsp_ggml_backend_tensor_set_2d(
+                    tensor,
+                    d,
+                    a.offset,
+                    a.size,
+                    a.n_copies,
+                    a.stride_tensor,
+                    a.stride_data,
+                ),
+                Kind::Get => wsp_ggml_backend_tensor_get_2d(
+                    tensor,
+                    d,
+                    a.offset,
+                    a.size,
+                    a.n_copies,
+                    a.stride_tensor,
+                    a.stride_data,
+                ),
                 Kind::SetAsync => {
-                    wsp_ggml_backend_tensor_set_2d_async(backend, tensor, d, a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data);
+                    wsp_ggml_backend_tensor_set_2d_async(
+                        backend,
+                        tensor,
+                        d,
+                        a.offset,
+                        a.size,
+                        a.n_copies,
+                        a.stride_tensor,
+                        a.stride_data,
+                    );
                     wsp_ggml_backend_synchronize(backend);
                 }
                 Kind::GetAsync => {
-                    wsp_ggml_backend_tensor_get_2d_async(backend, tensor, d, a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data);
+                    wsp_ggml_backend_tensor_get_2d_async(
+                        backend,
+                        tensor,
+                        d,
+                        a.offset,
+                        a.size,
+                        a.n_copies,
+                        a.stride_tensor,
+                        a.stride_data,
+                    );
                     wsp_ggml_backend_synchronize(backend);
                 }
             }
@@ -251,7 +288,8 @@ fn size_value(u: &mut Unstructured, max: usize, nbytes: usize) -> Result<usize> 
 /// An access to a tensor of `nbytes` bytes (`unit`: offsets and sizes in whole units of this
 /// many bytes; async forms only when `with_async`).
 fn access(u: &mut Unstructured, nbytes: usize, unit: usize, with_async: bool) -> Result<Access> {
-    let kinds: &[Kind] = if with_async { &[Kind::Set, Kind::Get, Kind::SetAsync, Kind::GetAsync] } else { &[Kind::Set, Kind::Get] };
+    let kinds: &[Kind] =
+        if with_async { &[Kind::Set, Kind::Get, Kind::SetAsync, Kind::GetAsync] } else { &[Kind::Set, Kind::Get] };
     let kind = *u.choose(kinds)?;
     let offset = size_value(u, nbytes + 2, nbytes)?;
     let size = size_value(u, nbytes.min(64), nbytes)?;
@@ -303,7 +341,10 @@ unsafe fn check_access(
             unsafe { a.call(backend, tensor, data.as_mut_ptr()) };
             assert_eq!(data, expected, "{what}: {a:?}: the caller's memory differs from the model's");
             if let Some(got) = read_back() {
-                assert!(same(&got, model), "{what}: {a:?}: the tensor differs from the model\n got {got:?}\nwant {model:?}");
+                assert!(
+                    same(&got, model),
+                    "{what}: {a:?}: the tensor differs from the model\n got {got:?}\nwant {model:?}"
+                );
             }
         }
         Verdict::OutOfBounds => {
@@ -384,7 +425,12 @@ unsafe extern "C" fn split_state(_: *const wsp_ggml_tensor, _: *mut c_void) -> w
 }
 
 fn empty_state() -> wsp_ggml_backend_meta_split_state {
-    wsp_ggml_backend_meta_split_state { axis: WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, ne: [0; 256], nr: [0; 16], n_segments: 1 }
+    wsp_ggml_backend_meta_split_state {
+        axis: WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
+        ne: [0; 256],
+        nr: [0; 16],
+        n_segments: 1,
+    }
 }
 
 /// A split state for a tensor of extent `ne` over `n_devs` devices, and the extent (an
@@ -401,7 +447,16 @@ fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<wsp_g
     ];
     s.axis = if u.ratio(1, 8)? {
         let any = u.arbitrary()?;
-        *u.choose(&[WSP_GGML_BACKEND_SPLIT_AXIS_NONE, WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 4, 9, -1, 12, i32::MIN, any])?
+        *u.choose(&[
+            WSP_GGML_BACKEND_SPLIT_AXIS_NONE,
+            WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+            4,
+            9,
+            -1,
+            12,
+            i32::MIN,
+            any,
+        ])?
     } else {
         *u.choose(&axes)?
     };
@@ -437,7 +492,11 @@ fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<wsp_g
             *r = *u.choose(&[0, 1, 2, 3, u32::MAX])?;
         }
         for v in s.ne.iter_mut().take(16 * n_devs.max(1)) {
-            *v = if u.ratio(1, 16)? { *u.choose(&[-1, -3, i64::MAX, i64::MIN, 1 << 40])? } else { u.int_in_range(0..=4)? };
+            *v = if u.ratio(1, 16)? {
+                *u.choose(&[-1, -3, i64::MAX, i64::MIN, 1 << 40])?
+            } else {
+                u.int_in_range(0..=4)?
+            };
         }
     }
     Ok(s)
@@ -489,7 +548,8 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
         test_backend_reset_config();
         test_backend_set_fail_alloc(no_memory);
         let alloc = || {
-            let meta = wsp_ggml_backend_meta_device(devs.as_ptr().cast_mut(), n_devs, Some(split_state), std::ptr::null_mut());
+            let meta =
+                wsp_ggml_backend_meta_device(devs.as_ptr().cast_mut(), n_devs, Some(split_state), std::ptr::null_mut());
             let buft = wsp_ggml_backend_dev_buffer_type(meta);
             let ctx = context();
             let tensor = wsp_ggml_new_tensor(ctx, TYPE_F32, 4, ne.as_ptr());
@@ -522,7 +582,13 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
 ///
 /// # Safety
 /// `tensor` is a live meta tensor.
-unsafe fn transfer_ok(tensor: *const wsp_ggml_tensor, state: &SplitState, n: usize, offset: usize, size: usize) -> bool {
+unsafe fn transfer_ok(
+    tensor: *const wsp_ggml_tensor,
+    state: &SplitState,
+    n: usize,
+    offset: usize,
+    size: usize,
+) -> bool {
     // SAFETY: a live tensor.
     let (ne, nb) = unsafe { ((*tensor).ne, (*tensor).nb) };
     let segmented = state.n_segments != 1 || state.nr[0] != 1;
@@ -543,7 +609,12 @@ unsafe fn transfer_ok(tensor: *const wsp_ggml_tensor, state: &SplitState, n: usi
 ///
 /// # Safety
 /// `tensor` is a live, allocated F32 meta tensor whose split state is `state` over `n` devices.
-unsafe fn check_meta_tensor(u: &mut Unstructured, tensor: *mut wsp_ggml_tensor, state: &SplitState, n: usize) -> Result<()> {
+unsafe fn check_meta_tensor(
+    u: &mut Unstructured,
+    tensor: *mut wsp_ggml_tensor,
+    state: &SplitState,
+    n: usize,
+) -> Result<()> {
     let partial = state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL;
     // SAFETY: a live tensor.
     let nbytes = unsafe { wsp_ggml_nbytes(tensor) };
@@ -587,7 +658,9 @@ unsafe fn check_meta_tensor(u: &mut Unstructured, tensor: *mut wsp_ggml_tensor, 
                 && (0..a.n_copies).all(|i| unsafe { transfer_ok(tensor, state, n, a.offset + i * a.stride_tensor, a.size) }));
         if transferable {
             // SAFETY: a live tensor; the meta backend's async forms are not exercised here.
-            unsafe { check_access("meta 2d", a, std::ptr::null_mut(), tensor, &mut model, u, &read_back, &|x, y| x == y)? };
+            unsafe {
+                check_access("meta 2d", a, std::ptr::null_mut(), tensor, &mut model, u, &read_back, &|x, y| x == y)?
+            };
         } else {
             let mut data = pattern(u, a.data_len())?;
             // SAFETY: as in check_access, in the child.

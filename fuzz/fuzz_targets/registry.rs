@@ -248,7 +248,11 @@ fn step(t: usize, op: Op, m: &mut Module, test_registered: &AtomicBool) {
                 if which == 1 && t == 0 {
                     // Only thread 0 registers and unregisters TEST.
                     assert_eq!(!reg.is_null(), test_registered.load(Ordering::SeqCst), "TEST by name");
-                    assert_eq!(dev == test_backend_dev(), test_registered.load(Ordering::SeqCst), "TEST device by name");
+                    assert_eq!(
+                        dev == test_backend_dev(),
+                        test_registered.load(Ordering::SeqCst),
+                        "TEST device by name"
+                    );
                 }
             }
             Op::ByType(which) => {

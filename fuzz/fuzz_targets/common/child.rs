@@ -16,7 +16,9 @@ use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 extern "C" {
-    fn wsp_ggml_set_abort_callback(callback: Option<unsafe extern "C" fn(*const c_char)>) -> Option<unsafe extern "C" fn(*const c_char)>;
+    fn wsp_ggml_set_abort_callback(
+        callback: Option<unsafe extern "C" fn(*const c_char)>,
+    ) -> Option<unsafe extern "C" fn(*const c_char)>;
 }
 
 /// How a child's call ended.
