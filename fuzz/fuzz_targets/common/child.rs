@@ -84,6 +84,9 @@ pub fn run(call: impl FnOnce()) -> Option<Outcome> {
     loop {
         // SAFETY: a buffer of chunk.len() bytes.
         let n = unsafe { libc::read(fds[0], chunk.as_mut_ptr().cast(), chunk.len()) };
+        if n < 0 && interrupted() {
+            continue;
+        }
         if n <= 0 {
             break;
         }
@@ -92,8 +95,10 @@ pub fn run(call: impl FnOnce()) -> Option<Outcome> {
     // SAFETY: our read end.
     unsafe { libc::close(fds[0]) };
     let mut status = 0;
-    // SAFETY: our child.
-    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid, "waitpid");
+    // SAFETY: our child. (libFuzzer's timer signal may interrupt the wait.)
+    while unsafe { libc::waitpid(pid, &mut status, 0) } != pid {
+        assert!(interrupted(), "waitpid: {}", std::io::Error::last_os_error());
+    }
     let message = String::from_utf8_lossy(&message).into_owned();
     Some(if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 && message.is_empty() {
         Outcome::Returned
@@ -102,6 +107,11 @@ pub fn run(call: impl FnOnce()) -> Option<Outcome> {
     } else {
         Outcome::Died(format!("status {status:#x}, message {message:?}"))
     })
+}
+
+/// Whether the last system call was interrupted by a signal.
+fn interrupted() -> bool {
+    std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
 }
 
 /// Runs `call` in a child (when the input has one left) and panics (a finding) unless it aborted
