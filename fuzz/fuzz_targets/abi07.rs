@@ -532,7 +532,17 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
     let shares_ok = !(0..4).contains(&s.axis)
         || s.ne[..(s.n_segments.min(16) as usize) * n_devs.clamp(1, 16)].iter().all(|&v| v >= 0);
     let meaningful = s.axis != WSP_GGML_BACKEND_SPLIT_AXIS_NONE && s.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN;
-    let valid = (1..=16).contains(&n_devs) && !no_memory && checked.is_ok() && shares_ok && meaningful;
+    // A device without memory fails only where it holds bytes: an empty share gets a zero-size
+    // buffer without asking the buffer type (as the reference's allocation does).
+    // SAFETY: the fixture's static device.
+    let test_dev = unsafe { test_backend_dev() };
+    let starved = no_memory
+        && checked.is_ok()
+        && devs
+            .iter()
+            .enumerate()
+            .any(|(j, &d)| d == test_dev && (!split::is_dim(s.axis) || split::share(&as_split, n_devs, j) > 0));
+    let valid = (1..=16).contains(&n_devs) && !starved && checked.is_ok() && shares_ok && meaningful;
     if verbose() {
         eprintln!(
             "meta: {n_devs} devices (TEST: {with_test}, no memory: {no_memory}), ne {ne:?}, axis {} n_segments {} ne {:?} nr {:?}: {checked:?}, valid {valid}",
