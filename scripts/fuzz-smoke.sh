@@ -29,7 +29,7 @@ run() {
         echo "fuzz-smoke: $target ($release) failed" >&2
         exit 1
     fi
-    grep -E "^#[0-9]+ +DONE" "$log" || true
+    grep -E "^#[0-9]+[[:space:]]+DONE" "$log" || true
     rm -f "$log"
     echo "== fuzz-smoke $release $target: $((SECONDS - start)) s"
 }
