@@ -12,7 +12,8 @@
 #                              a synthetic Parakeet model (random weights, for whisper.rn 0.7's
 #                              parakeet.cpp)
 #   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
-#                              and the phones' Rust targets, Ruby (the podspec check)
+#                              and the phones' Rust targets, Ruby (the podspec check), a minimal
+#                              nightly toolchain (the fuzz targets' sanitizer flags)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-main}
@@ -62,6 +63,8 @@ if [ "$mode" = --all ]; then
     for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; do
         rustup target list --installed | grep -qx "$target" || rustup target add "$target"
     done
+    # scripts/fuzz-smoke.sh
+    cargo +nightly --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 fi
 
 "$root/scripts/fetch-reference.sh"

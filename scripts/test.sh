@@ -8,7 +8,9 @@
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full (the conformance suite through
 #                           ctest only) or lean as its `suite` says (the layout check and
-#                           ctest -L lean), then the phones (scripts/test-phones.sh); what CI runs
+#                           ctest -L lean), then every fuzz target briefly
+#                           (scripts/fuzz-smoke.sh) and the phones (scripts/test-phones.sh);
+#                           what CI runs
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -77,6 +79,8 @@ for release in "${releases[@]}"; do
     fi
 done
 if $all; then
+    # every fuzz target built and run briefly from its seeds (so that they keep building)
+    timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 20
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
     timed "phones" "$root/scripts/test-phones.sh"
 fi

@@ -32,108 +32,18 @@ use std::sync::Once;
 
 use ::wsp_ggml_backend as lib;
 use lib::abi::*;
-use lib::backend::{
-    wsp_ggml_backend_free, wsp_ggml_backend_get_default_buffer_type, wsp_ggml_backend_tensor_get, wsp_ggml_backend_tensor_set,
-};
-use lib::buffer::{wsp_ggml_backend_buffer_free, wsp_ggml_backend_buffer_set_usage};
-use lib::sched::*;
+#[path = "common/ffi.rs"]
+mod ffi;
+use ffi::*;
 
-// ---------------------------------------------------------------------------------------------
-// whisper.rn's ggml core, ggml-alloc and CPU backend (compiled by build.rs)
-// ---------------------------------------------------------------------------------------------
-
-extern "C" {
-    fn wsp_ggml_init(params: wsp_ggml_init_params) -> *mut wsp_ggml_context;
-    fn wsp_ggml_free(ctx: *mut wsp_ggml_context);
-    fn wsp_ggml_tensor_overhead() -> usize;
-    fn wsp_ggml_graph_overhead_custom(size: usize, grads: bool) -> usize;
-    fn wsp_ggml_new_tensor_3d(ctx: *mut wsp_ggml_context, ty: wsp_ggml_type, ne0: i64, ne1: i64, ne2: i64) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_set_name(tensor: *mut wsp_ggml_tensor, name: *const c_char) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_set_input(tensor: *mut wsp_ggml_tensor);
-    fn wsp_ggml_set_output(tensor: *mut wsp_ggml_tensor);
-    fn wsp_ggml_nbytes(tensor: *const wsp_ggml_tensor) -> usize;
-    fn wsp_ggml_nelements(tensor: *const wsp_ggml_tensor) -> i64;
-    fn wsp_ggml_is_contiguous(tensor: *const wsp_ggml_tensor) -> bool;
-    fn wsp_ggml_is_contiguous_1(tensor: *const wsp_ggml_tensor) -> bool;
-    fn wsp_ggml_are_same_shape(t0: *const wsp_ggml_tensor, t1: *const wsp_ggml_tensor) -> bool;
-    fn wsp_ggml_can_repeat(t0: *const wsp_ggml_tensor, t1: *const wsp_ggml_tensor) -> bool;
-    fn wsp_ggml_op_name(op: wsp_ggml_op) -> *const c_char;
-
-    fn wsp_ggml_add(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, b: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_sub(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, b: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_mul(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, b: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_div(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, b: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_scale(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, s: f32) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_sqr(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_reshape_3d(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, ne0: i64, ne1: i64, ne2: i64) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_view_1d(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, ne0: i64, offset: usize) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_view_2d(
-        ctx: *mut wsp_ggml_context,
-        a: *mut wsp_ggml_tensor,
-        ne0: i64,
-        ne1: i64,
-        nb1: usize,
-        offset: usize,
-    ) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_permute(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor, a0: c_int, a1: c_int, a2: c_int, a3: c_int) -> *mut wsp_ggml_tensor;
-    fn wsp_ggml_transpose(ctx: *mut wsp_ggml_context, a: *mut wsp_ggml_tensor) -> *mut wsp_ggml_tensor;
-
-    fn wsp_ggml_new_graph_custom(ctx: *mut wsp_ggml_context, size: usize, grads: bool) -> *mut wsp_ggml_cgraph;
-    fn wsp_ggml_build_forward_expand(graph: *mut wsp_ggml_cgraph, tensor: *mut wsp_ggml_tensor);
-    fn wsp_ggml_log_set(callback: Option<unsafe extern "C" fn(c_int, *const c_char, *mut c_void)>, user_data: *mut c_void);
-
-    fn wsp_ggml_backend_alloc_ctx_tensors(ctx: *mut wsp_ggml_context, backend: wsp_ggml_backend_t) -> wsp_ggml_backend_buffer_t;
-    fn wsp_ggml_backend_cpu_init() -> wsp_ggml_backend_t;
-    fn wsp_ggml_backend_cpu_set_n_threads(backend: wsp_ggml_backend_t, n_threads: c_int);
+mod ops {
+    include!(concat!(env!("OUT_DIR"), "/ops.rs"));
 }
+use ops::*;
 
 // ---------------------------------------------------------------------------------------------
-// the TEST backend fixture (ctests/common/test_backend.h)
+// ops (their numbers: OUT_DIR/ops.rs, from the release's ggml.h)
 // ---------------------------------------------------------------------------------------------
-
-#[repr(C)]
-#[derive(Default, Debug)]
-struct Counters {
-    backends_init: c_int,
-    backends_free: c_int,
-    buffers_alloc: c_int,
-    buffers_free: c_int,
-    graph_computes: c_int,
-    nodes_computed: c_int,
-    synchronize: c_int,
-    set_async: c_int,
-    get_async: c_int,
-    cpy_async: c_int,
-    buffer_cpy: c_int,
-    event_new: c_int,
-    event_free: c_int,
-    event_record: c_int,
-    event_wait: c_int,
-    event_sync: c_int,
-}
-
-extern "C" {
-    fn test_backend_init() -> wsp_ggml_backend_t;
-    fn test_backend_set_supported_ops(ops: *const wsp_ggml_op, n_ops: c_int);
-    fn test_backend_set_offload_ops(ops: *const wsp_ggml_op, n_ops: c_int);
-    fn test_backend_set_accept_host_srcs(accept: bool);
-    fn test_backend_set_async_iface(enable: bool);
-    fn test_backend_reset_config();
-    fn test_backend_counters(out: *mut Counters);
-    fn test_backend_reset_counters();
-}
-
-// ---------------------------------------------------------------------------------------------
-// ops
-// ---------------------------------------------------------------------------------------------
-
-const OP_NONE: wsp_ggml_op = 0;
-const OP_ADD: wsp_ggml_op = 2;
-const OP_SUB: wsp_ggml_op = 5;
-const OP_MUL: wsp_ggml_op = 6;
-const OP_DIV: wsp_ggml_op = 7;
-const OP_SQR: wsp_ggml_op = 8;
-const OP_SCALE: wsp_ggml_op = 30;
 
 /// The ops a TEST op set is drawn from (bit i of a mask = OPS[i]); all of them the fixture can
 /// compute (or, for NONE and the views, needs not compute).

@@ -574,12 +574,21 @@ pub fn chunks(
                         ne_sj as usize * nb[1]
                     };
                     let slice_stride = slice_nb[j][axis + 1];
-                    out.push(Chunk {
-                        dev: j,
-                        slice_offset: slice_offsets[j] + row_start * slice_stride,
-                        data_offset,
-                        runs: Runs { size: bytes, count: rows, stride_tensor: slice_stride, stride_data: row_stride },
-                    });
+                    // A device without a share of the segment moves nothing (its slice may be
+                    // empty, in a buffer that cannot be written).
+                    if bytes > 0 {
+                        out.push(Chunk {
+                            dev: j,
+                            slice_offset: slice_offsets[j] + row_start * slice_stride,
+                            data_offset,
+                            runs: Runs {
+                                size: bytes,
+                                count: rows,
+                                stride_tensor: slice_stride,
+                                stride_data: row_stride,
+                            },
+                        });
+                    }
                     data_offset += bytes;
                     slice_offsets[j] += bytes;
                 }
@@ -900,6 +909,17 @@ mod tests {
         let c = chunks(&state, &[2, 6, 1, 1], &[4, 8, 48, 48], 1, &[[4, 8, 24, 24], [4, 8, 24, 24]], 0, 48).unwrap();
         let layout: Vec<_> = c.iter().map(|c| (c.dev, c.slice_offset, c.data_offset)).collect();
         assert_eq!(layout, [(0, 0, 0), (1, 0, 8), (0, 8, 16), (1, 8, 24), (0, 16, 32), (1, 16, 40)]);
+    }
+
+    #[test]
+    fn a_device_without_a_share_of_a_segment_gets_no_chunk() {
+        // 3x3 f32 in 2 segments along axis 1: segment 0 all 3 rows on device 0, segment 1 empty;
+        // device 1's slice is empty (its buffer may not be writable): nothing goes to it.
+        let mut state = split(1, &[3, 0, 0, 0]);
+        state.n_segments = 2;
+        state.nr[1] = 1;
+        let c = chunks(&state, &[3, 3, 1, 1], &[4, 12, 36, 36], 1, &[[4, 12, 36, 36], [4, 12, 0, 0]], 0, 36).unwrap();
+        assert_eq!(c.iter().map(|c| (c.dev, c.runs.size)).collect::<Vec<_>>(), [(0, 36)]);
     }
 
     #[test]

@@ -83,10 +83,18 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
         }
         let granularity = if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 { blck } else { 1 };
         let parts = &state.ne[..segments(state) * n_devs];
+        if let Some(bad) = parts.iter().find(|&&n| n < 0) {
+            return Err(format!("share {bad} is negative"));
+        }
         if let Some(bad) = parts.iter().find(|&&n| n % granularity != 0) {
             return Err(format!("share {bad} is not a multiple of the block size {granularity}"));
         }
-        let total: i64 = (0..n_devs).map(|j| share(state, n_devs, j)).sum();
+        // Checked: the application's shares and repeats may be anything.
+        let total = parts
+            .iter()
+            .enumerate()
+            .try_fold(0i64, |sum, (i, &n)| n.checked_mul(i64::from(state.nr[i / n_devs]))?.checked_add(sum))
+            .ok_or("the shares times their repeats overflow")?;
         if total != ne[state.axis as usize] {
             return Err(format!(
                 "shares add up to {total}, the tensor has {} along axis {}",
@@ -583,6 +591,9 @@ mod tests {
         assert!(check_static(&split(1, &[4, 1]), &[8, 6, 1, 1], 1, 2).is_err());
         assert!(check_static(&split(0, &[3, 5]), &[8, 6, 1, 1], 2, 2).is_err());
         assert!(check_static(&whole(42, 1), &[8, 6, 1, 1], 1, 2).is_err());
+        // shares that add up only with a negative one, or only by overflowing
+        assert!(check_static(&split(1, &[-2, 8]), &[8, 6, 1, 1], 1, 2).is_err());
+        assert!(check_static(&split(1, &[i64::MAX, i64::MAX, 10]), &[8, 8, 1, 1], 1, 3).is_err());
     }
 
     #[test]
