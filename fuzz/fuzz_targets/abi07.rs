@@ -224,53 +224,17 @@ impl Access {
     unsafe fn call(&self, backend: wsp_ggml_backend_t, tensor: *mut wsp_ggml_tensor, data: *mut u8) {
         let a = *self;
         let d = data.cast::<c_void>();
+        let (o, s, n, st, sd) = (a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data);
         // SAFETY: the caller's promises.
         unsafe {
             match a.kind {
-                Kind::Set => wsp_ggml_backend_tensor_set_2d(
-                    tensor,
-                    d,
-                    a.offset,
-                    a.size,
-                    a.n_copies,
-                    a.stride_tensor,
-                    a.stride_data,
-                ),
-                Kind::Get => wsp_ggml_backend_tensor_get_2d(
-                    tensor,
-                    d,
-                    a.offset,
-                    a.size,
-                    a.n_copies,
-                    a.stride_tensor,
-                    a.stride_data,
-                ),
-                Kind::SetAsync => {
-                    wsp_ggml_backend_tensor_set_2d_async(
-                        backend,
-                        tensor,
-                        d,
-                        a.offset,
-                        a.size,
-                        a.n_copies,
-                        a.stride_tensor,
-                        a.stride_data,
-                    );
-                    wsp_ggml_backend_synchronize(backend);
-                }
-                Kind::GetAsync => {
-                    wsp_ggml_backend_tensor_get_2d_async(
-                        backend,
-                        tensor,
-                        d,
-                        a.offset,
-                        a.size,
-                        a.n_copies,
-                        a.stride_tensor,
-                        a.stride_data,
-                    );
-                    wsp_ggml_backend_synchronize(backend);
-                }
+                Kind::Set => wsp_ggml_backend_tensor_set_2d(tensor, d, o, s, n, st, sd),
+                Kind::Get => wsp_ggml_backend_tensor_get_2d(tensor, d, o, s, n, st, sd),
+                Kind::SetAsync => wsp_ggml_backend_tensor_set_2d_async(backend, tensor, d, o, s, n, st, sd),
+                Kind::GetAsync => wsp_ggml_backend_tensor_get_2d_async(backend, tensor, d, o, s, n, st, sd),
+            }
+            if matches!(a.kind, Kind::SetAsync | Kind::GetAsync) {
+                wsp_ggml_backend_synchronize(backend);
             }
         }
     }
