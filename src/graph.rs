@@ -251,6 +251,48 @@ impl Tensor {
     }
 }
 
+/// The bytes of a tensor from its buffer field up to its data address: buffer, shape, strides,
+/// op, op parameters, flags, sources, view source and view offset. Together with the type, what
+/// a tensor is and where it comes from, apart from where its bytes are and its name.
+const DESCRIBED: std::ops::Range<usize> =
+    std::mem::offset_of!(wsp_ggml_tensor, buffer)..std::mem::offset_of!(wsp_ggml_tensor, data);
+const DESCRIBED_LEN: usize = DESCRIBED.end - DESCRIBED.start;
+// The range holds its fields and no padding on every target (padding bytes are not values).
+const _: () = assert!(
+    DESCRIBED_LEN
+        == size_of::<usize>() * (1 + 4 + WSP_GGML_MAX_SRC + 2) + 8 * 4 + 4 * (1 + WSP_GGML_MAX_OP_PARAMS / 4 + 1)
+);
+
+/// See [`Tensor::description`]: equal descriptions mean equal tensors to everyone who does not
+/// read the data or the name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Description {
+    r#type: wsp_ggml_type,
+    fields: [u8; DESCRIBED_LEN],
+}
+
+impl Tensor {
+    /// The described fields (see `DESCRIBED`), in place.
+    #[inline(always)]
+    fn described_bytes<'a>(self) -> &'a [u8; DESCRIBED_LEN] {
+        // SAFETY: the range lies inside the live tensor and holds only fields (checked above), so
+        // every byte is initialized; bytes need no alignment; nobody writes the tensor meanwhile
+        // (module docs).
+        unsafe { &*self.0.as_ptr().cast::<u8>().add(DESCRIBED.start).cast::<[u8; DESCRIBED_LEN]>() }
+    }
+
+    /// The type and the described fields, copied.
+    pub fn description(self) -> Description {
+        Description { r#type: get!(self, r#type), fields: *self.described_bytes() }
+    }
+
+    /// Whether the tensor is as `description` describes, without copying it.
+    #[inline(always)]
+    pub fn is_described_by(self, description: &Description) -> bool {
+        get!(self, r#type) == description.r#type && self.described_bytes() == &description.fields
+    }
+}
+
 /// What the meta backend (0.6, 0.7) reads and writes of tensors, and ggml's queries of them.
 #[cfg(meta)]
 impl Tensor {
@@ -325,37 +367,13 @@ impl Tensor {
     /// Everything a derived value (the meta backend's split state) depends on: once any of it
     /// changes, the value is stale.
     pub fn fingerprint(self) -> Fingerprint {
-        (
-            get!(self, r#type),
-            get!(self, buffer) as usize,
-            get!(self, ne),
-            get!(self, nb),
-            get!(self, op),
-            get!(self, op_params),
-            get!(self, flags),
-            get!(self, src).map(|s| s as usize),
-            get!(self, view_src) as usize,
-            get!(self, view_offs),
-            get!(self, data) as usize,
-        )
+        (self.description(), get!(self, data) as usize)
     }
 }
 
 /// See [`Tensor::fingerprint`].
 #[cfg(meta)]
-pub type Fingerprint = (
-    wsp_ggml_type,
-    usize,
-    [i64; 4],
-    [usize; 4],
-    wsp_ggml_op,
-    [i32; WSP_GGML_MAX_OP_PARAMS / 4],
-    i32,
-    [usize; WSP_GGML_MAX_SRC],
-    usize,
-    usize,
-    usize,
-);
+pub type Fingerprint = (Description, usize);
 
 /// Reshapes, views, permutes and transposes: ops that compute nothing.
 pub fn is_view_op(op: wsp_ggml_op) -> bool {

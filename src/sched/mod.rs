@@ -16,6 +16,7 @@
 //! - `WSP_GGML_SCHED_DOT=file` writes the splits as a Graphviz graph.
 
 mod alloc_graph;
+mod answers;
 mod arena;
 mod dot;
 pub mod plan;
@@ -26,6 +27,7 @@ use crate::ggml::*;
 use crate::graph::{c_str_lossy, Graph, Tensor};
 use crate::handle::{Backend, BufferType, Event};
 use alloc_graph::AllocGraph;
+use answers::Answers;
 use arena::TensorArena;
 use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, SchedConfig, TensorTable, Tid, NO_TENSOR};
 use std::cell::{Ref, RefCell, RefMut};
@@ -233,8 +235,8 @@ pub struct Scheduler {
     node_tids: Vec<Tid>,
     leaf_tids: Vec<Tid>,
     plan: Plan,
-    /// Answers to supports_op, per `[tid][backend]`, for the current split (0 = not asked).
-    op_support: Vec<u8>,
+    /// The backends' answers about each tensor, kept while it stays the same.
+    answers: Answers,
     buft_support: Vec<(usize, BuftId, bool)>,
 
     /// The graph handed to ggml-alloc, and each split's nodes as a view of the user's graph.
@@ -298,36 +300,28 @@ impl ReallocCheck {
     }
 }
 
-/// Answers the planner's questions from the real backends, remembering answers for the
-/// current split (the passes ask the same questions many times).
+/// Answers the planner's questions from the real backends, each question once (see
+/// [`Answers`]; the passes ask the same questions many times).
 struct BackendOracle<'a> {
     caller: &'a str,
     backends: &'a [Backend],
     tensors: &'a [Tensor],
-    op_support: &'a mut Vec<u8>,
+    answers: &'a mut Answers,
     buft_support: &'a mut Vec<(usize, BuftId, bool)>,
 }
 
 impl Oracle for BackendOracle<'_> {
     fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
-        let index = node as usize * self.backends.len() + backend;
-        if index >= self.op_support.len() {
-            self.op_support.resize((node as usize + 1) * self.backends.len(), 0);
-        }
-        match self.op_support[index] {
-            1 => false,
-            2 => true,
-            _ => {
-                let device = self.backends[backend].device_or_abort(self.caller);
-                let yes = device.supports_op(self.caller, self.tensors[node as usize]);
-                self.op_support[index] = 1 + yes as u8;
-                yes
-            }
-        }
+        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
+        self.answers.supports_op(node, backend, || {
+            backends[backend].device_or_abort(caller).supports_op(caller, tensors[node as usize])
+        })
     }
 
     fn offload_op(&mut self, backend: usize, node: Tid) -> bool {
-        self.backends[backend].device_or_abort(self.caller).offload_op(self.tensors[node as usize])
+        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
+        self.answers
+            .offload_op(node, backend, || backends[backend].device_or_abort(caller).offload_op(tensors[node as usize]))
     }
 
     fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
@@ -358,7 +352,7 @@ impl Scheduler {
         let galloc = unsafe {
             wsp_ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut wsp_ggml_backend_buffer_type_t, bufts.len() as c_int)
         };
-        let backend_names = backends
+        let backend_names: Vec<Vec<u8>> = backends
             .iter()
             // SAFETY: a backend's name is a string that lives as long as the backend.
             .map(|b| unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes().to_vec())
@@ -370,6 +364,7 @@ impl Scheduler {
             is_reset: false,
             needs_reserve: false,
             is_alloc: false,
+            answers: Answers::new(&backend_names),
             backend_names,
             buft_ids: bufts.iter().map(|b| b.id()).collect(),
             bufts,
@@ -382,7 +377,6 @@ impl Scheduler {
             node_tids: Vec::with_capacity(graph_size),
             leaf_tids: Vec::with_capacity(graph_size),
             plan: Plan::default(),
-            op_support: Vec::new(),
             buft_support: Vec::new(),
             alloc_graph: AllocGraph::default(),
             split_graphs: Vec::new(),
@@ -508,18 +502,53 @@ impl Scheduler {
         }
     }
 
-    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor.
+    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor. A tensor described as at its
+    /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
+    /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
+    /// (a buffer's usage may change between evaluations).
     #[inline(never)]
     fn read_info(&mut self, tid: Tid) {
         let t = self.tensors[tid as usize];
-        let view_src = t.view_src();
-        let view_src_tid = view_src.map_or(NO_TENSOR, |v| self.refresh(v));
-        let own = t.buffer();
-        let storage = match view_src {
-            Some(v) => v.buffer(),
-            None => own,
+        if self.answers.still_describes(tid, t, self.epoch) {
+            let (known, same) = self.sources_known_and_same(tid, t);
+            if !known {
+                self.read_sources(tid, t);
+            }
+            if !(known && same) {
+                self.answers.forget(tid);
+            }
+        } else {
+            self.read_sources(tid, t);
+            self.answers.learn(tid, t);
+        }
+        self.read_buffers(tid, t);
+    }
+
+    /// Whether the ids recorded for `tid`'s sources and view source at its last evaluation
+    /// still name the tensors it names now (its description being unchanged, the same
+    /// addresses in the same slots), and whether their descriptions are unchanged too.
+    #[inline(always)]
+    fn sources_known_and_same(&self, tid: Tid, t: Tensor) -> (bool, bool) {
+        let info = &self.table.info[tid as usize];
+        let (mut known, mut same) = (true, true);
+        let mut check = |src_tid: Tid, src: Option<Tensor>| {
+            known &= self.table.refreshed_in(src_tid, self.epoch) && Some(self.tensors[src_tid as usize]) == src;
+            same &= self.answers.is_same(src_tid, self.epoch);
         };
-        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        if info.view_src != NO_TENSOR {
+            check(info.view_src, t.view_src());
+        }
+        let srcs = t.srcs();
+        for (slot, src_tid) in info.sources() {
+            check(src_tid, srcs[slot]);
+        }
+        (known, same)
+    }
+
+    /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
+    /// op and flags say.
+    fn read_sources(&mut self, tid: Tid, t: Tensor) {
+        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refresh(v));
         // Which slots hold a source, without a branch per slot (most of the ten are empty).
         let src_ptrs = t.srcs();
         let mut src_mask = 0u16;
@@ -540,15 +569,28 @@ impl Scheduler {
         }
         let info = &mut self.table.info[tid as usize];
         info.view_src = view_src_tid;
+        info.input = t.is_input();
+        info.is_view_op = t.is_view_op();
+        info.ignores_weights = ignores_weights(t.op());
+        info.src_mask = src_mask;
+    }
+
+    /// What `tid`'s buffer, or its view source's, says.
+    #[inline(always)]
+    fn read_buffers(&mut self, tid: Tid, t: Tensor) {
+        let view_src = t.view_src();
+        let own = t.buffer();
+        let storage = match view_src {
+            Some(v) => v.buffer(),
+            None => own,
+        };
+        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        let info = &mut self.table.info[tid as usize];
         info.storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
         info.preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         info.weights = weights.is_some();
         // Only asked about weights (the op-offload rule), so only computed for them.
         info.host = weights.is_some_and(|b| b.is_host(self.caller));
-        info.input = t.is_input();
-        info.is_view_op = t.is_view_op();
-        info.ignores_weights = ignores_weights(t.op());
-        info.src_mask = src_mask;
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
@@ -588,14 +630,13 @@ impl Scheduler {
         }
 
         self.buft_support.clear();
-        self.op_support.clear();
-        self.op_support.resize(self.table.len() * self.n_backends(), 0);
+        self.answers.begin_graph(self.table.len());
         let config = SchedConfig { bufts: &self.buft_ids, n_copies: self.n_copies, op_offload: self.op_offload };
         let mut oracle = BackendOracle {
             caller,
             backends: &self.backends,
             tensors: &self.tensors,
-            op_support: &mut self.op_support,
+            answers: &mut self.answers,
             buft_support: &mut self.buft_support,
         };
         let planned =

@@ -181,6 +181,12 @@ impl TensorTable {
         seen
     }
 
+    /// Whether `tid` was refreshed in split `epoch` (so is in use, for the tensor recorded for it).
+    #[inline(always)]
+    pub fn refreshed_in(&self, tid: Tid, epoch: u32) -> bool {
+        self.refreshed.get(tid as usize) == Some(&epoch)
+    }
+
     /// The backend of `tid`, -1 for none or for NO_TENSOR.
     #[inline]
     pub fn backend_of(&self, tid: Tid) -> i32 {

@@ -1,0 +1,231 @@
+//! What the backends answered about each tensor (`supports_op`, `offload_op`), kept from one
+//! evaluation to the next while the tensor stays as it was.
+//!
+//! whisper.cpp builds its decoder graph again for every token, in the same memory; only the
+//! nodes whose shapes follow the KV length change. The scheduler would otherwise ask every
+//! backend the same questions about every other node again, and a GPU backend's answers are
+//! the costliest part of planning.
+//!
+//! **Assumed purity.** A backend's answer about a node depends only on the node's
+//! [`Description`] (type, buffer, shape, strides, op, op parameters, flags, source and view
+//! source addresses, view offset) and on its sources' and view source's descriptions: not on
+//! data addresses, names, tensor contents, anything further up the graph, or time. A
+//! tensor's answers are kept when its id's stored description equals its current one and so do
+//! its sources' (they come first in a graph, so they have been compared). For a backend whose
+//! answers are not pure, `WSP_GGML_SCHED_NO_ANSWER_CACHE` lists it by name (or `1`/`all` for
+//! every backend): its answers are then kept within one graph only.
+
+use super::plan::Tid;
+use crate::graph::{Description, Tensor};
+
+/// One answer: not asked yet, no, yes.
+const NOT_ASKED: u8 = 0;
+const NO: u8 = 1;
+const YES: u8 = 2;
+const SUPPORTS: u32 = 0;
+const OFFLOAD: u32 = 2;
+
+pub struct Answers {
+    n_backends: usize,
+    /// Per tensor id: the description its answers are about (None: none kept).
+    described: Vec<Option<Description>>,
+    /// Per tensor id: the split (epoch) in which its description was found unchanged, so that
+    /// its users may keep their answers.
+    same_in: Vec<u32>,
+    /// `[tid][backend]`: the `supports_op` answer in bits 0-1, the `offload_op` answer in 2-3.
+    answers: Vec<u8>,
+    /// Backends whose answers are forgotten at every graph.
+    ask_again: Vec<bool>,
+}
+
+impl Answers {
+    /// `names` are the backends' names, for the environment switch.
+    pub fn new(names: &[impl AsRef<[u8]>]) -> Self {
+        let switch = std::env::var("WSP_GGML_SCHED_NO_ANSWER_CACHE").unwrap_or_default();
+        Self::with_switch(names, &switch)
+    }
+
+    fn with_switch(names: &[impl AsRef<[u8]>], switch: &str) -> Self {
+        let all = matches!(switch.trim(), "1" | "all");
+        let listed = |name: &[u8]| switch.split(',').any(|s| s.trim().as_bytes() == name);
+        Answers {
+            n_backends: names.len(),
+            described: Vec::new(),
+            same_in: Vec::new(),
+            answers: Vec::new(),
+            ask_again: names.iter().map(|n| all || listed(n.as_ref())).collect(),
+        }
+    }
+
+    /// Before planning a graph of `n_tensors` ids: room for them, and the answers of backends
+    /// whose answers are not kept forgotten.
+    pub fn begin_graph(&mut self, n_tensors: usize) {
+        if self.described.len() < n_tensors {
+            self.described.resize(n_tensors, None);
+            self.same_in.resize(n_tensors, 0);
+            self.answers.resize(n_tensors * self.n_backends, NOT_ASKED);
+        }
+        for (backend, _) in self.ask_again.iter().enumerate().filter(|(_, &again)| again) {
+            self.answers.iter_mut().skip(backend).step_by(self.n_backends).for_each(|a| *a = NOT_ASKED);
+        }
+    }
+
+    /// Whether `tid`'s kept description is `tensor`'s; then marked as found so in split
+    /// `epoch`.
+    #[inline(always)]
+    pub fn still_describes(&mut self, tid: Tid, tensor: Tensor, epoch: u32) -> bool {
+        let i = tid as usize;
+        let same = self.described.get(i).is_some_and(|d| d.as_ref().is_some_and(|d| tensor.is_described_by(d)));
+        if same {
+            self.same_in[i] = epoch;
+        }
+        same
+    }
+
+    /// Whether `tid`'s description was found unchanged in split `epoch`.
+    #[inline(always)]
+    pub fn is_same(&self, tid: Tid, epoch: u32) -> bool {
+        self.same_in.get(tid as usize) == Some(&epoch)
+    }
+
+    /// `tid` is now `tensor`, about which nothing has been asked.
+    pub fn learn(&mut self, tid: Tid, tensor: Tensor) {
+        let i = tid as usize;
+        if self.described.len() <= i {
+            self.begin_graph(i + 1);
+        }
+        self.described[i] = Some(tensor.description());
+        self.same_in[i] = 0;
+        self.forget(tid);
+    }
+
+    /// Forgets `tid`'s answers (a source of it changed).
+    pub fn forget(&mut self, tid: Tid) {
+        let i = tid as usize;
+        self.answers[i * self.n_backends..(i + 1) * self.n_backends].fill(NOT_ASKED);
+    }
+
+    /// The kept answer in `tid`'s bits at `shift` for `backend`, else `ask`'s, kept.
+    #[inline(always)]
+    fn kept_or_asked(&mut self, tid: Tid, backend: usize, shift: u32, ask: impl FnOnce() -> bool) -> bool {
+        let a = &mut self.answers[tid as usize * self.n_backends + backend];
+        match (*a >> shift) & 3 {
+            NO => false,
+            YES => true,
+            _ => {
+                let yes = ask();
+                *a = (*a & !(3 << shift)) | ((if yes { YES } else { NO }) << shift);
+                yes
+            }
+        }
+    }
+
+    /// `backend`'s `supports_op` about `tid`, asked once.
+    #[inline(always)]
+    pub fn supports_op(&mut self, tid: Tid, backend: usize, ask: impl FnOnce() -> bool) -> bool {
+        self.kept_or_asked(tid, backend, SUPPORTS, ask)
+    }
+
+    /// `backend`'s `offload_op` about `tid`, asked once.
+    #[inline(always)]
+    pub fn offload_op(&mut self, tid: Tid, backend: usize, ask: impl FnOnce() -> bool) -> bool {
+        self.kept_or_asked(tid, backend, OFFLOAD, ask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::arena::TensorArena;
+    use super::*;
+    use crate::abi::wsp_ggml_tensor;
+
+    fn tensor(arena: &mut TensorArena, ne0: i64) -> Tensor {
+        // SAFETY: all-zero is a valid tensor (NULL pointers, zero numbers, empty name).
+        let mut t: wsp_ggml_tensor = unsafe { std::mem::zeroed() };
+        t.ne = [ne0, 1, 1, 1];
+        arena.alloc(t)
+    }
+
+    /// Asks through `answers` and counts the backend's calls.
+    fn ask(answers: &mut Answers, tid: Tid, backend: usize, calls: &mut usize) -> bool {
+        answers.supports_op(tid, backend, || {
+            *calls += 1;
+            backend == 0
+        })
+    }
+
+    #[test]
+    fn a_question_is_asked_once_while_the_tensor_is_described_the_same() {
+        let mut arena = TensorArena::default();
+        let t = tensor(&mut arena, 8);
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "");
+        let mut calls = 0;
+        answers.learn(0, t);
+        assert!(ask(&mut answers, 0, 0, &mut calls));
+        assert!(!ask(&mut answers, 0, 1, &mut calls));
+        assert!(ask(&mut answers, 0, 0, &mut calls));
+        assert_eq!(calls, 2, "one call per backend");
+
+        // the next evaluation: the same description keeps the answers
+        answers.begin_graph(1);
+        assert!(answers.still_describes(0, t, 2));
+        assert!(answers.is_same(0, 2));
+        assert!(!answers.is_same(0, 3));
+        assert!(ask(&mut answers, 0, 0, &mut calls) && !ask(&mut answers, 0, 1, &mut calls));
+        assert_eq!(calls, 2);
+        let offload = answers.offload_op(0, 0, || true);
+        assert!(offload && answers.offload_op(0, 0, || unreachable!("kept")), "offload_op is kept beside it");
+        assert!(ask(&mut answers, 0, 0, &mut calls), "and does not overwrite supports_op");
+    }
+
+    #[test]
+    fn a_changed_description_or_source_asks_again() {
+        let mut arena = TensorArena::default();
+        let t = tensor(&mut arena, 8);
+        let mut answers = Answers::with_switch(&["CPU"], "");
+        let mut calls = 0;
+        answers.learn(0, t);
+        ask(&mut answers, 0, 0, &mut calls);
+
+        t.set_flags(1);
+        assert!(!answers.still_describes(0, t, 2), "the flags are part of the description");
+        assert!(!answers.is_same(0, 2));
+        answers.learn(0, t);
+        ask(&mut answers, 0, 0, &mut calls);
+        assert_eq!(calls, 2);
+
+        let longer = tensor(&mut arena, 9);
+        assert!(!answers.still_describes(0, longer, 3), "so is the shape");
+        assert!(answers.still_describes(0, t, 3));
+        answers.forget(0); // what the scheduler does when a source changed
+        ask(&mut answers, 0, 0, &mut calls);
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn the_switch_keeps_the_answers_of_the_backends_it_names_for_one_graph_only() {
+        let mut arena = TensorArena::default();
+        let t = tensor(&mut arena, 8);
+        for (switch, asked_again) in [
+            ("", [false, false]),
+            ("ACCEL", [true, false]),
+            (" CPU,ACCEL ", [true, true]),
+            ("1", [true, true]),
+            ("all", [true, true]),
+            ("GPU", [false, false]),
+        ] {
+            let mut answers = Answers::with_switch(&["ACCEL", "CPU"], switch);
+            answers.learn(0, t);
+            let mut calls = [0, 0];
+            for (backend, calls) in calls.iter_mut().enumerate() {
+                ask(&mut answers, 0, backend, calls);
+            }
+            answers.begin_graph(1);
+            assert!(answers.still_describes(0, t, 2));
+            for (backend, calls) in calls.iter_mut().enumerate() {
+                ask(&mut answers, 0, backend, calls);
+                assert_eq!(*calls == 2, asked_again[backend], "switch {switch:?}, backend {backend}");
+            }
+        }
+    }
+}
