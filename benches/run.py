@@ -165,8 +165,14 @@ def case_sched_time(bins, quick):
     return results
 
 
-# whisper's decoder token by token: the CPU alone, and the ACCEL fixture with three op sets
+# whisper's decoder token by token: the CPU alone, and the ACCEL fixture with three op sets; and
+# where the build has whisper.rn's Metal C++ over the stand-in (whisper_decode-metal), "gpu"
 DECODE_CONFIGS = ["cpu", "accel:few", "accel:default", "accel:almost-all"]
+GPU_CONFIG = "gpu"
+
+
+def decode_program(config):
+    return "whisper_decode-metal" if config == GPU_CONFIG else "whisper_decode"
 
 
 def case_whisper_decode(bins, model, out_dir, quick):
@@ -176,18 +182,19 @@ def case_whisper_decode(bins, model, out_dir, quick):
     tokens = 8 if quick else 24
     cg_tokens = 4 if quick else 12
     results = []
-    for config in DECODE_CONFIGS:
+    configs = DECODE_CONFIGS + ([GPU_CONFIG] if "whisper_decode-metal.ours" in bins else [])
+    for config in configs:
         row = {"config": config, "rounds": rounds, "tokens": tokens, "callgrind_tokens": cg_tokens}
         for lib in ("ours", "ref"):
             keep = out_dir / f"callgrind.whisper_decode.{config.replace(':', '-')}.{lib}.out"
-            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"whisper_decode.{lib}"], model,
+            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"{decode_program(config)}.{lib}"], model,
                              config, cg_tokens])
             row[f"instr_{lib}"] = int(out.split()[0]) / cg_tokens
             row[f"callgrind_{lib}"] = keep.name  # in the build directory
         row["instr_ratio"] = row["instr_ours"] / row["instr_ref"]
 
         def once(lib):
-            out, _, _ = run([bins[f"whisper_decode.{lib}"], model, config, tokens, "exclusive"])
+            out, _, _ = run([bins[f"{decode_program(config)}.{lib}"], model, config, tokens, "exclusive"])
             return fields(out)
 
         pairs = interleaved(rounds, lambda: once("ours"), lambda: once("ref"))
@@ -380,9 +387,9 @@ def instruction_tables(res):
         add(f"| {r['mode']} {r['nodes']} nodes | {r['sched_ours']:,.0f} | {r['sched_ref']:,.0f} | **{r['sched_ratio']:.3f}** | "
             f"{r['whole_ours']:,.0f} | {r['whole_ref']:,.0f} | {r['whole_ratio']:.3f} | {r['sched_ref'] / r['whole_ref']:.0%} |")
     add("")
-    add("### 2b. whisper's decoder token by token, CPU alone and ACCEL + CPU (benches/whisper_decode.cpp)")
+    add("### 2b. whisper's decoder token by token, CPU alone, ACCEL + CPU and (gpu) Metal stand-in + CPU (benches/whisper_decode.cpp)")
     add("")
-    add("| configuration | splits per token | ACCEL supports_op / offload_op calls per token: ours | reference | "
+    add("| configuration | splits per token | supports_op / offload_op calls per token, all devices: ours | reference | "
         "scheduler instructions per token: ours | reference | **ratio** | scheduler time per token: ours (µs) | "
         "reference (µs) | **ratio** [min..max] | whisper_decode per token: ours (ms) | reference (ms) |")
     add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
@@ -568,6 +575,10 @@ def main():
     }
     if not full:
         bins = {k: v for k, v in bins.items() if k.startswith(("sched_overhead.", "whisper_decode."))}
+        metal = {"whisper_decode-metal.ours": b / "examples/whisper_decode-metal",
+                 "whisper_decode-metal.ref": b / "benches/whisper_decode-ref-metal"}
+        if all(p.exists() for p in metal.values()):
+            bins.update(metal)
     missing = [str(p) for p in bins.values() if not p.exists()]
     if missing:
         raise SystemExit(f"missing programs (run scripts/bench.sh): {missing}")
@@ -582,7 +593,7 @@ def main():
         res["allocations"] = case_allocations(bins, args.model, args.samples, args.quick)
     log("2. scheduler instructions (callgrind)")
     res["instructions"] = case_instructions(bins, args.quick)
-    log("2b. whisper's decoder token by token (CPU, ACCEL+CPU)")
+    log("2b. whisper's decoder token by token (CPU, ACCEL+CPU, Metal stand-in+CPU)")
     res["whisper_decode"] = case_whisper_decode(bins, args.model, args.build, args.quick)
     if not full:
         res["seconds"] = time.time() - started

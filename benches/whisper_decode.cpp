@@ -1,9 +1,11 @@
 // whisper's decoder token by token, the per-token scheduler work a user of whisper.rn pays:
 // whisper.cpp (unchanged) builds its decoder graph for every token and runs it through its
-// scheduler (sched_alloc_graph, sched_graph_compute, sched_reset), here over the CPU alone or
-// over the ACCEL fixture and the CPU (ctests/common/accel_fixture.h).
+// scheduler (sched_alloc_graph, sched_graph_compute, sched_reset), here over the CPU alone,
+// over the ACCEL fixture and the CPU (ctests/common/accel_fixture.h), or, in a build with a
+// built-in GPU backend (whisper_decode-metal: whisper.rn's Metal C++ over the stand-in of
+// ctests/metal), over that backend and the CPU.
 //
-//   whisper_decode <model> <cpu|accel:OPS> <tokens> [exclusive]
+//   whisper_decode <model> <cpu|accel:OPS|gpu> <tokens> [exclusive]
 //
 // The start-of-transcript prompt is decoded, then WARMUP tokens, then <tokens> timed ones, each
 // the argmax of the previous logits (greedy). The encoder is not run: the cross-attention keys
@@ -13,12 +15,14 @@
 // benches/callgrind.sh).
 //
 // Prints: mode, tokens, the splits of the decoder graph (min and max over the timed tokens),
-// the supports_op/offload_op calls ACCEL answered per timed token, the token hash and the median
-// and minimum nanoseconds per token of the whole whisper_decode call and of the scheduler's
-// three calls. With "exclusive", the work the scheduler delegates is timed and subtracted as in
-// benches/sched_overhead.c: every backend's graph_compute (its interface pointer swapped for a
-// timing wrapper) and ggml-alloc's entry points (-Wl,--wrap); adds median_sched_ns,
-// min_sched_ns and median_delegated_ns. whisper.cpp's calls of the three scheduler functions go
+// the supports_op/offload_op calls the layer made per timed token to all the scheduler's devices
+// (counted with "exclusive" only, 0 otherwise), the token hash and the median and minimum
+// nanoseconds per token of the whole whisper_decode call and of the scheduler's three calls.
+// With "exclusive", the work the scheduler delegates is timed and subtracted as in
+// benches/sched_overhead.c: every backend's graph_compute and graph_optimize (their interface
+// pointers swapped for timing wrappers) and ggml-alloc's entry points (-Wl,--wrap); adds median_sched_ns,
+// min_sched_ns and median_delegated_ns; the devices' supports_op and offload_op are swapped
+// for counting wrappers. whisper.cpp's calls of the three scheduler functions go
 // through -Wl,--wrap wrappers that time them and read the split count.
 
 #include "accel_fixture.h"
@@ -54,31 +58,106 @@ uint64_t g_sched_ns;     // in the scheduler's three calls since the last token 
 uint64_t g_delegated_ns; // in delegated work since the last token started
 int g_splits = -1;       // of the last graph allocated
 
-// the backends' own graph_compute, swapped for timed_graph_compute
+// the backends' own graph_compute (and graph_optimize), swapped for timing wrappers
 struct swapped_backend {
-    wsp_ggml_backend_t backend;
+    wsp_ggml_backend_t owner;
     enum wsp_ggml_status (*graph_compute)(wsp_ggml_backend_t, struct wsp_ggml_cgraph *);
+    void (*graph_optimize)(wsp_ggml_backend_t, struct wsp_ggml_cgraph *);
 };
 swapped_backend g_swapped[MAX_BACKENDS];
 int g_n_swapped;
 
-enum wsp_ggml_status timed_graph_compute(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
-    for (int i = 0; i < g_n_swapped; i++) {
-        if (g_swapped[i].backend == backend) {
-            const uint64_t t0 = now_ns();
-            const enum wsp_ggml_status status = g_swapped[i].graph_compute(backend, graph);
-            g_delegated_ns += now_ns() - t0;
-            return status;
+// The original pointers of `owner` among the first `n` entries of `table`.
+template <typename Entry, typename Owner> const Entry & original(const Entry * table, int n, Owner owner) {
+    for (int i = 0; i < n; i++) {
+        if (table[i].owner == owner) {
+            return table[i];
         }
     }
-    std::fprintf(stderr, "timed_graph_compute: unknown backend\n");
+    std::fprintf(stderr, "a swapped call from an unknown backend or device\n");
     std::abort();
 }
 
-// Swaps the graph_compute of the scheduler's backends (once per scheduler backend).
+const swapped_backend & swapped(wsp_ggml_backend_t backend) {
+    return original(g_swapped, g_n_swapped, backend);
+}
+
+enum wsp_ggml_status timed_graph_compute(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
+    const uint64_t t0 = now_ns();
+    const enum wsp_ggml_status status = swapped(backend).graph_compute(backend, graph);
+    g_delegated_ns += now_ns() - t0;
+    return status;
+}
+
+void timed_graph_optimize(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
+    const uint64_t t0 = now_ns();
+    swapped(backend).graph_optimize(backend, graph);
+    g_delegated_ns += now_ns() - t0;
+}
+
+// From 0.7 a backend may reorder a split's nodes before the scheduler computes it
+// (graph_optimize; Metal does): the backend's work, timed and subtracted as graph_compute is.
+template <typename Iface, typename = void> struct optimizer {
+    static void swap(swapped_backend &, Iface &) {}
+};
+template <typename Iface> struct optimizer<Iface, std::void_t<decltype(&Iface::graph_optimize)>> {
+    static void swap(swapped_backend & s, Iface & iface) {
+        s.graph_optimize = iface.graph_optimize;
+        if (iface.graph_optimize != nullptr) {
+            iface.graph_optimize = timed_graph_optimize;
+        }
+    }
+};
+
+// the devices' own supports_op and offload_op, swapped for counting wrappers
+struct swapped_device {
+    wsp_ggml_backend_dev_t owner;
+    bool (*supports_op)(wsp_ggml_backend_dev_t, const struct wsp_ggml_tensor *);
+    bool (*offload_op)(wsp_ggml_backend_dev_t, const struct wsp_ggml_tensor *);
+};
+swapped_device g_devices[MAX_BACKENDS];
+int g_n_devices;
+uint64_t g_supports_op_calls;  // questions the layer asked any device
+uint64_t g_offload_op_calls;
+
+const swapped_device & swapped_dev(wsp_ggml_backend_dev_t device) {
+    return original(g_devices, g_n_devices, device);
+}
+
+bool counted_supports_op(wsp_ggml_backend_dev_t device, const struct wsp_ggml_tensor * op) {
+    g_supports_op_calls++;
+    return swapped_dev(device).supports_op(device, op);
+}
+
+bool counted_offload_op(wsp_ggml_backend_dev_t device, const struct wsp_ggml_tensor * op) {
+    g_offload_op_calls++;
+    return swapped_dev(device).offload_op(device, op);
+}
+
+// Counts the questions the layer asks a backend's device (a device without offload_op is
+// not asked: the layers answer no themselves).
+void count_questions(wsp_ggml_backend_t backend) {
+    wsp_ggml_backend_dev_t device = backend->device;
+    if (device == nullptr || device->iface.supports_op == counted_supports_op) {
+        return;
+    }
+    if (g_n_devices == MAX_BACKENDS) {
+        std::fprintf(stderr, "count_questions: too many devices\n");
+        std::abort();
+    }
+    g_devices[g_n_devices++] = { device, device->iface.supports_op, device->iface.offload_op };
+    device->iface.supports_op = counted_supports_op;
+    if (device->iface.offload_op != nullptr) {
+        device->iface.offload_op = counted_offload_op;
+    }
+}
+
+// Swaps the graph_compute of the scheduler's backends (once per scheduler backend), and counts
+// their devices' answers.
 void time_backends(wsp_ggml_backend_sched_t sched) {
     for (int i = 0; i < wsp_ggml_backend_sched_get_n_backends(sched); i++) {
         wsp_ggml_backend_t backend = wsp_ggml_backend_sched_get_backend(sched, i);
+        count_questions(backend);
         if (backend->iface.graph_compute == timed_graph_compute) {
             continue;
         }
@@ -86,8 +165,10 @@ void time_backends(wsp_ggml_backend_sched_t sched) {
             std::fprintf(stderr, "time_backends: too many backends\n");
             std::abort();
         }
-        g_swapped[g_n_swapped++] = { backend, backend->iface.graph_compute };
+        swapped_backend & s = g_swapped[g_n_swapped++];
+        s = { backend, backend->iface.graph_compute, nullptr };
         backend->iface.graph_compute = timed_graph_compute;
+        optimizer<decltype(backend->iface)>::swap(s, backend->iface);
     }
 }
 
@@ -157,9 +238,10 @@ bool __wrap_wsp_ggml_gallocr_reserve_n(wsp_ggml_gallocr_t galloc, struct wsp_ggm
 int main(int argc, char ** argv) {
     g_exclusive = argc == 5 && std::strcmp(argv[4], "exclusive") == 0;
     const bool accel = argc >= 3 && std::strncmp(argv[2], "accel:", 6) == 0;
+    const bool gpu = argc >= 3 && std::strcmp(argv[2], "gpu") == 0;
     const int tokens = argc >= 4 ? std::atoi(argv[3]) : 0;
-    if ((argc != 4 && !g_exclusive) || !(accel || std::strcmp(argv[2], "cpu") == 0) || tokens < 1) {
-        std::fprintf(stderr, "usage: %s <model> <cpu|accel:OPS> <tokens> [exclusive]\n", argv[0]);
+    if ((argc != 4 && !g_exclusive) || !(accel || gpu || std::strcmp(argv[2], "cpu") == 0) || tokens < 1) {
+        std::fprintf(stderr, "usage: %s <model> <cpu|accel:OPS|gpu> <tokens> [exclusive]\n", argv[0]);
         return 2;
     }
     whisper_log_set(quiet_log, nullptr);
@@ -172,7 +254,7 @@ int main(int argc, char ** argv) {
         wsp_ggml_backend_register(accel_fixture_reg());
     }
     whisper_context_params cparams = whisper_context_default_params();
-    cparams.use_gpu = accel;
+    cparams.use_gpu = accel || gpu;
     whisper_context * ctx = whisper_init_from_file_with_params(argv[1], cparams);
     if (ctx == nullptr) {
         std::fprintf(stderr, "%s: cannot load the model\n", argv[1]);
@@ -188,10 +270,11 @@ int main(int argc, char ** argv) {
     std::vector<uint64_t> decode_ns, sched_ns, delegated_ns;
     int splits_min = 1 << 30, splits_max = 0;
     uint64_t token_hash = 1469598103934665603ull;  // FNV-1a over the token ids
-    struct accel_fixture_counters before = {};
+    uint64_t supports_op_before = 0, offload_op_before = 0;
     for (int i = -WARMUP; i < tokens; i++) {
         if (i == 0) {
-            accel_fixture_counters(&before);
+            supports_op_before = g_supports_op_calls;
+            offload_op_before = g_offload_op_calls;
             CALLGRIND_START_INSTRUMENTATION;
         }
         const float * logits = whisper_get_logits(ctx);
@@ -214,8 +297,6 @@ int main(int argc, char ** argv) {
             token_hash = (token_hash ^ uint64_t(token)) * 1099511628211ull;
         }
     }
-    struct accel_fixture_counters after;
-    accel_fixture_counters(&after);
     std::vector<uint64_t> whole_sched_ns(sched_ns.size());
     for (size_t i = 0; i < sched_ns.size(); i++) {
         whole_sched_ns[i] = sched_ns[i] + delegated_ns[i];
@@ -225,8 +306,8 @@ int main(int argc, char ** argv) {
     }
     std::printf("mode=%s tokens=%d splits_min=%d splits_max=%d supports_op_per_token=%.1f offload_op_per_token=%.1f "
                 "token_hash=%016llx median_decode_ns=%llu min_decode_ns=%llu median_sched_calls_ns=%llu",
-                argv[2], tokens, splits_min, splits_max, double(after.supports_op - before.supports_op) / tokens,
-                double(after.offload_op - before.offload_op) / tokens, (unsigned long long) token_hash,
+                argv[2], tokens, splits_min, splits_max, double(g_supports_op_calls - supports_op_before) / tokens,
+                double(g_offload_op_calls - offload_op_before) / tokens, (unsigned long long) token_hash,
                 (unsigned long long) decode_ns[tokens / 2], (unsigned long long) decode_ns[0],
                 (unsigned long long) whole_sched_ns[tokens / 2]);
     if (g_exclusive) {

@@ -34,8 +34,10 @@ if [ "$release" != 0.4.3 ]; then
     cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
         -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON -DWSP_GGML_BACKEND_RPC=OFF \
         -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    # with whisper_decode over whisper.rn's Metal C++ on the stand-in (the "gpu" case)
     cmake --build "build/bench-$release" -j "$(nproc)" --target \
-        sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref >/dev/null
+        sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref \
+        whisper_decode-metal whisper_decode-ref-metal >/dev/null
     python3 benches/run.py --build "build/bench-$release" --model "$model" --samples "$samples" \
         --out "benches/results-$release" --markdown BENCHMARKS.md --release "$release" "${quick[@]}"
     echo "bench: wrote benches/results-$release/{results.json,summary.md} and BENCHMARKS.md" >&2

@@ -6,9 +6,10 @@
 #                           conformance suite through cargo, then the same suite and the
 #                           end-to-end tests through CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
-#                           against its newest release: in full (the conformance suite through
-#                           ctest only) or lean as its `suite` says (the layout check and
-#                           ctest -L lean), then every fuzz target briefly
+#                           against its newest release: in full or lean as its `suite` says
+#                           (the layout check and ctest -L lean); the conformance suite runs
+#                           through ctest for every family and through cargo under qemu for
+#                           the phones' targets; then every fuzz target briefly
 #                           (scripts/fuzz-smoke.sh) and the phones (scripts/test-phones.sh);
 #                           what CI runs
 set -euo pipefail
@@ -64,11 +65,13 @@ for release in "${releases[@]}"; do
         # all families, run with the default one) the header and the releases' headers. The
         # conformance suite is one set of C programs that both cargo (tests/conformance.rs) and
         # ctest build and run: the default family runs it both ways, the others through ctest
-        # alone. Likewise tests/loading.rs and tests/rpc.rs run ctest's loading.* and rpc.*
-        # scenarios, which ctest runs below.
+        # alone; with --all, cargo runs it for the phones' targets under qemu
+        # (scripts/cross.sh) instead. Likewise tests/loading.rs and tests/rpc.rs run ctest's
+        # loading.* and rpc.* scenarios, which ctest runs below.
         tests=(--lib --test allocations)
         if [ -z "$feature" ]; then
-            tests+=(--test conformance --test header --test releases)
+            tests+=(--test header --test releases)
+            if ! $all; then tests+=(--test conformance); fi
         fi
         timed "$release: cargo test" cargo test "${tests[@]}" "${features[@]}"
         timed "$release: ctest build" cmake --build "$build" -j "$(nproc)" >/dev/null

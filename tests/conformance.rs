@@ -242,10 +242,29 @@ fn differential_programs_print_what_the_reference_prints() {
         programs.extend(ctest_sources("diff_v7"));
     }
     assert!(!programs.is_empty());
+    // Each program is built three times and run three times (under qemu for the phones):
+    // share them among the cores, as the other tests of this file end sooner.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(programs.len());
+    let results: Vec<Result<usize, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(program) = programs.get(i) else { return done };
+                        done.push(differential(program, &[Layer::RustStatic, Layer::RustShared]));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a differential worker panicked")).collect()
+    });
     let mut failures = Vec::new();
     let mut lines = 0;
-    for program in &programs {
-        match differential(program, &[Layer::RustStatic, Layer::RustShared]) {
+    for result in results {
+        match result {
             Ok(n) => lines += n,
             Err(e) => failures.push(e),
         }
