@@ -89,7 +89,7 @@ enum wsp_ggml_status timed_graph_compute(wsp_ggml_backend_t backend, struct wsp_
     return status;
 }
 
-void timed_graph_optimize(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
+[[maybe_unused]] void timed_graph_optimize(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
     const uint64_t t0 = now_ns();
     swapped(backend).graph_optimize(backend, graph);
     g_delegated_ns += now_ns() - t0;
