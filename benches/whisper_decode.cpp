@@ -5,7 +5,7 @@
 // built-in GPU backend (whisper_decode-metal: whisper.rn's Metal C++ over the stand-in of
 // ctests/metal), over that backend and the CPU.
 //
-//   whisper_decode <model> <cpu|accel:OPS|gpu> <tokens> [exclusive]
+//   whisper_decode <model> <cpu|accel:OPS|gpu> <tokens> [exclusive|warm]
 //
 // The start-of-transcript prompt is decoded, then WARMUP tokens, then <tokens> timed ones, each
 // the argmax of the previous logits (greedy). The encoder is not run: the cross-attention keys
@@ -22,7 +22,9 @@
 // benches/sched_overhead.c: every backend's graph_compute and graph_optimize (their interface
 // pointers swapped for timing wrappers) and ggml-alloc's entry points (-Wl,--wrap); adds median_sched_ns,
 // min_sched_ns and median_delegated_ns; the devices' supports_op and offload_op are swapped
-// for counting wrappers. whisper.cpp's calls of the three scheduler functions go
+// for counting wrappers. "warm" (CPU alone) is "exclusive" with each token's graph planned once
+// untimed (sched_alloc_graph, sched_reset) before the timed sched_alloc_graph: the scheduler's
+// time with the caches warm, against its time after the compute has evicted them. whisper.cpp's calls of the three scheduler functions go
 // through -Wl,--wrap wrappers that time them and read the split count.
 
 #include "accel_fixture.h"
@@ -54,6 +56,7 @@ uint64_t now_ns() {
 }
 
 bool g_exclusive;        // time the delegated work
+bool g_warm;             // time sched_alloc_graph with warm caches
 uint64_t g_sched_ns;     // in the scheduler's three calls since the last token started
 uint64_t g_delegated_ns; // in delegated work since the last token started
 int g_splits = -1;       // of the last graph allocated
@@ -193,6 +196,14 @@ bool __wrap_wsp_ggml_backend_sched_alloc_graph(wsp_ggml_backend_sched_t sched, s
     if (g_exclusive) {
         time_backends(sched);
     }
+    if (g_warm) {
+        // the same graph planned once untimed, so that the timed call finds the graph, the
+        // tensors and the layer's tables in the caches
+        const uint64_t delegated = g_delegated_ns;
+        __real_wsp_ggml_backend_sched_alloc_graph(sched, graph);
+        __real_wsp_ggml_backend_sched_reset(sched);
+        g_delegated_ns = delegated;
+    }
     const uint64_t t0 = now_ns();
     const bool ok = __real_wsp_ggml_backend_sched_alloc_graph(sched, graph);
     g_sched_ns += now_ns() - t0;
@@ -236,12 +247,18 @@ bool __wrap_wsp_ggml_gallocr_reserve_n(wsp_ggml_gallocr_t galloc, struct wsp_ggm
 }
 
 int main(int argc, char ** argv) {
-    g_exclusive = argc == 5 && std::strcmp(argv[4], "exclusive") == 0;
+    g_warm = argc == 5 && std::strcmp(argv[4], "warm") == 0;
+    g_exclusive = g_warm || (argc == 5 && std::strcmp(argv[4], "exclusive") == 0);
     const bool accel = argc >= 3 && std::strncmp(argv[2], "accel:", 6) == 0;
     const bool gpu = argc >= 3 && std::strcmp(argv[2], "gpu") == 0;
     const int tokens = argc >= 4 ? std::atoi(argv[3]) : 0;
     if ((argc != 4 && !g_exclusive) || !(accel || gpu || std::strcmp(argv[2], "cpu") == 0) || tokens < 1) {
-        std::fprintf(stderr, "usage: %s <model> <cpu|accel:OPS|gpu> <tokens> [exclusive]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <model> <cpu|accel:OPS|gpu> <tokens> [exclusive|warm]\n", argv[0]);
+        return 2;
+    }
+    if (g_warm && (accel || gpu)) {
+        // a plan with splits rewrites the graph's sources: the second plan would differ
+        std::fprintf(stderr, "%s: warm is for the CPU alone\n", argv[0]);
         return 2;
     }
     whisper_log_set(quiet_log, nullptr);
