@@ -289,22 +289,33 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
     let describe = |t: Tensor, s: &SplitState| {
         let axis = split::axis_name(s.axis)
             .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
-        // Each share with its repeat count (0.7, meta_nr; 0.6 has none).
-        let shares: Vec<String> = (0..n_devs)
-            .map(|j| if cfg!(meta_nr) { format!("{}x{}", s.ne[j], s.nr[0]) } else { s.ne[j].to_string() })
+        // Each share with its repeat count (0.7, meta_nr; 0.6 has none), as the reference
+        // prints one segment; several segments (which the reference cannot print: it aborts)
+        // one after the other, separated by "; ".
+        let n_segments = if split::is_dim(s.axis) { (s.n_segments as usize).clamp(1, s.nr.len()) } else { 1 };
+        let segments: Vec<String> = (0..n_segments)
+            .map(|seg| {
+                let shares: Vec<String> = (0..n_devs)
+                    .map(|j| {
+                        let ne = s.ne[seg * n_devs + j];
+                        if cfg!(meta_nr) {
+                            format!("{ne}x{}", s.nr[seg])
+                        } else {
+                            ne.to_string()
+                        }
+                    })
+                    .collect();
+                shares.join(", ")
+            })
             .collect();
-        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), shares.join(", "))
+        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), segments.join("; "))
     };
     let srcs: Vec<String> = tensor
         .srcs()
         .iter()
         .flatten()
         .filter(|&&src| src != tensor)
-        .map(|&src| {
-            let s = split_state(caller, src, true);
-            ensure!(s.n_segments == 1, "{caller}: WSP_GGML_META_DEBUG shows single-segment sources only");
-            describe(src, &s)
-        })
+        .map(|&src| describe(src, &split_state(caller, src, true)))
         .collect();
     crate::ggml::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
 }
