@@ -16,8 +16,9 @@
 // devices' q, k and v rows.
 // 4. a product with a fused weight of heads (q, k and v of 3 heads of 2 rows each, two heads of
 // each on device 0 and one on device 1) reshaped into heads [2, 9, 2] and read directly, its
-// CONT, its flattening [36], the k heads viewed, permuted and made contiguous, and attention
-// scores of q and k heads: each must equal the CPU alone's. The reference gives the reshape one
+// CONT, its flattening [36], all heads permuted before the tokens and made contiguous (split
+// along axis 2), the k heads viewed, permuted and made contiguous, and attention scores of q
+// and k heads: each must equal the CPU alone's. The reference gives the reshape one
 // run per device too (wrong where it is read directly). The program also sets
 // WSP_GGML_META_DEBUG for this part: the split states of the segmented product and weight must
 // be logged (the reference aborts there: its log shows single-segment sources only).
@@ -164,7 +165,7 @@ static void fused_product(const struct weights * k, wsp_ggml_backend_t backend, 
 
 // the outputs of part 4, read directly
 struct heads_out {
-    float product[36], heads[36], heads_cont[36], flat[36], k_heads[12], scores[12];
+    float product[36], heads[36], heads_cont[36], heads_perm[36], flat[36], k_heads[12], scores[12];
 };
 
 // qkv_heads x [18, 2] reshaped into heads [2, 9, 2], and what is made of it
@@ -177,6 +178,8 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
     struct wsp_ggml_tensor * heads = wsp_ggml_reshape_3d(ctx, product, 2, 9, 2);
     wsp_ggml_set_name(heads, "heads");
     struct wsp_ggml_tensor * heads_cont = wsp_ggml_cont(ctx, heads);
+    // all heads permuted before the tokens: [2, tokens, 9], split along axis 2
+    struct wsp_ggml_tensor * heads_perm = wsp_ggml_cont(ctx, wsp_ggml_permute(ctx, heads, 0, 2, 1, 3));
     struct wsp_ggml_tensor * flat = wsp_ggml_reshape_1d(ctx, product, 36);
     // q heads 0-2, k heads 3-5 of each token, as attention takes them: [2, tokens, heads]
     struct wsp_ggml_tensor * q = wsp_ggml_view_3d(ctx, heads, 2, 3, 2, heads->nb[1], heads->nb[2], 0);
@@ -185,7 +188,7 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
     struct wsp_ggml_tensor * k_perm = wsp_ggml_permute(ctx, kh, 0, 2, 1, 3);
     struct wsp_ggml_tensor * k_heads = wsp_ggml_cont(ctx, k_perm);
     struct wsp_ggml_tensor * scores = wsp_ggml_soft_max(ctx, wsp_ggml_mul_mat(ctx, k_perm, q_perm));
-    struct wsp_ggml_tensor * outs[] = { product, heads, heads_cont, flat, k_heads, scores };
+    struct wsp_ggml_tensor * outs[] = { product, heads, heads_cont, heads_perm, flat, k_heads, scores };
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
     for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
         wsp_ggml_set_output(outs[i]);
@@ -197,6 +200,7 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
     wsp_ggml_backend_tensor_get(product, o->product, 0, sizeof(o->product));
     wsp_ggml_backend_tensor_get(heads, o->heads, 0, sizeof(o->heads));
     wsp_ggml_backend_tensor_get(heads_cont, o->heads_cont, 0, sizeof(o->heads_cont));
+    wsp_ggml_backend_tensor_get(heads_perm, o->heads_perm, 0, sizeof(o->heads_perm));
     wsp_ggml_backend_tensor_get(flat, o->flat, 0, sizeof(o->flat));
     wsp_ggml_backend_tensor_get(k_heads, o->k_heads, 0, sizeof(o->k_heads));
     wsp_ggml_backend_tensor_get(scores, o->scores, 0, sizeof(o->scores));
@@ -320,6 +324,8 @@ int main(void) {
     failures += same_values("heads: product read directly", meta_heads.product, cpu_heads.product, 36);
     failures += same_values("heads: reshaped into heads, read directly", meta_heads.heads, cpu_heads.heads, 36);
     failures += same_values("heads: cont of the heads", meta_heads.heads_cont, cpu_heads.heads_cont, 36);
+    failures += same_values("heads: heads permuted before the tokens, cont", meta_heads.heads_perm, cpu_heads.heads_perm,
+                            36);
     failures += same_values("heads: flattened", meta_heads.flat, cpu_heads.flat, 36);
     failures += same_values("heads: k heads permuted, cont", meta_heads.k_heads, cpu_heads.k_heads, 12);
     failures += same_values("heads: softmax of k by q", meta_heads.scores, cpu_heads.scores, 12);
