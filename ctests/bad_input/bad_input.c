@@ -740,6 +740,55 @@ static int c_meta_softmax_across_split(void) {
     wsp_ggml_backend_graph_compute(mb, gf);
     return 0;
 }
+/* A fused weight [4, 6] (q, k and v in three segments, one row of each per device) times a
+ * MIRRORED input, reshaped into heads of two rows: each device holds half of every head, which
+ * no split state of the heads describes (the reference asserts on the ratio). */
+static struct wsp_ggml_backend_meta_split_state split_fused_rows(const struct wsp_ggml_tensor * t, void * userdata) {
+    (void) userdata;
+    struct wsp_ggml_backend_meta_split_state s;
+    memset(&s, 0, sizeof(s));
+    s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    s.n_segments = 1;
+#ifdef WSP_GGML_BACKEND_META_NR
+    s.nr[0] = 1;
+#endif
+    if (strcmp(t->name, "qkv") == 0) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.n_segments = 3;
+        for (int i = 0; i < 6; i++) {
+            s.ne[i] = 1;
+        }
+#ifdef WSP_GGML_BACKEND_META_NR
+        s.nr[1] = 1;
+        s.nr[2] = 1;
+#endif
+    }
+    return s;
+}
+static int c_meta_reshape_cuts_segments(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
+    wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_fused_rows, NULL);
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(meta);
+    struct wsp_ggml_init_params wparams = { 2 * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_context * wctx = keep(wsp_ggml_init(wparams));
+    struct wsp_ggml_tensor * qkv = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 4, 6);
+    wsp_ggml_set_name(qkv, "qkv");
+    struct wsp_ggml_tensor * x = wsp_ggml_new_tensor_2d(wctx, WSP_GGML_TYPE_F32, 4, 1);
+    wsp_ggml_set_name(x, "x");
+    keep(wsp_ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft));
+    struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * gctx = keep(wsp_ggml_init(params));
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
+    struct wsp_ggml_tensor * heads = wsp_ggml_reshape_3d(gctx, wsp_ggml_mul_mat(gctx, qkv, x), 2, 3, 1);
+    wsp_ggml_build_forward_expand(gf, wsp_ggml_scale(gctx, heads, 2.0f));
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    if (!wsp_ggml_gallocr_alloc_graph(galloc, gf)) {
+        setup_failed("fused heads graph");
+    }
+    wsp_ggml_backend_t mb = keep(wsp_ggml_backend_dev_init(meta, NULL));
+    wsp_ggml_backend_graph_compute(mb, gf);
+    return 0;
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -879,6 +928,7 @@ static const struct bad_case cases[] = {
     { "meta_alloc_ctx_not_meta",          "abort", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
     { "meta_alloc_ctx_no_callback",       "abort", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
     { "meta_softmax_across_split",        "abort", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
+    { "meta_reshape_cuts_segments",       "abort", "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
 #endif
 
     /* allocation misuse */

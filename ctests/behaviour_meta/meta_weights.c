@@ -14,7 +14,17 @@
 // device), read directly and through a view of its q rows: both must equal the CPU alone's.
 // The reference gives the product one run per device, and a direct read interleaves the
 // devices' q, k and v rows.
+// 4. a product with a fused weight of heads (q, k and v of 3 heads of 2 rows each, two heads of
+// each on device 0 and one on device 1) reshaped into heads [2, 9, 2] and read directly, its
+// CONT, its flattening [36], all heads permuted before the tokens and made contiguous (split
+// along axis 2), the k heads viewed, permuted and made contiguous, and attention scores of q
+// and k heads: each must equal the CPU alone's. The reference gives the reshape one
+// run per device too (wrong where it is read directly). The program also sets
+// WSP_GGML_META_DEBUG for this part: the split states of the segmented product and weight must
+// be logged (the reference aborts there: its log shows single-segment sources only).
 // Exit status 0 if every result is right, 1 otherwise.
+#define _POSIX_C_SOURCE 200809L  // setenv
+
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -22,12 +32,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N_GRAPHS 3
 
-// the weights w0, w1, w2 [8, 6]: rows 4 + 2; qkv [8, 6]: three segments of 1 + 1 rows; every
-// other tensor MIRRORED
+// the weights w0, w1, w2 [8, 6]: rows 4 + 2; qkv [8, 6]: three segments of 1 + 1 rows;
+// qkv_heads [8, 18]: three segments of 4 + 2 rows; every other tensor MIRRORED
 static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_tensor * t, void * userdata) {
     (void) userdata;
     struct wsp_ggml_backend_meta_split_state s;
@@ -37,7 +48,17 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
     s.nr[0] = 1;
 #endif
     s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
-    if (strcmp(t->name, "qkv") == 0) {
+    if (strcmp(t->name, "qkv_heads") == 0) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
+        s.n_segments = 3;
+        for (int i = 0; i < 6; i++) {
+            s.ne[i] = i % 2 == 0 ? 4 : 2;
+        }
+#ifdef WSP_GGML_BACKEND_META_NR
+        s.nr[1] = 1;
+        s.nr[2] = 1;
+#endif
+    } else if (strcmp(t->name, "qkv") == 0) {
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.n_segments = 3;
         for (int i = 0; i < 6; i++) {
@@ -57,12 +78,12 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
 
 struct weights {
     struct wsp_ggml_context * ctx;
-    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv;
+    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv, * qkv_heads;
     wsp_ggml_backend_buffer_t buffer;
 };
 
 static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
-    struct wsp_ggml_init_params params = { (N_GRAPHS + 2) * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_init_params params = { (N_GRAPHS + 3) * wsp_ggml_tensor_overhead(), NULL, true };
     struct weights k;
     k.ctx = wsp_ggml_init(params);
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -73,18 +94,24 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
     wsp_ggml_set_name(k.x, "x");
     k.qkv = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 6);
     wsp_ggml_set_name(k.qkv, "qkv");
+    k.qkv_heads = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 18);
+    wsp_ggml_set_name(k.qkv_heads, "qkv_heads");
     k.buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(k.ctx, buft);
-    float v[48];
+    float v[144];
     for (int g = 0; g < N_GRAPHS; g++) {
         for (int i = 0; i < 48; i++) {
             v[i] = 0.25f * (float) ((i * (7 + g)) % 11) - 1.0f - (float) g;
         }
-        wsp_ggml_backend_tensor_set(k.w[g], v, 0, sizeof(v));
+        wsp_ggml_backend_tensor_set(k.w[g], v, 0, 48 * sizeof(float));
     }
     for (int i = 0; i < 48; i++) {
         v[i] = 0.125f * (float) ((i * 3) % 13) - 0.75f;
     }
-    wsp_ggml_backend_tensor_set(k.qkv, v, 0, sizeof(v));
+    wsp_ggml_backend_tensor_set(k.qkv, v, 0, 48 * sizeof(float));
+    for (int i = 0; i < 144; i++) {
+        v[i] = 0.0625f * (float) ((i * 5) % 17) - 0.5f;
+    }
+    wsp_ggml_backend_tensor_set(k.qkv_heads, v, 0, 144 * sizeof(float));
     for (int i = 0; i < 16; i++) {
         v[i] = 0.5f * (float) ((i * 5) % 7) - 1.5f;
     }
@@ -134,6 +161,69 @@ static void fused_product(const struct weights * k, wsp_ggml_backend_t backend, 
     wsp_ggml_backend_tensor_get(q_rows, q, 0, 4 * sizeof(float));
     wsp_ggml_gallocr_free(galloc);
     wsp_ggml_free(ctx);
+}
+
+// the outputs of part 4, read directly
+struct heads_out {
+    float product[36], heads[36], heads_cont[36], heads_perm[36], flat[36], k_heads[12], scores[12];
+};
+
+// qkv_heads x [18, 2] reshaped into heads [2, 9, 2], and what is made of it
+static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft,
+                          struct heads_out * o) {
+    struct wsp_ggml_init_params params = { 16 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * product = wsp_ggml_mul_mat(ctx, k->qkv_heads, k->x);
+    wsp_ggml_set_name(product, "heads_product");
+    struct wsp_ggml_tensor * heads = wsp_ggml_reshape_3d(ctx, product, 2, 9, 2);
+    wsp_ggml_set_name(heads, "heads");
+    struct wsp_ggml_tensor * heads_cont = wsp_ggml_cont(ctx, heads);
+    // all heads permuted before the tokens: [2, tokens, 9], split along axis 2
+    struct wsp_ggml_tensor * heads_perm = wsp_ggml_cont(ctx, wsp_ggml_permute(ctx, heads, 0, 2, 1, 3));
+    struct wsp_ggml_tensor * flat = wsp_ggml_reshape_1d(ctx, product, 36);
+    // q heads 0-2, k heads 3-5 of each token, as attention takes them: [2, tokens, heads]
+    struct wsp_ggml_tensor * q = wsp_ggml_view_3d(ctx, heads, 2, 3, 2, heads->nb[1], heads->nb[2], 0);
+    struct wsp_ggml_tensor * kh = wsp_ggml_view_3d(ctx, heads, 2, 3, 2, heads->nb[1], heads->nb[2], 3 * heads->nb[1]);
+    struct wsp_ggml_tensor * q_perm = wsp_ggml_permute(ctx, q, 0, 2, 1, 3);
+    struct wsp_ggml_tensor * k_perm = wsp_ggml_permute(ctx, kh, 0, 2, 1, 3);
+    struct wsp_ggml_tensor * k_heads = wsp_ggml_cont(ctx, k_perm);
+    struct wsp_ggml_tensor * scores = wsp_ggml_soft_max(ctx, wsp_ggml_mul_mat(ctx, k_perm, q_perm));
+    struct wsp_ggml_tensor * outs[] = { product, heads, heads_cont, heads_perm, flat, k_heads, scores };
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        wsp_ggml_set_output(outs[i]);
+        wsp_ggml_build_forward_expand(gf, outs[i]);
+    }
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    wsp_ggml_gallocr_alloc_graph(galloc, gf);
+    wsp_ggml_backend_graph_compute(backend, gf);
+    wsp_ggml_backend_tensor_get(product, o->product, 0, sizeof(o->product));
+    wsp_ggml_backend_tensor_get(heads, o->heads, 0, sizeof(o->heads));
+    wsp_ggml_backend_tensor_get(heads_cont, o->heads_cont, 0, sizeof(o->heads_cont));
+    wsp_ggml_backend_tensor_get(heads_perm, o->heads_perm, 0, sizeof(o->heads_perm));
+    wsp_ggml_backend_tensor_get(flat, o->flat, 0, sizeof(o->flat));
+    wsp_ggml_backend_tensor_get(k_heads, o->k_heads, 0, sizeof(o->k_heads));
+    wsp_ggml_backend_tensor_get(scores, o->scores, 0, sizeof(o->scores));
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(ctx);
+}
+
+// WSP_GGML_META_DEBUG's lines: how many, and whether one shows the fused weight's three segments
+static int debug_lines, debug_segments;
+
+static void log_debug(enum wsp_ggml_log_level level, const char * text, void * user_data) {
+    (void) level;
+    (void) user_data;
+    if (strstr(text, "SPLIT_STATE") != NULL) {
+        debug_lines++;
+        // qkv_heads as a source: three segments of 4 + 2 rows, each once
+        if (strstr(text, "qkv_heads[NONE, 1, {4x1, 2x1; 4x1, 2x1; 4x1, 2x1}]") != NULL ||
+            strstr(text, "qkv_heads[NONE, 1, {4, 2; 4, 2; 4, 2}]") != NULL) {
+            debug_segments++;
+        }
+    } else {
+        fputs(text, stderr);
+    }
 }
 
 static int same_values(const char * what, const float * got, const float * expected, int n) {
@@ -223,6 +313,25 @@ int main(void) {
     fused_product(&k, mb, meta_buft, meta_out, meta_q);
     failures += same_values("fused product read directly", meta_out, cpu_out, 12);
     failures += same_values("fused product's q rows", meta_q, cpu_q, 4);
+
+    struct heads_out cpu_heads, meta_heads;
+    heads_product(&cpu_k, cpu, wsp_ggml_backend_dev_buffer_type(cpu_dev), &cpu_heads);
+    setenv("WSP_GGML_META_DEBUG", "1", 1);
+    wsp_ggml_log_set(log_debug, NULL);
+    heads_product(&k, mb, meta_buft, &meta_heads);
+    wsp_ggml_log_set(NULL, NULL);
+    unsetenv("WSP_GGML_META_DEBUG");
+    failures += same_values("heads: product read directly", meta_heads.product, cpu_heads.product, 36);
+    failures += same_values("heads: reshaped into heads, read directly", meta_heads.heads, cpu_heads.heads, 36);
+    failures += same_values("heads: cont of the heads", meta_heads.heads_cont, cpu_heads.heads_cont, 36);
+    failures += same_values("heads: heads permuted before the tokens, cont", meta_heads.heads_perm, cpu_heads.heads_perm,
+                            36);
+    failures += same_values("heads: flattened", meta_heads.flat, cpu_heads.flat, 36);
+    failures += same_values("heads: k heads permuted, cont", meta_heads.k_heads, cpu_heads.k_heads, 12);
+    failures += same_values("heads: softmax of k by q", meta_heads.scores, cpu_heads.scores, 12);
+    printf("heads: WSP_GGML_META_DEBUG logged %d split states, %d with the fused weight's segments %s\n", debug_lines,
+           debug_segments, debug_lines > 0 && debug_segments > 0 ? "ok" : "WRONG");
+    failures += debug_lines > 0 && debug_segments > 0 ? 0 : 1;
 
     for (int g = 0; g < N_GRAPHS; g++) {
         wsp_ggml_gallocr_free(graphs[g].galloc);

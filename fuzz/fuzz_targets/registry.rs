@@ -353,20 +353,30 @@ fn run(data: &[u8]) -> Result<()> {
     let test_registered = AtomicBool::new(false);
     let barrier = Barrier::new(n_threads + 1);
     std::thread::scope(|scope| {
-        for t in 0..n_threads {
-            let (rounds, modules, barrier, test_registered) = (&rounds, &modules, &barrier, &test_registered);
-            scope.spawn(move || {
-                for ops in rounds {
-                    barrier.wait();
-                    step(t, ops[t], &mut modules[t].lock().unwrap(), test_registered);
-                    barrier.wait();
-                }
-            });
-        }
+        let threads: Vec<_> = (0..n_threads)
+            .map(|t| {
+                let (rounds, modules, barrier, test_registered) = (&rounds, &modules, &barrier, &test_registered);
+                scope.spawn(move || {
+                    for ops in rounds {
+                        barrier.wait();
+                        step(t, ops[t], &mut modules[t].lock().unwrap(), test_registered);
+                        barrier.wait();
+                    }
+                })
+            })
+            .collect();
         for (r, _) in rounds.iter().enumerate() {
             barrier.wait();
             barrier.wait();
             check(&format!("after round {r}"), &modules, test_registered.load(Ordering::SeqCst));
+        }
+        // Joined, not left to the scope: the scope returns once each thread's closure is done,
+        // while the thread still runs its thread-local destructors, and glibc frees the node
+        // that __cxa_thread_atexit_impl allocated for them (32 bytes, one per thread-local with
+        // a destructor, here Rust std's own) only then. A thread still exiting when libFuzzer's
+        // leak check runs shows that node as a leak: join waits for the thread's end.
+        for thread in threads {
+            thread.join().unwrap();
         }
     });
     // Back to the start.

@@ -289,22 +289,33 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
     let describe = |t: Tensor, s: &SplitState| {
         let axis = split::axis_name(s.axis)
             .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
-        // Each share with its repeat count (0.7, meta_nr; 0.6 has none).
-        let shares: Vec<String> = (0..n_devs)
-            .map(|j| if cfg!(meta_nr) { format!("{}x{}", s.ne[j], s.nr[0]) } else { s.ne[j].to_string() })
+        // Each share with its repeat count (0.7, meta_nr; 0.6 has none), as the reference
+        // prints one segment; several segments (which the reference cannot print: it aborts)
+        // one after the other, separated by "; ".
+        let n_segments = if split::is_dim(s.axis) { (s.n_segments as usize).clamp(1, s.nr.len()) } else { 1 };
+        let segments: Vec<String> = (0..n_segments)
+            .map(|seg| {
+                let shares: Vec<String> = (0..n_devs)
+                    .map(|j| {
+                        let ne = s.ne[seg * n_devs + j];
+                        if cfg!(meta_nr) {
+                            format!("{ne}x{}", s.nr[seg])
+                        } else {
+                            ne.to_string()
+                        }
+                    })
+                    .collect();
+                shares.join(", ")
+            })
             .collect();
-        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), shares.join(", "))
+        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), segments.join("; "))
     };
     let srcs: Vec<String> = tensor
         .srcs()
         .iter()
         .flatten()
         .filter(|&&src| src != tensor)
-        .map(|&src| {
-            let s = split_state(caller, src, true);
-            ensure!(s.n_segments == 1, "{caller}: WSP_GGML_META_DEBUG shows single-segment sources only");
-            describe(src, &s)
-        })
+        .map(|&src| describe(src, &split_state(caller, src, true)))
         .collect();
     crate::ggml::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
 }
@@ -548,15 +559,18 @@ pub fn chunks(
     let axis = state.axis as usize;
     let mut out = Vec::new();
     if split::is_segmented(state) {
-        if !(axis == 0 || axis == 1) || state.nr[0] == 0 || ne[3] != 1 || (axis == 0 && ne[2] != 1) {
-            return Err(format!("segmented or repeated split along axis {axis} of this shape"));
+        // A contiguous tensor: a "row" is one step of every dimension above the split axis (all
+        // of the tensor for axis 3), and each row holds the segments in turn.
+        if axis > 3 || state.nr[0] == 0 {
+            return Err(format!("segmented or repeated split along axis {axis}"));
         }
-        let row_stride = nb[axis + 1];
+        let row_stride = if axis < 3 { nb[axis + 1] } else { nb[3] * ne[3] as usize };
+        let total_rows: i64 = ne[axis + 1..].iter().product();
         if row_stride == 0 || offset % row_stride != 0 || size % row_stride != 0 {
             return Err("the range is not whole rows".into());
         }
         let (row_start, rows) = (offset / row_stride, size / row_stride);
-        if (row_start + rows) as i64 > ne[axis + 1] {
+        if (row_start + rows) as i64 > total_rows {
             return Err("the range goes past the tensor".into());
         }
         let mut slice_offsets = vec![0usize; n];
@@ -571,9 +585,10 @@ pub fn chunks(
                         }
                         (ne_sj / blck) as usize * nb[0]
                     } else {
-                        ne_sj as usize * nb[1]
+                        ne_sj as usize * nb[axis]
                     };
-                    let slice_stride = slice_nb[j][axis + 1];
+                    // (axis 3: one row, no stride)
+                    let slice_stride = if axis < 3 { slice_nb[j][axis + 1] } else { 0 };
                     // A device without a share of the segment moves nothing (its slice may be
                     // empty, in a buffer that cannot be written).
                     if bytes > 0 {
@@ -909,6 +924,33 @@ mod tests {
         let c = chunks(&state, &[2, 6, 1, 1], &[4, 8, 48, 48], 1, &[[4, 8, 24, 24], [4, 8, 24, 24]], 0, 48).unwrap();
         let layout: Vec<_> = c.iter().map(|c| (c.dev, c.slice_offset, c.data_offset)).collect();
         assert_eq!(layout, [(0, 0, 0), (1, 0, 8), (0, 8, 16), (1, 8, 24), (0, 16, 32), (1, 16, 40)]);
+    }
+
+    #[test]
+    fn segments_along_an_outer_axis_move_as_blocks_of_every_row() {
+        // [2, 2, 6, 2] f32 in 3 segments along axis 2 (1 + 1 each): per step of axis 3, device
+        // 0 and 1 take 16 bytes in turn, three times; each slice holds 3 x 16 bytes per step.
+        let mut state = split(2, &[1, 1, 1, 1, 1, 1]);
+        state.n_segments = 3;
+        state.nr[..3].fill(1);
+        let slice_nb = [[4, 8, 16, 48]; 2];
+        let c = chunks(&state, &[2, 2, 6, 2], &[4, 8, 16, 96], 1, &slice_nb, 0, 192).unwrap();
+        let layout: Vec<_> = c.iter().map(|c| (c.dev, c.slice_offset, c.data_offset, c.runs.count)).collect();
+        assert_eq!(
+            layout,
+            [(0, 0, 0, 2), (1, 0, 16, 2), (0, 16, 32, 2), (1, 16, 48, 2), (0, 32, 64, 2), (1, 32, 80, 2)]
+        );
+        assert!(c.iter().all(|c| c.runs.size == 16 && c.runs.stride_tensor == 48 && c.runs.stride_data == 96));
+        // the second step of axis 3 alone
+        let second = chunks(&state, &[2, 2, 6, 2], &[4, 8, 16, 96], 1, &slice_nb, 96, 96).unwrap();
+        assert_eq!((second[1].slice_offset, second[1].data_offset, second[1].runs.count), (48, 16, 1));
+        // along axis 3 the whole tensor is one row
+        let mut outer = split(3, &[1, 1, 1, 1]);
+        outer.n_segments = 2;
+        outer.nr[..2].fill(1);
+        let c = chunks(&outer, &[2, 1, 1, 4], &[4, 8, 8, 8], 1, &[[4, 8, 8, 8]; 2], 0, 32).unwrap();
+        let layout: Vec<_> = c.iter().map(|c| (c.dev, c.slice_offset, c.data_offset, c.runs.size)).collect();
+        assert_eq!(layout, [(0, 0, 0, 8), (1, 0, 8, 8), (0, 8, 16, 8), (1, 8, 24, 8)]);
     }
 
     #[test]

@@ -69,6 +69,12 @@ pub fn share(state: &SplitState, n_devs: usize, j: usize) -> i64 {
     (0..segments(state)).map(|s| state.ne[s * n_devs + j] * i64::from(state.nr[s])).sum()
 }
 
+/// The same segments: each device's part of each, and their repeats.
+fn same_segments(a: &SplitState, b: &SplitState, n_devs: usize) -> bool {
+    let n = segments(b);
+    a.n_segments == b.n_segments && a.ne[..n * n_devs] == b.ne[..n * n_devs] && a.nr[..n] == b.nr[..n]
+}
+
 /// Same axis and the same share on every device (segments may differ).
 pub fn states_equal(a: &SplitState, b: &SplitState, n_devs: usize) -> bool {
     a.axis == b.axis && (0..n_devs).all(|j| share(a, n_devs, j) == share(b, n_devs, j))
@@ -163,6 +169,9 @@ pub fn infer(
     use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let state = |i: usize| srcs[i].map_or(whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s);
     let require = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
+    if let Some(state) = reshape_of_segments(node, srcs, n_devs)? {
+        return Ok(state);
+    }
     let mut result = match node.op {
         op::NONE => whole(MIRRORED, 1),
         op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs)?,
@@ -449,6 +458,69 @@ fn reshape(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Re
     Err("shape mismatch in a reshape".into())
 }
 
+/// A reshape of a tensor split in several segments (a RESHAPE, a CONT, a CPY, or a VIEW of
+/// the whole contiguous tensor): None for any other node. The segments carry over to the axis
+/// of the result that holds the source's split axis, each device's part of each segment scaled
+/// from the source's rows to the result's; when that axis holds the split axis several times
+/// (the dimensions above it folded in), the segments are listed once per time. The reference
+/// merges the segments into one run per device, which a direct read then interleaves. Refused
+/// where a device's part does not fall on whole rows of the result, or more than 16 segments
+/// would be needed.
+fn reshape_of_segments(
+    node: &Shape,
+    srcs: &[Source; WSP_GGML_MAX_SRC],
+    n_devs: usize,
+) -> Result<Option<SplitState>, InferError> {
+    let reshapes = match node.op {
+        op::RESHAPE | op::CONT | op::CPY => true,
+        op::VIEW => node.contiguous && srcs[0].is_some_and(|(src, _)| src.contiguous),
+        _ => false,
+    };
+    let Some((src, state)) = srcs[0].filter(|(_, s)| reshapes && is_dim(s.axis) && s.n_segments > 1) else {
+        return Ok(None);
+    };
+    let axis = state.axis as usize;
+    let n_segs = segments(&state);
+    // Elements below the split axis, and in one step of the axis above it.
+    let inner_in: i64 = src.ne[..axis].iter().product();
+    let step_in = inner_in * src.ne[axis];
+    let mut inner_out = 1i64;
+    for dim in 0..WSP_GGML_MAX_DIMS {
+        let outer = inner_out * node.ne[dim];
+        if step_in == 0 || outer % step_in != 0 {
+            inner_out = outer;
+            continue;
+        }
+        let parts = &state.ne[..n_segs * n_devs];
+        if inner_out == 0 || parts.iter().any(|&n| (n * inner_in) % inner_out != 0) {
+            return Err("a reshape that cuts through a device's part of a segmented split".into());
+        }
+        let times = (outer / step_in) as usize;
+        if times * n_segs > 16 {
+            return Err(format!(
+                "a reshape that repeats a split of {n_segs} segments {times} times (over 16 segments)"
+            ));
+        }
+        let mut result = whole(dim as i32, 1);
+        result.n_segments = (times * n_segs) as u32;
+        for k in 0..times * n_segs {
+            let s = k % n_segs;
+            result.nr[k] = state.nr[s];
+            for j in 0..n_devs {
+                result.ne[k * n_devs + j] = state.ne[s * n_devs + j] * inner_in / inner_out;
+            }
+        }
+        // Another source split along a dimension (the destination of a CPY) must lie alike.
+        for (_, other) in srcs[1..].iter().flatten().filter(|(_, s)| is_dim(s.axis)) {
+            if other.axis != result.axis || !same_segments(&result, other, n_devs) {
+                return Err("sources are split in different segments".into());
+            }
+        }
+        return Ok(Some(result));
+    }
+    Err("shape mismatch in a reshape".into())
+}
+
 fn view(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
     let (src, state) = srcs[0].ok_or("a view without a source")?;
     if node.contiguous && src.contiguous {
@@ -504,12 +576,10 @@ fn take_over_ratio(
                 }
                 result.ne[j] = ne;
             }
+            // One run per device (repeated): a source's other segments do not carry over.
+            result.n_segments = 1;
         } else if same_rows && (is_segmented(result) || is_segmented(state)) {
-            let n = segments(state) * n_devs;
-            let same = result.n_segments == state.n_segments
-                && result.ne[..n] == state.ne[..n]
-                && result.nr[..segments(state)] == state.nr[..segments(state)];
-            if !same {
+            if !same_segments(result, state, n_devs) {
                 return Err("sources are split in different segments".into());
             }
         } else {
@@ -621,6 +691,31 @@ mod tests {
         let product = (shape(op::MUL_MAT, [6, 2, 1, 1]), out);
         let one_run = (shape(op::NONE, [6, 2, 1, 1]), split(0, &[3, 3]));
         assert!(infer(&shape(op::ADD, [6, 2, 1, 1]), &sources(&[product, one_run]), 2, true).is_err());
+    }
+
+    #[test]
+    fn a_reshape_of_a_fused_product_into_heads_keeps_its_segments() {
+        // q, k and v of 4 rows each, 2 + 2 per device; the product [12, 2] reshaped into heads
+        // of 2: [2, 6, 2], one head of q, k and v per device
+        let mut qkv = split(0, &[2, 2, 2, 2, 2, 2]);
+        qkv.n_segments = 3;
+        qkv.nr[..3].fill(1);
+        let product = (shape(op::MUL_MAT, [12, 2, 1, 1]), qkv);
+        let heads = infer(&shape(op::RESHAPE, [2, 6, 2, 1]), &sources(&[product]), 2, true).unwrap();
+        assert_eq!((heads.axis, heads.n_segments, &heads.ne[..6], &heads.nr[..3]), (1, 3, &[1; 6][..], &[1; 3][..]));
+        // a CONT, and a contiguous view of all of it, keep the segments as they are
+        let same = infer(&shape(op::CONT, [12, 2, 1, 1]), &sources(&[product]), 2, true).unwrap();
+        assert_eq!(same, qkv);
+        let back = (shape(op::RESHAPE, [2, 6, 2, 1]), heads);
+        assert_eq!(infer(&shape(op::VIEW, [12, 2, 1, 1]), &sources(&[back]), 2, true).unwrap(), qkv);
+        // flattened: the three segments once per token
+        let flat = infer(&shape(op::RESHAPE, [24, 1, 1, 1]), &sources(&[product]), 2, true).unwrap();
+        assert_eq!((flat.axis, flat.n_segments, &flat.ne[..12]), (0, 6, &[2; 12][..]));
+        // heads of 4 rows would cut through each device's 2 rows of a segment
+        assert!(infer(&shape(op::RESHAPE, [4, 3, 2, 1]), &sources(&[product]), 2, true).is_err());
+        // more than 16 segments
+        let long = (shape(op::MUL_MAT, [12, 6, 1, 1]), qkv);
+        assert!(infer(&shape(op::RESHAPE, [72, 1, 1, 1]), &sources(&[long]), 2, true).is_err());
     }
 
     #[test]
