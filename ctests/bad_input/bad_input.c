@@ -765,7 +765,10 @@ static struct wsp_ggml_backend_meta_split_state split_fused_rows(const struct ws
     }
     return s;
 }
-static int c_meta_reshape_cuts_segments(void) {
+/* Computes the node `make` builds from the fused weight qkv [4, 6] and x [4, 1], on a meta
+ * device over two CPU devices. */
+static void compute_fused(struct wsp_ggml_tensor * (*make)(struct wsp_ggml_context *, struct wsp_ggml_tensor *,
+                                                           struct wsp_ggml_tensor *)) {
     wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
     wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_fused_rows, NULL);
     wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(meta);
@@ -779,14 +782,34 @@ static int c_meta_reshape_cuts_segments(void) {
     struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
     struct wsp_ggml_context * gctx = keep(wsp_ggml_init(params));
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
-    struct wsp_ggml_tensor * heads = wsp_ggml_reshape_3d(gctx, wsp_ggml_mul_mat(gctx, qkv, x), 2, 3, 1);
-    wsp_ggml_build_forward_expand(gf, wsp_ggml_scale(gctx, heads, 2.0f));
+    wsp_ggml_build_forward_expand(gf, make(gctx, qkv, x));
     wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
     if (!wsp_ggml_gallocr_alloc_graph(galloc, gf)) {
-        setup_failed("fused heads graph");
+        setup_failed("fused weight graph");
     }
     wsp_ggml_backend_t mb = keep(wsp_ggml_backend_dev_init(meta, NULL));
     wsp_ggml_backend_graph_compute(mb, gf);
+}
+static struct wsp_ggml_tensor * fused_heads(struct wsp_ggml_context * ctx, struct wsp_ggml_tensor * qkv,
+                                            struct wsp_ggml_tensor * x) {
+    struct wsp_ggml_tensor * heads = wsp_ggml_reshape_3d(ctx, wsp_ggml_mul_mat(ctx, qkv, x), 2, 3, 1);
+    return wsp_ggml_scale(ctx, heads, 2.0f);
+}
+static int c_meta_reshape_cuts_segments(void) {
+    compute_fused(fused_heads);
+    return 0;
+}
+/* Rows 1-2 of the fused weight (device 1's row of q, device 0's of k), made contiguous: no
+ * split state describes them (the reference aborts on contiguous views of part of the fused
+ * weight, "shape mismatch for VIEW"; on other partial views it scales each device's part and
+ * offset to its share). */
+static struct wsp_ggml_tensor * rows_1_2(struct wsp_ggml_context * ctx, struct wsp_ggml_tensor * qkv,
+                                         struct wsp_ggml_tensor * x) {
+    (void) x;
+    return wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, qkv, 4, 2, qkv->nb[1], qkv->nb[1]));
+}
+static int c_meta_view_across_segments(void) {
+    compute_fused(rows_1_2);
     return 0;
 }
 #endif
@@ -929,6 +952,7 @@ static const struct bad_case cases[] = {
     { "meta_alloc_ctx_no_callback",       "abort", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
     { "meta_softmax_across_split",        "abort", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
     { "meta_reshape_cuts_segments",       "abort", "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
+    { "meta_view_across_segments",        "abort", "takes parts of several segments", c_meta_view_across_segments },
 #endif
 
     /* allocation misuse */

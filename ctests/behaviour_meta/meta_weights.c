@@ -22,6 +22,13 @@
 // run per device too (wrong where it is read directly). The program also sets
 // WSP_GGML_META_DEBUG for this part: the split states of the segmented product and weight must
 // be logged (the reference aborts there: its log shows single-segment sources only).
+// 5. views of part of a split axis (elements of rows split 3 + 3 along axis 0: a device's part,
+// across the devices' boundary, a block with an offset along both axes, a 1d view; rows of w0
+// across its boundary multiplied by x; a whole segment of qkv, one device's row of a segment,
+// two whole segments, and two whole segments multiplied by x), made contiguous and read
+// directly: each must equal the CPU alone's. The reference scales each device's part and
+// offset to its share, which is right only for whole segments shared alike (rows6's elements
+// 0-1 come back as 0 3 6 9 for 0 1 6 7).
 // Exit status 0 if every result is right, 1 otherwise.
 #define _POSIX_C_SOURCE 200809L  // setenv
 
@@ -68,6 +75,10 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
         s.nr[1] = 1;
         s.nr[2] = 1;
 #endif
+    } else if (strcmp(t->name, "rows6") == 0) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+        s.ne[0] = 3;
+        s.ne[1] = 3;
     } else if (t->name[0] == 'w') {
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_1;
         s.ne[0] = 4;
@@ -78,12 +89,12 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
 
 struct weights {
     struct wsp_ggml_context * ctx;
-    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv, * qkv_heads;
+    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv, * qkv_heads, * rows6;
     wsp_ggml_backend_buffer_t buffer;
 };
 
 static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
-    struct wsp_ggml_init_params params = { (N_GRAPHS + 3) * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_init_params params = { (N_GRAPHS + 4) * wsp_ggml_tensor_overhead(), NULL, true };
     struct weights k;
     k.ctx = wsp_ggml_init(params);
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -96,6 +107,8 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
     wsp_ggml_set_name(k.qkv, "qkv");
     k.qkv_heads = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 18);
     wsp_ggml_set_name(k.qkv_heads, "qkv_heads");
+    k.rows6 = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 6, 4);
+    wsp_ggml_set_name(k.rows6, "rows6");
     k.buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(k.ctx, buft);
     float v[144];
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -116,6 +129,10 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
         v[i] = 0.5f * (float) ((i * 5) % 7) - 1.5f;
     }
     wsp_ggml_backend_tensor_set(k.x, v, 0, 16 * sizeof(float));
+    for (int i = 0; i < 24; i++) {
+        v[i] = (float) i;
+    }
+    wsp_ggml_backend_tensor_set(k.rows6, v, 0, 24 * sizeof(float));
     return k;
 }
 
@@ -204,6 +221,55 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
     wsp_ggml_backend_tensor_get(flat, o->flat, 0, sizeof(o->flat));
     wsp_ggml_backend_tensor_get(k_heads, o->k_heads, 0, sizeof(o->k_heads));
     wsp_ggml_backend_tensor_get(scores, o->scores, 0, sizeof(o->scores));
+    wsp_ggml_gallocr_free(galloc);
+    wsp_ggml_free(ctx);
+}
+
+// part 5: views of part of a split axis, made contiguous (or multiplied), in float offsets
+#define N_PARTIAL 10
+static const char * const partial_names[N_PARTIAL] = {
+    "rows6 elements 0-1 of each row (device 0's part)",
+    "rows6 elements 2-3 (across the devices' boundary)",
+    "rows6 elements 4-5 (device 1's part)",
+    "rows6 elements 1-3 of rows 2-3",
+    "rows6 1d view of elements 1-4",
+    "w0 rows 3-4 (across the boundary) x",
+    "qkv rows 2-3 (a whole segment)",
+    "qkv row 1 (device 1's part of a segment)",
+    "qkv rows 0-3 (two whole segments)",
+    "qkv rows 2-5 (two whole segments) x",
+};
+static const int partial_sizes[N_PARTIAL] = { 8, 8, 8, 6, 4, 4, 16, 8, 32, 8 };
+
+static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft,
+                          float out[N_PARTIAL][32]) {
+    struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
+    struct wsp_ggml_context * ctx = wsp_ggml_init(params);
+    struct wsp_ggml_tensor * r = k->rows6;
+    const size_t f = sizeof(float);
+    struct wsp_ggml_tensor * outs[N_PARTIAL] = {
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 2, 4, r->nb[1], 0)),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 2, 4, r->nb[1], 2 * f)),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 2, 4, r->nb[1], 4 * f)),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 3, 2, r->nb[1], 2 * r->nb[1] + 1 * f)),
+        wsp_ggml_cont(ctx, wsp_ggml_view_1d(ctx, r, 4, 1 * f)),
+        wsp_ggml_mul_mat(ctx, wsp_ggml_view_2d(ctx, k->w[0], 8, 2, k->w[0]->nb[1], 3 * k->w[0]->nb[1]), k->x),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 2, k->qkv->nb[1], 2 * k->qkv->nb[1])),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 1, k->qkv->nb[1], 1 * k->qkv->nb[1])),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 4, k->qkv->nb[1], 0)),
+        wsp_ggml_mul_mat(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 4, k->qkv->nb[1], 2 * k->qkv->nb[1]), k->x),
+    };
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    for (int i = 0; i < N_PARTIAL; i++) {
+        wsp_ggml_set_output(outs[i]);
+        wsp_ggml_build_forward_expand(gf, outs[i]);
+    }
+    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    wsp_ggml_gallocr_alloc_graph(galloc, gf);
+    wsp_ggml_backend_graph_compute(backend, gf);
+    for (int i = 0; i < N_PARTIAL; i++) {
+        wsp_ggml_backend_tensor_get(outs[i], out[i], 0, (size_t) partial_sizes[i] * f);
+    }
     wsp_ggml_gallocr_free(galloc);
     wsp_ggml_free(ctx);
 }
@@ -313,6 +379,15 @@ int main(void) {
     fused_product(&k, mb, meta_buft, meta_out, meta_q);
     failures += same_values("fused product read directly", meta_out, cpu_out, 12);
     failures += same_values("fused product's q rows", meta_q, cpu_q, 4);
+
+    float cpu_partial[N_PARTIAL][32], meta_partial[N_PARTIAL][32];
+    partial_views(&cpu_k, cpu, wsp_ggml_backend_dev_buffer_type(cpu_dev), cpu_partial);
+    partial_views(&k, mb, meta_buft, meta_partial);
+    for (int i = 0; i < N_PARTIAL; i++) {
+        char what[96];
+        snprintf(what, sizeof(what), "partial view: %s", partial_names[i]);
+        failures += same_values(what, meta_partial[i], cpu_partial[i], partial_sizes[i]);
+    }
 
     struct heads_out cpu_heads, meta_heads;
     heads_product(&cpu_k, cpu, wsp_ggml_backend_dev_buffer_type(cpu_dev), &cpu_heads);

@@ -347,6 +347,9 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         }
         return state;
     }
+    if let Some(run) = view_run(caller, meta, tensor) {
+        return run.state;
+    }
     let mut srcs: [split::Source; WSP_GGML_MAX_SRC] = [None; WSP_GGML_MAX_SRC];
     for (slot, src) in tensor.srcs().iter().enumerate() {
         let Some(src) = *src else { continue };
@@ -366,6 +369,66 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         .unwrap_or_else(|why| fatal!("{caller}: meta backend: tensor {} ({}): {why}", tensor.name(), tensor.op_name()))
 }
 
+/// A VIEW of a run of its (contiguous) meta source's split axis, narrower than the axis: the
+/// source's strides along every dimension the view has, inside the source's extents.
+struct ViewRun {
+    root: Tensor,
+    axis: usize,
+    /// Where the view starts in the source: the index along each dimension, and the bytes left
+    /// below an element.
+    at: [i64; WSP_GGML_MAX_DIMS],
+    rest: usize,
+    /// Each device's elements of the run: where they start in its slice, and how many.
+    parts: Vec<(i64, i64)>,
+    /// The view's split state along `axis`.
+    state: SplitState,
+}
+
+/// The view's run when `tensor` is such a view (None for any other tensor, and for a view of
+/// the whole split axis, whose segments carry over). Each device's part of the run is computed
+/// exactly: scaling the view's extent and offset to each device's share, as the reference does,
+/// is right only where the view covers whole segments shared alike. A run that is neither one
+/// run per device in device order nor whole segments (parts of several segments) is refused.
+fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> {
+    if tensor.op() != op::VIEW {
+        return None;
+    }
+    let root = tensor.view_src().filter(|v| v.buffer().is_some_and(is_meta_buffer) && v.is_contiguous())?;
+    let root_state = split_state(caller, root, true);
+    if !split::is_dim(root_state.axis) {
+        return None;
+    }
+    let (ne, nb, root_ne, root_nb) = (tensor.ne(), tensor.nb(), root.ne(), root.nb());
+    if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == root_nb[d]) {
+        return None;
+    }
+    let mut at = [0i64; WSP_GGML_MAX_DIMS];
+    let mut rest = tensor.view_offs();
+    for d in (0..WSP_GGML_MAX_DIMS).rev() {
+        if let Some(index) = rest.checked_div(root_nb[d]) {
+            at[d] = index as i64;
+            rest -= index * root_nb[d];
+        }
+    }
+    if (0..WSP_GGML_MAX_DIMS).any(|d| at[d] + ne[d] > root_ne[d]) {
+        return None;
+    }
+    let axis = root_state.axis as usize;
+    let (start, end) = (at[axis], at[axis] + ne[axis]);
+    if start == 0 && end == root_ne[axis] {
+        return None;
+    }
+    let (parts, state) = split::range_parts(&root_state, meta.n_devs(), start, end).unwrap_or_else(|| {
+        fatal!(
+            "{caller}: meta backend: tensor {} (VIEW): a view of indices {start} to {end} of {}'s split axis {axis} \
+             takes parts of several segments (a view of part of one segment, or of whole segments, is supported)",
+            tensor.name(),
+            root.name()
+        )
+    });
+    Some(ViewRun { root, axis, at, rest, parts, state })
+}
+
 /// Makes the per-device slices of `tensor` in `set`.
 fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
     let meta = meta_buffer_of(caller, tensor);
@@ -379,12 +442,27 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
     let (tensor_ne, tensor_nb, view_offs) = (tensor.ne(), tensor.nb(), tensor.view_offs());
     let simple_bufs = meta.simple.borrow().clone();
     let view_of_meta = tensor.view_src().filter(|v| v.buffer().is_some_and(is_meta_buffer));
+    let run = view_run(caller, meta, tensor);
     let mut slices = Vec::with_capacity(n);
     for (j, &simple_buf) in simple_bufs.iter().enumerate() {
         if simple_buf.is_some_and(crate::buffer::is_multi_buffer) {
             fatal!("{caller}: multi buffers are not supported by the meta backend");
         }
-        let (ne, nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
+        let (ne, mut nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
+        // A view's run: the source slice's strides, and the device's exact place in it.
+        let run_offs = run.as_ref().map(|run| {
+            let root_state = split_state(caller, run.root, true);
+            let (_, root_nb) = split::slice_layout(&root_state, &run.root.ne(), &run.root.nb(), n, j);
+            let mut offs = run.rest;
+            for d in 0..WSP_GGML_MAX_DIMS {
+                if tensor_nb[d] == run.root.nb()[d] {
+                    nb[d] = root_nb[d];
+                }
+                let index = if d == run.axis { run.parts[j].0 } else { run.at[d] };
+                offs += index as usize * root_nb[d];
+            }
+            offs
+        });
         let slice = set.contexts[j].new_tensor(tensor.r#type(), &ne);
         slice.copy_op_from(tensor);
         slice.set_flags(tensor.flags());
@@ -393,7 +471,9 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         let (mut slice_view_src, mut slice_view_offs) = (tensor.view_src(), view_offs);
         if let Some(view_src) = view_of_meta {
             slice_view_src = Some(simple_tensor_or_abort(caller, view_src, j));
-            if view_offs > 0 && split::is_dim(state.axis) {
+            if let Some(offs) = run_offs {
+                slice_view_offs = offs;
+            } else if view_offs > 0 && split::is_dim(state.axis) {
                 let view_axis = split_state(caller, view_src, true).axis;
                 slice_view_offs = scaled_view_offset(
                     caller,

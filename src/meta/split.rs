@@ -137,6 +137,61 @@ pub fn slice_layout(
     (ne_j, nb_j)
 }
 
+/// Device j's elements among indices `[a, b)` of an axis split as `state`: for each device,
+/// where they start in its slice and how many there are (each device's elements of a range are
+/// one run of its slice), and the range's split state. That is one segment when, in the range's
+/// order, no device's elements come after a later device's (a part of one segment, or of a
+/// device's consecutive parts); the segments it covers when it covers whole repeats of them;
+/// None otherwise (parts of several segments).
+pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<(Vec<(i64, i64)>, SplitState)> {
+    let mut parts = vec![(0i64, 0i64); n_devs];
+    let (mut at, mut last_dev, mut in_order) = (0i64, 0usize, true);
+    let (mut whole_repeats, mut covered) = (true, whole(state.axis, 1));
+    covered.n_segments = 0;
+    for s in 0..segments(state) {
+        let seg_len: i64 = state.ne[s * n_devs..(s + 1) * n_devs].iter().sum();
+        for _ in 0..state.nr[s] {
+            let (start, end) = (at, at + seg_len);
+            if start < b && a < end {
+                whole_repeats &= a <= start && end <= b;
+                let k = covered.n_segments as usize;
+                if k > 0 && covered.ne[(k - 1) * n_devs..k * n_devs] == state.ne[s * n_devs..(s + 1) * n_devs] {
+                    covered.nr[k - 1] += 1;
+                } else if k < covered.nr.len() {
+                    covered.ne[k * n_devs..(k + 1) * n_devs].copy_from_slice(&state.ne[s * n_devs..(s + 1) * n_devs]);
+                    covered.nr[k] = 1;
+                    covered.n_segments += 1;
+                } else {
+                    whole_repeats = false;
+                }
+            }
+            for (j, part) in parts.iter_mut().enumerate() {
+                let len = state.ne[s * n_devs + j];
+                let (lo, hi) = (at.max(a), (at + len).min(b));
+                // The device's elements before the range: where its part starts in its slice.
+                part.0 += (a - at).clamp(0, len);
+                if lo < hi {
+                    in_order &= j >= last_dev;
+                    last_dev = j;
+                    part.1 += hi - lo;
+                }
+                at += len;
+            }
+        }
+    }
+    if in_order {
+        let mut one = whole(state.axis, 1);
+        for (j, &(_, count)) in parts.iter().enumerate() {
+            one.ne[j] = count;
+        }
+        Some((parts, one))
+    } else if whole_repeats {
+        Some((parts, covered))
+    } else {
+        None
+    }
+}
+
 /// What inference needs to know about a tensor besides its split state.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Shape {
@@ -625,6 +680,29 @@ mod tests {
             srcs[i] = Some(*s);
         }
         srcs
+    }
+
+    #[test]
+    fn a_range_of_a_split_axis_is_each_devices_exact_run_or_none() {
+        let parts = |state: &SplitState, a: i64, b: i64| range_parts(state, 2, a, b).map(|(parts, _)| parts);
+        // One segment, 3 + 3: a device's part, across the boundary, the other device's part.
+        let halves = split(0, &[3, 3]);
+        assert_eq!(parts(&halves, 0, 2), Some(vec![(0, 2), (0, 0)]));
+        assert_eq!(parts(&halves, 2, 4), Some(vec![(2, 1), (0, 1)]));
+        assert_eq!(parts(&halves, 4, 6), Some(vec![(3, 0), (1, 2)]));
+        assert_eq!(range_parts(&halves, 2, 2, 4).unwrap().1, split(0, &[1, 1]));
+        // Three segments of 1 + 1: a whole segment, one device's row, rows of two segments.
+        let mut qkv = split(1, &[1, 1, 1, 1, 1, 1]);
+        qkv.n_segments = 3;
+        qkv.nr[..3].fill(1);
+        assert_eq!(parts(&qkv, 2, 4), Some(vec![(1, 1), (1, 1)]));
+        assert_eq!(parts(&qkv, 1, 2), Some(vec![(1, 0), (0, 1)]));
+        assert_eq!(parts(&qkv, 1, 3), None);
+        assert_eq!(parts(&qkv, 0, 3), None);
+        // Two whole segments alike: one segment repeated twice.
+        let mut two = split(1, &[1, 1]);
+        two.nr[0] = 2;
+        assert_eq!(range_parts(&qkv, 2, 2, 6), Some((vec![(1, 2), (1, 2)], two)));
     }
 
     #[test]
