@@ -25,8 +25,9 @@
 // 5. views of part of a split axis (elements of rows split 3 + 3 along axis 0: a device's part,
 // across the devices' boundary, a block with an offset along both axes, a 1d view; rows of w0
 // across its boundary multiplied by x; a whole segment of qkv, one device's row of a segment,
-// two whole segments, and two whole segments multiplied by x), made contiguous and read
-// directly: each must equal the CPU alone's. The reference scales each device's part and
+// two whole segments, and two whole segments multiplied by x; pairs of elements of rows split
+// 4 + 4, reshaped into pairs: pair 1, and pairs 1-2 across the boundary), made contiguous and
+// read directly: each must equal the CPU alone's. The reference scales each device's part and
 // offset to its share, which is right only for whole segments shared alike (rows6's elements
 // 0-1 come back as 0 3 6 9 for 0 1 6 7).
 // Exit status 0 if every result is right, 1 otherwise.
@@ -75,6 +76,10 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
         s.nr[1] = 1;
         s.nr[2] = 1;
 #endif
+    } else if (strcmp(t->name, "pairs8") == 0) {
+        s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+        s.ne[0] = 4;
+        s.ne[1] = 4;
     } else if (strcmp(t->name, "rows6") == 0) {
         s.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
         s.ne[0] = 3;
@@ -89,12 +94,12 @@ static struct wsp_ggml_backend_meta_split_state split_w(const struct wsp_ggml_te
 
 struct weights {
     struct wsp_ggml_context * ctx;
-    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv, * qkv_heads, * rows6;
+    struct wsp_ggml_tensor * w[N_GRAPHS], * x, * qkv, * qkv_heads, * rows6, * pairs8;
     wsp_ggml_backend_buffer_t buffer;
 };
 
 static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
-    struct wsp_ggml_init_params params = { (N_GRAPHS + 4) * wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_init_params params = { (N_GRAPHS + 5) * wsp_ggml_tensor_overhead(), NULL, true };
     struct weights k;
     k.ctx = wsp_ggml_init(params);
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -109,6 +114,8 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
     wsp_ggml_set_name(k.qkv_heads, "qkv_heads");
     k.rows6 = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 6, 4);
     wsp_ggml_set_name(k.rows6, "rows6");
+    k.pairs8 = wsp_ggml_new_tensor_2d(k.ctx, WSP_GGML_TYPE_F32, 8, 4);
+    wsp_ggml_set_name(k.pairs8, "pairs8");
     k.buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(k.ctx, buft);
     float v[144];
     for (int g = 0; g < N_GRAPHS; g++) {
@@ -129,10 +136,11 @@ static struct weights make_weights(wsp_ggml_backend_buffer_type_t buft) {
         v[i] = 0.5f * (float) ((i * 5) % 7) - 1.5f;
     }
     wsp_ggml_backend_tensor_set(k.x, v, 0, 16 * sizeof(float));
-    for (int i = 0; i < 24; i++) {
+    for (int i = 0; i < 32; i++) {
         v[i] = (float) i;
     }
     wsp_ggml_backend_tensor_set(k.rows6, v, 0, 24 * sizeof(float));
+    wsp_ggml_backend_tensor_set(k.pairs8, v, 0, 32 * sizeof(float));
     return k;
 }
 
@@ -226,7 +234,7 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
 }
 
 // part 5: views of part of a split axis, made contiguous (or multiplied), in float offsets
-#define N_PARTIAL 10
+#define N_PARTIAL 12
 static const char * const partial_names[N_PARTIAL] = {
     "rows6 elements 0-1 of each row (device 0's part)",
     "rows6 elements 2-3 (across the devices' boundary)",
@@ -238,14 +246,17 @@ static const char * const partial_names[N_PARTIAL] = {
     "qkv row 1 (device 1's part of a segment)",
     "qkv rows 0-3 (two whole segments)",
     "qkv rows 2-5 (two whole segments) x",
+    "pairs8 in pairs, pair 1 (device 0's part)",
+    "pairs8 in pairs, pairs 1-2 (across the boundary)",
 };
-static const int partial_sizes[N_PARTIAL] = { 8, 8, 8, 6, 4, 4, 16, 8, 32, 8 };
+static const int partial_sizes[N_PARTIAL] = { 8, 8, 8, 6, 4, 4, 16, 8, 32, 8, 8, 16 };
 
 static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft,
                           float out[N_PARTIAL][32]) {
     struct wsp_ggml_init_params params = { 32 * wsp_ggml_tensor_overhead() + wsp_ggml_graph_overhead(), NULL, true };
     struct wsp_ggml_context * ctx = wsp_ggml_init(params);
     struct wsp_ggml_tensor * r = k->rows6;
+    struct wsp_ggml_tensor * pairs = wsp_ggml_reshape_3d(ctx, k->pairs8, 2, 4, 4);
     const size_t f = sizeof(float);
     struct wsp_ggml_tensor * outs[N_PARTIAL] = {
         wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 2, 4, r->nb[1], 0)),
@@ -258,6 +269,8 @@ static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, 
         wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 1, k->qkv->nb[1], 1 * k->qkv->nb[1])),
         wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 4, k->qkv->nb[1], 0)),
         wsp_ggml_mul_mat(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 4, k->qkv->nb[1], 2 * k->qkv->nb[1]), k->x),
+        wsp_ggml_cont(ctx, wsp_ggml_view_3d(ctx, pairs, 2, 1, 4, pairs->nb[1], pairs->nb[2], pairs->nb[1])),
+        wsp_ggml_cont(ctx, wsp_ggml_view_3d(ctx, pairs, 2, 2, 4, pairs->nb[1], pairs->nb[2], pairs->nb[1])),
     };
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
     for (int i = 0; i < N_PARTIAL; i++) {

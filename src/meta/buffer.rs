@@ -370,9 +370,10 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
 }
 
 /// A VIEW of a run of its (contiguous) meta source's split axis, narrower than the axis: the
-/// source's strides along every dimension the view has, inside the source's extents.
+/// source's strides along every dimension the view has, inside the source's extents. The source
+/// is the view's own (a reshape of a weight, say), whose slices are views of the same tensor's.
 struct ViewRun {
-    root: Tensor,
+    base: Tensor,
     axis: usize,
     /// Where the view starts in the source: the index along each dimension, and the bytes left
     /// below an element.
@@ -393,40 +394,46 @@ fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> 
     if tensor.op() != op::VIEW {
         return None;
     }
-    let root = tensor.view_src().filter(|v| v.buffer().is_some_and(is_meta_buffer) && v.is_contiguous())?;
-    let root_state = split_state(caller, root, true);
-    if !split::is_dim(root_state.axis) {
+    let base = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer) && b.is_contiguous())?;
+    // The view's offset is into the tensor whose view the source is (or the source itself).
+    let base_offs = match base.view_src() {
+        None if tensor.view_src() == Some(base) => 0,
+        Some(root) if tensor.view_src() == Some(root) => base.view_offs(),
+        _ => return None,
+    };
+    let base_state = split_state(caller, base, true);
+    if !split::is_dim(base_state.axis) {
         return None;
     }
-    let (ne, nb, root_ne, root_nb) = (tensor.ne(), tensor.nb(), root.ne(), root.nb());
-    if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == root_nb[d]) {
+    let (ne, nb, base_ne, base_nb) = (tensor.ne(), tensor.nb(), base.ne(), base.nb());
+    if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
         return None;
     }
     let mut at = [0i64; WSP_GGML_MAX_DIMS];
-    let mut rest = tensor.view_offs();
+    let mut rest = tensor.view_offs().checked_sub(base_offs)?;
     for d in (0..WSP_GGML_MAX_DIMS).rev() {
-        if let Some(index) = rest.checked_div(root_nb[d]) {
+        if let Some(index) = rest.checked_div(base_nb[d]) {
             at[d] = index as i64;
-            rest -= index * root_nb[d];
+            rest -= index * base_nb[d];
         }
     }
-    if (0..WSP_GGML_MAX_DIMS).any(|d| at[d] + ne[d] > root_ne[d]) {
+    if (0..WSP_GGML_MAX_DIMS).any(|d| at[d] + ne[d] > base_ne[d]) {
         return None;
     }
-    let axis = root_state.axis as usize;
+    let axis = base_state.axis as usize;
     let (start, end) = (at[axis], at[axis] + ne[axis]);
-    if start == 0 && end == root_ne[axis] {
+    if start == 0 && end == base_ne[axis] {
         return None;
     }
-    let (parts, state) = split::range_parts(&root_state, meta.n_devs(), start, end).unwrap_or_else(|| {
+    let (parts, state) = split::range_parts(&base_state, meta.n_devs(), start, end).unwrap_or_else(|| {
         fatal!(
             "{caller}: meta backend: tensor {} (VIEW): a view of indices {start} to {end} of {}'s split axis {axis} \
              takes parts of several segments (a view of part of one segment, or of whole segments, is supported)",
             tensor.name(),
-            root.name()
+            base.name()
         )
     });
-    Some(ViewRun { root, axis, at, rest, parts, state })
+    Some(ViewRun { base, axis, at, rest, parts, state })
 }
 
 /// Makes the per-device slices of `tensor` in `set`.
@@ -450,16 +457,17 @@ fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         }
         let (ne, mut nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
         // A view's run: the source slice's strides, and the device's exact place in it.
-        let run_offs = run.as_ref().map(|run| {
-            let root_state = split_state(caller, run.root, true);
-            let (_, root_nb) = split::slice_layout(&root_state, &run.root.ne(), &run.root.nb(), n, j);
-            let mut offs = run.rest;
+        let run_offs = run.as_ref().zip(view_of_meta).map(|(run, root)| {
+            let (base_slice, root_slice) =
+                (simple_tensor_or_abort(caller, run.base, j), simple_tensor_or_abort(caller, root, j));
+            let base_nb = base_slice.nb();
+            let mut offs = (base_slice.data() as usize).wrapping_sub(root_slice.data() as usize) + run.rest;
             for d in 0..WSP_GGML_MAX_DIMS {
-                if tensor_nb[d] == run.root.nb()[d] {
-                    nb[d] = root_nb[d];
+                if tensor_nb[d] == run.base.nb()[d] {
+                    nb[d] = base_nb[d];
                 }
                 let index = if d == run.axis { run.parts[j].0 } else { run.at[d] };
-                offs += index as usize * root_nb[d];
+                offs += index as usize * base_nb[d];
             }
             offs
         });
