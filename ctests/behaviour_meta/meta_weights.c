@@ -26,8 +26,8 @@
 // across the devices' boundary, a block with an offset along both axes, a 1d view; rows of w0
 // across its boundary multiplied by x; a whole segment of qkv, one device's row of a segment,
 // two whole segments, and two whole segments multiplied by x; pairs of elements of rows split
-// 4 + 4, reshaped into pairs: pair 1, and pairs 1-2 across the boundary), made contiguous and
-// read directly: each must equal the CPU alone's. The reference scales each device's part and
+// 4 + 4, reshaped into pairs: pair 1, and pairs 1-2 across the boundary; rows 3-4 of a view of
+// w0's columns 0-3), made contiguous and read directly: each must equal the CPU alone's. The reference scales each device's part and
 // offset to its share, which is right only for whole segments shared alike (rows6's elements
 // 0-1 come back as 0 3 6 9 for 0 1 6 7).
 // Exit status 0 if every result is right, 1 otherwise.
@@ -234,7 +234,7 @@ static void heads_product(const struct weights * k, wsp_ggml_backend_t backend, 
 }
 
 // part 5: views of part of a split axis, made contiguous (or multiplied), in float offsets
-#define N_PARTIAL 12
+#define N_PARTIAL 13
 static const char * const partial_names[N_PARTIAL] = {
     "rows6 elements 0-1 of each row (device 0's part)",
     "rows6 elements 2-3 (across the devices' boundary)",
@@ -248,8 +248,9 @@ static const char * const partial_names[N_PARTIAL] = {
     "qkv rows 2-5 (two whole segments) x",
     "pairs8 in pairs, pair 1 (device 0's part)",
     "pairs8 in pairs, pairs 1-2 (across the boundary)",
+    "w0 columns 0-3, then their rows 3-4 (across the boundary)",
 };
-static const int partial_sizes[N_PARTIAL] = { 8, 8, 8, 6, 4, 4, 16, 8, 32, 8, 8, 16 };
+static const int partial_sizes[N_PARTIAL] = { 8, 8, 8, 6, 4, 4, 16, 8, 32, 8, 8, 16, 8 };
 
 static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, wsp_ggml_backend_buffer_type_t buft,
                           float out[N_PARTIAL][32]) {
@@ -257,6 +258,7 @@ static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, 
     struct wsp_ggml_context * ctx = wsp_ggml_init(params);
     struct wsp_ggml_tensor * r = k->rows6;
     struct wsp_ggml_tensor * pairs = wsp_ggml_reshape_3d(ctx, k->pairs8, 2, 4, 4);
+    struct wsp_ggml_tensor * columns = wsp_ggml_view_2d(ctx, k->w[0], 4, 6, k->w[0]->nb[1], 0);
     const size_t f = sizeof(float);
     struct wsp_ggml_tensor * outs[N_PARTIAL] = {
         wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, r, 2, 4, r->nb[1], 0)),
@@ -271,6 +273,7 @@ static void partial_views(const struct weights * k, wsp_ggml_backend_t backend, 
         wsp_ggml_mul_mat(ctx, wsp_ggml_view_2d(ctx, k->qkv, 8, 4, k->qkv->nb[1], 2 * k->qkv->nb[1]), k->x),
         wsp_ggml_cont(ctx, wsp_ggml_view_3d(ctx, pairs, 2, 1, 4, pairs->nb[1], pairs->nb[2], pairs->nb[1])),
         wsp_ggml_cont(ctx, wsp_ggml_view_3d(ctx, pairs, 2, 2, 4, pairs->nb[1], pairs->nb[2], pairs->nb[1])),
+        wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, columns, 4, 2, columns->nb[1], 3 * columns->nb[1])),
     };
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
     for (int i = 0; i < N_PARTIAL; i++) {

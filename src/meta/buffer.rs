@@ -369,8 +369,9 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         .unwrap_or_else(|why| fatal!("{caller}: meta backend: tensor {} ({}): {why}", tensor.name(), tensor.op_name()))
 }
 
-/// A VIEW of a run of its (contiguous) meta source's split axis, narrower than the axis: the
-/// source's strides along every dimension the view has, inside the source's extents. The source
+/// A VIEW of a run of its meta source's split axis, narrower than the axis: the source's
+/// strides along every dimension the view has, inside the source's extents (the source's
+/// dimensions in order, none overlapping the next). The source
 /// is the view's own (a reshape of a weight, say), whose slices are views of the same tensor's.
 struct ViewRun {
     base: Tensor,
@@ -394,7 +395,7 @@ fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> 
     if tensor.op() != op::VIEW {
         return None;
     }
-    let base = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer) && b.is_contiguous())?;
+    let base = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer))?;
     // The view's offset is into the tensor whose view the source is (or the source itself).
     let base_offs = match base.view_src() {
         None if tensor.view_src() == Some(base) => 0,
@@ -409,9 +410,15 @@ fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> 
     if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
         return None;
     }
+    // The source's dimensions in order, each step past the one below (an offset has one index
+    // per dimension then).
+    let dims: Vec<usize> = (0..WSP_GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
+    if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]] * base_ne[w[0]] as usize) {
+        return None;
+    }
     let mut at = [0i64; WSP_GGML_MAX_DIMS];
     let mut rest = tensor.view_offs().checked_sub(base_offs)?;
-    for d in (0..WSP_GGML_MAX_DIMS).rev() {
+    for &d in dims.iter().rev() {
         if let Some(index) = rest.checked_div(base_nb[d]) {
             at[d] = index as i64;
             rest -= index * base_nb[d];
