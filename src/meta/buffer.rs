@@ -413,7 +413,7 @@ fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> 
     // The source's dimensions in order, each step past the one below (an offset has one index
     // per dimension then).
     let dims: Vec<usize> = (0..WSP_GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
-    if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]] * base_ne[w[0]] as usize) {
+    if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]].saturating_mul(base_ne[w[0]] as usize)) {
         return None;
     }
     let mut at = [0i64; WSP_GGML_MAX_DIMS];

@@ -150,6 +150,10 @@ pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<
     covered.n_segments = 0;
     for s in 0..segments(state) {
         let seg_len: i64 = state.ne[s * n_devs..(s + 1) * n_devs].iter().sum();
+        if seg_len == 0 {
+            // Nothing on any device, however often repeated.
+            continue;
+        }
         for _ in 0..state.nr[s] {
             let (start, end) = (at, at + seg_len);
             if start < b && a < end {
@@ -703,6 +707,11 @@ mod tests {
         let mut two = split(1, &[1, 1]);
         two.nr[0] = 2;
         assert_eq!(range_parts(&qkv, 2, 2, 6), Some((vec![(1, 2), (1, 2)], two)));
+        // An empty segment repeated without end costs nothing.
+        let mut empty = split(0, &[0, 0, 3, 3]);
+        empty.n_segments = 2;
+        empty.nr[..2].copy_from_slice(&[u32::MAX, 1]);
+        assert_eq!(parts(&empty, 2, 4), Some(vec![(2, 1), (0, 1)]));
     }
 
     #[test]
