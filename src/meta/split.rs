@@ -669,6 +669,14 @@ mod tests {
         state
     }
 
+    /// `n` segments along `axis`, each once, with the devices' shares segment by segment.
+    fn segments(axis: i32, n: u32, shares: &[i64]) -> SplitState {
+        let mut state = split(axis, shares);
+        state.n_segments = n;
+        state.nr[..n as usize].fill(1);
+        state
+    }
+
     fn shape(op: i32, ne: [i64; 4]) -> Shape {
         let n_dims = (1..=4).rev().find(|&d| ne[d - 1] != 1).unwrap_or(1) as i32;
         let mut nb = [4usize; 4];
@@ -696,9 +704,7 @@ mod tests {
         assert_eq!(parts(&halves, 4, 6), Some(vec![(3, 0), (1, 2)]));
         assert_eq!(range_parts(&halves, 2, 2, 4).unwrap().1, split(0, &[1, 1]));
         // Three segments of 1 + 1: a whole segment, one device's row, rows of two segments.
-        let mut qkv = split(1, &[1, 1, 1, 1, 1, 1]);
-        qkv.n_segments = 3;
-        qkv.nr[..3].fill(1);
+        let qkv = segments(1, 3, &[1, 1, 1, 1, 1, 1]);
         assert_eq!(parts(&qkv, 2, 4), Some(vec![(1, 1), (1, 1)]));
         assert_eq!(parts(&qkv, 1, 2), Some(vec![(1, 0), (0, 1)]));
         assert_eq!(parts(&qkv, 1, 3), None);
@@ -764,9 +770,7 @@ mod tests {
     #[test]
     fn a_fused_weight_gives_its_segments_to_the_product_and_to_element_wise_ops() {
         // q, k and v rows of one weight: 1 + 1 rows each, device 0's first in each segment
-        let mut qkv = split(1, &[1, 1, 1, 1, 1, 1]);
-        qkv.n_segments = 3;
-        qkv.nr[..3].fill(1);
+        let qkv = segments(1, 3, &[1, 1, 1, 1, 1, 1]);
         let w = (shape(op::NONE, [8, 6, 1, 1]), qkv);
         let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
@@ -784,9 +788,7 @@ mod tests {
     fn a_reshape_of_a_fused_product_into_heads_keeps_its_segments() {
         // q, k and v of 4 rows each, 2 + 2 per device; the product [12, 2] reshaped into heads
         // of 2: [2, 6, 2], one head of q, k and v per device
-        let mut qkv = split(0, &[2, 2, 2, 2, 2, 2]);
-        qkv.n_segments = 3;
-        qkv.nr[..3].fill(1);
+        let qkv = segments(0, 3, &[2, 2, 2, 2, 2, 2]);
         let product = (shape(op::MUL_MAT, [12, 2, 1, 1]), qkv);
         let heads = infer(&shape(op::RESHAPE, [2, 6, 2, 1]), &sources(&[product]), 2, true).unwrap();
         assert_eq!((heads.axis, heads.n_segments, &heads.ne[..6], &heads.nr[..3]), (1, 3, &[1; 6][..], &[1; 3][..]));
