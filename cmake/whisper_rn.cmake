@@ -3,9 +3,11 @@
 # for tests and examples:
 #   wsp_whisper_rn_core       ggml core, ggml-alloc, ggml-opt, gguf, CPU backend (static)
 #   wsp_whisper_rn_reference  whisper.rn's own backend layer, the reference we compare with
-#                             (WSP_REFERENCE_SOURCES: its sources)
 #   wsp_whisper_rn_base       the core WITHOUT the CPU backend, shared (libggml-core.so)
-#   wsp_whisper_rn_cpu_module the CPU backend compiled as a loadable module (objects)
+#   wsp_whisper_rn_cpu_module the CPU backend's entry compiled for a loadable module (objects;
+#                             a module links it with wsp_whisper_rn_cpu_objects)
+#   wsp_reference_layer(<name>) another build of the reference, from the same objects except
+#                             ggml-backend-reg.cpp, the one source that reads WSP_GGML_USE_<NAME>
 
 execute_process(
     COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-reference.sh" "${WSP_WHISPER_RN_RELEASE}"
@@ -70,33 +72,56 @@ foreach(source IN LISTS _core_sources)
     endif()
 endforeach()
 
-add_library(wsp_whisper_rn_core STATIC ${_core_sources})
+# Each source is compiled once where its variants would compile to the same object: of the
+# defines that tell the variants apart, WSP_GGML_USE_<NAME> is read by ggml-backend-reg.cpp
+# alone, and WSP_GGML_BACKEND_DL by ggml-cpu/ggml-cpu.cpp alone (WSP_GGML_BACKEND_SHARED and
+# _BUILD only mark declarations with the default visibility, which they have anyway). This
+# saves a minute of compiling per build. -fno-gnu-unique: g++ otherwise emits a STB_GNU_UNIQUE
+# symbol (a libstdc++ template static), and glibc never unmaps a library that has one, so the
+# CPU module could not be unloaded; in a static program it changes nothing.
+set(_cpu_entry "${WHISPER_RN_CPP}/ggml-cpu/ggml-cpu.cpp")
+list(REMOVE_ITEM _cpu_sources "${_cpu_entry}")
+add_library(wsp_whisper_rn_base_objects OBJECT ${_base_sources})
+add_library(wsp_whisper_rn_cpu_objects OBJECT ${_cpu_sources})
+add_library(wsp_whisper_rn_cpu_module OBJECT "${_cpu_entry}")
+foreach(target wsp_whisper_rn_base_objects wsp_whisper_rn_cpu_objects wsp_whisper_rn_cpu_module)
+    wsp_whisper_rn_common_options(${target})
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+endforeach()
+# WSP_GGML_BACKEND_DL makes ggml-cpu.cpp export wsp_ggml_backend_init
+target_compile_definitions(wsp_whisper_rn_cpu_module PRIVATE
+    WSP_GGML_BACKEND_DL WSP_GGML_BACKEND_SHARED WSP_GGML_BACKEND_BUILD)
+
+add_library(wsp_whisper_rn_core STATIC "${_cpu_entry}" $<TARGET_OBJECTS:wsp_whisper_rn_base_objects>
+            $<TARGET_OBJECTS:wsp_whisper_rn_cpu_objects>)
 wsp_whisper_rn_options(wsp_whisper_rn_core)
 target_link_libraries(wsp_whisper_rn_core PUBLIC m pthread dl stdc++)
 
+# whisper.rn's backend layer: ggml-backend-reg.cpp compiled for each build, the rest once
 # (0.7 adds the meta backend and the dlopen helpers to the layer)
-set(WSP_REFERENCE_SOURCES "${WHISPER_RN_CPP}/ggml-backend.cpp" "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
+set(_reference_reg "${WHISPER_RN_CPP}/ggml-backend-reg.cpp")
+set(_reference_rest "${WHISPER_RN_CPP}/ggml-backend.cpp")
 foreach(source ggml-backend-meta.cpp ggml-backend-dl.cpp)
     if(EXISTS "${WHISPER_RN_CPP}/${source}")
-        list(APPEND WSP_REFERENCE_SOURCES "${WHISPER_RN_CPP}/${source}")
+        list(APPEND _reference_rest "${WHISPER_RN_CPP}/${source}")
     endif()
 endforeach()
-add_library(wsp_whisper_rn_reference STATIC ${WSP_REFERENCE_SOURCES})
+add_library(wsp_whisper_rn_reference_objects OBJECT ${_reference_rest})
+wsp_whisper_rn_common_options(wsp_whisper_rn_reference_objects)
+# wsp_reference_layer(<name>): the reference as a static library <name>, whose
+# ggml-backend-reg.cpp the caller gives its defines
+function(wsp_reference_layer name)
+    add_library(${name} STATIC "${_reference_reg}" $<TARGET_OBJECTS:wsp_whisper_rn_reference_objects>)
+    wsp_whisper_rn_common_options(${name})
+endfunction()
+wsp_reference_layer(wsp_whisper_rn_reference)
 wsp_whisper_rn_options(wsp_whisper_rn_reference)
 
 # For dynamic loading: the core without the CPU backend as a shared library, which a program and
 # the backend modules it loads share (its backend-layer imports resolve to the backend layer
-# loaded beside it), and the CPU backend compiled as a module: WSP_GGML_BACKEND_DL makes
-# ggml-cpu.cpp export wsp_ggml_backend_init. -fno-gnu-unique: g++ otherwise emits a
-# STB_GNU_UNIQUE symbol (a libstdc++ template static), and glibc never unmaps a library that
-# has one, so the module could not be unloaded.
-add_library(wsp_whisper_rn_base SHARED ${_base_sources})
-wsp_whisper_rn_common_options(wsp_whisper_rn_base)
+# loaded beside it), and the CPU backend as a module (wsp_whisper_rn_cpu_module with
+# wsp_whisper_rn_cpu_objects).
+add_library(wsp_whisper_rn_base SHARED $<TARGET_OBJECTS:wsp_whisper_rn_base_objects>)
 set_target_properties(wsp_whisper_rn_base PROPERTIES OUTPUT_NAME ggml-core)
 target_link_libraries(wsp_whisper_rn_base PUBLIC m pthread stdc++)
-
-add_library(wsp_whisper_rn_cpu_module OBJECT ${_cpu_sources})
-wsp_whisper_rn_common_options(wsp_whisper_rn_cpu_module)
-target_compile_definitions(wsp_whisper_rn_cpu_module PRIVATE
-    WSP_GGML_BACKEND_DL WSP_GGML_BACKEND_SHARED WSP_GGML_BACKEND_BUILD)
-target_compile_options(wsp_whisper_rn_cpu_module PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+wsp_whisper_rn_common_options(wsp_whisper_rn_base)

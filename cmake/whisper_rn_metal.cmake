@@ -63,7 +63,7 @@ add_library(wsp_whisper_rn_whisper_metal STATIC "${WHISPER_RN_CPP}/whisper.cpp")
 wsp_whisper_rn_options(wsp_whisper_rn_whisper_metal)
 target_compile_definitions(wsp_whisper_rn_whisper_metal PRIVATE WSP_GGML_USE_METAL)
 
-add_library(wsp_whisper_rn_reference_metal STATIC ${WSP_REFERENCE_SOURCES})
+wsp_reference_layer(wsp_whisper_rn_reference_metal)
 wsp_whisper_rn_options(wsp_whisper_rn_reference_metal)
 target_compile_definitions(wsp_whisper_rn_reference_metal PRIVATE WSP_GGML_USE_METAL)
 

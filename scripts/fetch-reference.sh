@@ -6,6 +6,8 @@
 #
 #   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm integrity
+#   scripts/fetch-reference.sh --all        every one of them, side by side (most of the time is
+#                                           npm's)
 set -euo pipefail
 
 # release  folder under third_party/  npm integrity of the tarball
@@ -22,6 +24,16 @@ RELEASES='
 '
 
 VERSION=${1:-0.4.3}
+if [ "$VERSION" = --all ]; then
+    pids=()
+    for release in $(awk 'NF { print $1 }' <<<"$RELEASES"); do
+        "$0" "$release" &
+        pids+=($!)
+    done
+    failed=0
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+    exit "$failed"
+fi
 read -r _ folder INTEGRITY < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
 if [ -z "${INTEGRITY:-}" ]; then
     echo "fetch-reference: unknown whisper.rn release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2

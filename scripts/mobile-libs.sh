@@ -62,27 +62,49 @@ if [ ${#targets[@]} -eq 0 ]; then
              aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)
 fi
 
-failed=()
-for release in "${releases[@]}"; do
+# build_family RELEASE: the family's archive for every target, one after the other (they share
+# the family's target dir, which cargo locks); prints each verdict, returns 1 if any failed
+build_family() {
+    local release=$1 dir target what t0 verdict failed=0
     wsp_release "$release"
     dir=$(wsp_cargo_dir "$root" "$wsp_build")
     for target in "${targets[@]}"; do
         what="mobile[$wsp_build $target]"
         if ! rustup target list --installed | grep -x "$target" >/dev/null && ! rustup target add "$target" >/dev/null 2>&1; then
-            echo "$what: FAILED: rustup cannot install the target's standard library" >&2
-            failed+=("$wsp_build/$target")
+            echo "$what: FAILED: rustup cannot install the target's standard library"
+            failed=1
             continue
         fi
         t0=$SECONDS
-        cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib \
-            ${wsp_feature:+--features "$wsp_feature"} --target-dir "$dir"
+        if ! cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib \
+            ${wsp_feature:+--features "$wsp_feature"} --target-dir "$dir" 2>&1; then
+            echo "$what: FAILED: cargo rustc"
+            failed=1
+            continue
+        fi
         if ! verdict=$(check "$dir/$target/release/libwsp_ggml_backend.a" "$wsp_symbols"); then
-            echo "$what: $verdict" >&2
-            failed+=("$wsp_build/$target")
+            echo "$what: $verdict"
+            failed=1
             continue
         fi
         echo "$what: ${verdict#"$root/"} ($((SECONDS - t0)) s)"
     done
+    return "$failed"
+}
+
+# The families side by side, as many at once as there are cores: the crate is one codegen unit,
+# so each build keeps one core busy. Each family's lines are printed when it is done.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+for i in "${!releases[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+    ( status=0; build_family "${releases[$i]}" > "$logs/$i" 2>&1 || status=$?; echo "$status" > "$logs/$i.status" ) &
+done
+wait
+failed=()
+for i in "${!releases[@]}"; do
+    cat "$logs/$i"
+    [ "$(cat "$logs/$i.status")" = 0 ] || failed+=("${releases[$i]}")
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "mobile: failed for ${failed[*]}" >&2

@@ -83,7 +83,7 @@ for release in "${releases[@]}"; do
 done
 if $all; then
     # every fuzz target built and run briefly from its seeds (so that they keep building)
-    timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 20
+    timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 10
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
     timed "phones" "$root/scripts/test-phones.sh"
 fi
