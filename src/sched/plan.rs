@@ -106,10 +106,18 @@ impl Default for TensorInfo {
 /// entries of an old one, so that rebuilding a graph after a reset writes in place instead of
 /// pushing. An id's [`TensorInfo`] is meaningful once the tensor has been refreshed (the
 /// scheduler reads every tensor of a graph before planning it).
+///
+/// Clearing keeps the address map: a graph rebuilt in the same memory meets its tensors in the
+/// same order, so each one gets the id it had before, and finding the next id's previous key
+/// is all it takes (no hashing, no map write). The map's entries are hints, valid when `keys`
+/// agrees: every non-zero `keys[t]` maps to `t` (so keys in `keys` are distinct), and an id
+/// below `len` whose key is the one looked up is that key's current id.
 pub struct TensorTable {
     map: TensorMap,
     /// Ids in use: entries past it belong to forgotten tensors.
     len: usize,
+    /// The address of each id's tensor, 0 where none is known (see above).
+    keys: Vec<usize>,
     pub info: Vec<TensorInfo>,
     /// Assigned backend, -1 for none.
     pub backend: Vec<i32>,
@@ -125,6 +133,7 @@ impl TensorTable {
         TensorTable {
             map: TensorMap::with_capacity(capacity),
             len: 0,
+            keys: Vec::with_capacity(capacity),
             info: Vec::with_capacity(capacity),
             backend: Vec::with_capacity(capacity),
             has_copy: Vec::with_capacity(capacity),
@@ -132,9 +141,8 @@ impl TensorTable {
         }
     }
 
-    /// Forgets every tensor (and so every assignment and copy).
+    /// Forgets every tensor (and so every assignment and copy); the map is kept as hints.
     pub fn clear(&mut self) {
-        self.map.clear();
         self.len = 0;
     }
 
@@ -146,9 +154,20 @@ impl TensorTable {
         self.len == 0
     }
 
+    #[cfg(test)]
+    fn map_slots(&self) -> usize {
+        self.map.slots()
+    }
+
+    /// Whether `tid` is in use for the tensor at address `key`.
+    #[inline(always)]
+    fn is_current(&self, tid: Tid, key: usize) -> bool {
+        (tid as usize) < self.len && self.keys[tid as usize] == key
+    }
+
     /// The id of the tensor at address `key`, if known.
     pub fn lookup(&self, key: usize) -> Option<Tid> {
-        self.map.get(key)
+        self.map.get(key).filter(|&tid| self.is_current(tid, key))
     }
 
     /// The id of the tensor at address `key`, adding it (unassigned, without copies, not
@@ -156,21 +175,55 @@ impl TensorTable {
     #[inline(always)]
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
         let next = self.len;
-        let (tid, added) = self.map.get_or_insert(key, next as Tid);
-        if added {
-            self.len += 1;
-            if next < self.info.len() {
-                self.backend[next] = -1;
-                self.has_copy[next] = 0;
-                self.refreshed[next] = 0;
-            } else {
-                self.info.push(TensorInfo::default());
-                self.backend.push(-1);
-                self.has_copy.push(0);
-                self.refreshed.push(0);
-            }
+        // The tensor that had the next id before: the map says so already.
+        if self.keys.get(next) == Some(&key) {
+            self.add(next);
+            return (next as Tid, true);
         }
-        (tid, added)
+        self.id_from_map(key)
+    }
+
+    #[inline(never)]
+    fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
+        if self.map.is_full() {
+            let keys = &self.keys;
+            self.map.rebuild(keys.iter().enumerate().filter(|&(_, &k)| k != 0).map(|(t, &k)| (k, t as Tid)));
+        }
+        let next = self.len;
+        let (tid, inserted) = self.map.get_or_insert(key, next as Tid);
+        if !inserted {
+            if self.is_current(tid, key) {
+                return (tid, false);
+            }
+            // A hint from before the clear, for another id now.
+            if self.keys.get(tid as usize) == Some(&key) {
+                self.keys[tid as usize] = 0;
+            }
+            self.map.replace(key, next as Tid);
+        }
+        if next < self.keys.len() {
+            self.keys[next] = key;
+        } else {
+            self.keys.push(key);
+        }
+        self.add(next);
+        (next as Tid, true)
+    }
+
+    /// Adds id `next` (the next one), unassigned, without copies, not refreshed.
+    #[inline(always)]
+    fn add(&mut self, next: usize) {
+        self.len += 1;
+        if next < self.info.len() {
+            self.backend[next] = -1;
+            self.has_copy[next] = 0;
+            self.refreshed[next] = 0;
+        } else {
+            self.info.push(TensorInfo::default());
+            self.backend.push(-1);
+            self.has_copy.push(0);
+            self.refreshed.push(0);
+        }
     }
 
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
@@ -634,6 +687,63 @@ mod tests {
         table.info[weight as usize] =
             TensorInfo { storage_buft: Some(100), preallocated: true, weights: true, ..Default::default() };
         table.info[node as usize].set_src(1, weight);
+    }
+
+    #[test]
+    fn ids_after_a_clear_are_dense_and_follow_the_new_order() {
+        let mut table = TensorTable::new(1, 8);
+        let keys = [0x100, 0x200, 0x300, 0x400];
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.id(0x200), (1, false));
+        table.backend[1] = 0;
+        table.clear();
+        assert_eq!(table.lookup(0x100), None, "a clear forgets every tensor");
+        // The same order: the same ids, fresh.
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.backend[1], -1, "a new id is unassigned");
+        table.clear();
+        // Another order, a tensor left out and a new one.
+        for (i, &k) in [0x300, 0x500, 0x100].iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        for (i, &k) in [0x300, 0x500, 0x100].iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, false));
+            assert_eq!(table.lookup(k), Some(i as Tid));
+        }
+        assert_eq!(table.lookup(0x200), None);
+        assert_eq!(table.lookup(0x400), None);
+        table.clear();
+        // The previous order again, after the other.
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.lookup(0x500), None);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.lookup(k), Some(i as Tid));
+        }
+    }
+
+    #[test]
+    fn tensors_at_new_addresses_at_every_clear_do_not_grow_the_map() {
+        let mut table = TensorTable::new(1, 16);
+        let mut slots = 0;
+        for round in 0..200usize {
+            if round == 2 {
+                slots = table.map_slots(); // grown to hold twice the tensors of a graph
+            }
+            table.clear();
+            for i in 0..16usize {
+                let key = 0x10_0000 + (round * 16 + i) * 0x40;
+                assert_eq!(table.id(key), (i as Tid, true), "round {round}");
+                assert_eq!(table.lookup(key), Some(i as Tid));
+            }
+            assert_eq!(table.lookup(0x10_0000 + (round * 16) * 0x40 - 0x40), None);
+        }
+        assert_eq!(table.map_slots(), slots);
     }
 
     /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.
