@@ -539,16 +539,39 @@ impl Scheduler {
             check(info.view_src, t.view_src());
         }
         let srcs = t.srcs();
-        for (slot, src_tid) in info.sources() {
-            check(src_tid, srcs[slot]);
+        // The slots in place (`info.sources()` would copy the ids).
+        let mut bits = info.src_mask;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            check(info.srcs[slot], srcs[slot]);
         }
         (known, same)
     }
 
+    /// Whether `src_tid` is in use in this split for `src` (so its id, without a map lookup).
+    #[inline(always)]
+    fn is_fresh_id_of(&self, src_tid: Tid, src: Tensor) -> bool {
+        self.table.refreshed_in(src_tid, self.epoch) && self.tensors[src_tid as usize] == src
+    }
+
+    /// The id of `src`, refreshed: `hint` (the id the slot held before) when it still names it.
+    #[inline(always)]
+    fn refreshed_source(&mut self, hint: Tid, src: Tensor) -> Tid {
+        if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
+            return hint;
+        }
+        // In graph order sources come first and are fresh already; one outside the graph
+        // (rare) is read here.
+        self.refresh(src)
+    }
+
     /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
-    /// op and flags say.
+    /// op and flags say. A slot that names the tensor it named before keeps its id (a node
+    /// whose shape changed mostly reads the same tensors).
     fn read_sources(&mut self, tid: Tid, t: Tensor) {
-        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refresh(v));
+        let old = self.table.info[tid as usize];
+        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
         // Which slots hold a source, without a branch per slot (most of the ten are empty).
         let src_ptrs = t.srcs();
         let mut src_mask = 0u16;
@@ -560,10 +583,8 @@ impl Scheduler {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             if let Some(src) = src_ptrs[slot] {
-                let src_tid = self.tid_of(src);
-                // In graph order sources come first and are fresh already; one outside the
-                // graph (rare) is read here.
-                self.refresh_tid(src_tid);
+                let hint = if old.src_mask & (1 << slot) != 0 { old.srcs[slot] } else { NO_TENSOR };
+                let src_tid = self.refreshed_source(hint, src);
                 self.table.info[tid as usize].srcs[slot] = src_tid;
             }
         }
