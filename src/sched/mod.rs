@@ -487,6 +487,7 @@ impl Scheduler {
     }
 
     /// Reads what the planner needs to know about `tensor` (once per split).
+    #[inline(always)]
     fn refresh(&mut self, tensor: Tensor) -> Tid {
         let tid = self.tid_of(tensor);
         self.refresh_tid(tid);
