@@ -575,19 +575,34 @@ impl<O: Oracle> Planner<'_, O> {
     /// Everything the graph computes or reads runs there, in one split, as the passes would
     /// conclude; only tensors already in a buffer are checked, as pass 1 checks them.
     fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+        // backend_from_buffer for the one backend, with the last buffer type's answer at hand
+        // (a graph's weights share one or two).
+        let mut last_buft: Option<(BuftId, bool)> = None;
+        let mut from_buffer = |planner: &mut Self, tensor: Tid, op: Tid| {
+            let Some(buft) = planner.info(tensor).storage_buft else { return false };
+            let usable = match last_buft {
+                Some((last, usable)) if last == buft => usable,
+                _ => {
+                    let usable = planner.oracle.supports_buft(0, buft);
+                    last_buft = Some((buft, usable));
+                    usable
+                }
+            };
+            usable && planner.oracle.supports_op(0, op)
+        };
         for &tid in leafs.iter().chain(nodes) {
             if self.table.backend[tid as usize] != -1 {
                 continue;
             }
-            let info = *self.info(tid);
-            if info.preallocated {
-                let readable = self.backend_from_buffer(tid, tid) == 0
-                    || (info.view_src != NO_TENSOR && self.backend_from_buffer(info.view_src, tid) == 0);
+            let TensorInfo { preallocated, input, view_src, .. } = *self.info(tid);
+            if preallocated {
+                let readable =
+                    from_buffer(self, tid, tid) || (view_src != NO_TENSOR && from_buffer(self, view_src, tid));
                 if !readable {
                     return Err(PlanError::Preallocated(tid));
                 }
                 self.table.backend[tid as usize] = 0;
-            } else if info.input {
+            } else if input {
                 self.table.backend[tid as usize] = 0;
             }
         }
