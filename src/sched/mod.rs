@@ -506,7 +506,9 @@ impl Scheduler {
     /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor. A tensor described as at its
     /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
     /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
-    /// (a buffer's usage may change between evaluations).
+    /// (a buffer's usage may change between evaluations), unless it has none, nor a view
+    /// source: then they say what they said (the description holds both addresses, and a
+    /// tensor with another description in between would have been learnt again).
     #[inline(never)]
     fn read_info(&mut self, tid: Tid) {
         let t = self.tensors[tid as usize];
@@ -517,6 +519,9 @@ impl Scheduler {
             }
             if !(known && same) {
                 self.answers.forget(tid);
+            }
+            if t.buffer_ptr().is_null() && t.view_src().is_none() {
+                return;
             }
         } else {
             self.read_sources(tid, t);
