@@ -606,13 +606,18 @@ impl<O: Oracle> Planner<'_, O> {
                 self.table.backend[tid as usize] = 0;
             }
         }
+        let (info, backend) = (&self.table.info, &mut self.table.backend);
         for &node in nodes {
-            self.table.backend[node as usize] = 0;
-            for (_, src) in self.info(node).sources() {
-                if self.table.backend[src as usize] == -1 {
-                    let view_src = self.info(src).view_src;
-                    self.table.backend[src as usize] =
-                        if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { 0 };
+            backend[node as usize] = 0;
+            // The slots in place (`sources()` would copy the ids).
+            let node_info = &info[node as usize];
+            let mut bits = node_info.src_mask;
+            while bits != 0 {
+                let src = node_info.srcs[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                if backend[src as usize] == -1 {
+                    let view_src = info[src as usize].view_src;
+                    backend[src as usize] = if view_src != NO_TENSOR { backend[view_src as usize] } else { 0 };
                 }
             }
         }
