@@ -338,6 +338,18 @@ struct Planner<'a, O: Oracle> {
     table: &'a mut TensorTable,
     config: &'a SchedConfig<'a>,
     oracle: &'a mut O,
+    /// The oracle's `supports_buft` answers about the last buffer type asked about, at hand
+    /// (a graph's tensors share a few buffer types, and are mostly asked about in runs).
+    last_buft: BuftAnswers,
+}
+
+/// `supports_buft` answers about one buffer type: bit b of `known` set when backend b's answer
+/// is in bit b of `yes`.
+#[derive(Clone, Copy, Default)]
+struct BuftAnswers {
+    buft: BuftId,
+    known: u16,
+    yes: u16,
 }
 
 impl<O: Oracle> Planner<'_, O> {
@@ -345,11 +357,33 @@ impl<O: Oracle> Planner<'_, O> {
         &self.table.info[tid as usize]
     }
 
+    /// The oracle's `supports_buft`, asked once while the buffer type is the last one asked about.
+    #[inline(always)]
+    fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
+        let bit = 1u16 << backend;
+        if self.last_buft.buft != buft || self.last_buft.known & bit == 0 {
+            self.ask_supports_buft(backend, buft);
+        }
+        self.last_buft.yes & bit != 0
+    }
+
+    #[inline(never)]
+    fn ask_supports_buft(&mut self, backend: usize, buft: BuftId) {
+        if self.last_buft.buft != buft {
+            self.last_buft = BuftAnswers { buft, known: 0, yes: 0 };
+        }
+        let bit = 1u16 << backend;
+        self.last_buft.known |= bit;
+        if self.oracle.supports_buft(backend, buft) {
+            self.last_buft.yes |= bit;
+        }
+    }
+
     /// Highest-priority backend that can use `tensor`'s buffer and run `op`, or -1.
     fn backend_from_buffer(&mut self, tensor: Tid, op: Tid) -> i32 {
         let Some(buft) = self.info(tensor).storage_buft else { return -1 };
         (0..self.config.n_backends())
-            .find(|&b| self.oracle.supports_buft(b, buft) && self.oracle.supports_op(b, op))
+            .find(|&b| self.supports_buft(b, buft) && self.oracle.supports_op(b, op))
             .map_or(-1, |b| b as i32)
     }
 
@@ -403,7 +437,7 @@ impl<O: Oracle> Planner<'_, O> {
                 (backend != -1).then(|| self.config.bufts[backend as usize])
             }
         };
-        buft.is_some_and(|buft| self.oracle.supports_buft(b, buft))
+        buft.is_some_and(|buft| self.supports_buft(b, buft))
     }
 
     /// Pass 1: tensors whose place is dictated by their buffers, inputs and weights.
@@ -575,20 +609,10 @@ impl<O: Oracle> Planner<'_, O> {
     /// Everything the graph computes or reads runs there, in one split, as the passes would
     /// conclude; only tensors already in a buffer are checked, as pass 1 checks them.
     fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
-        // backend_from_buffer for the one backend, with the last buffer type's answer at hand
-        // (a graph's weights share one or two).
-        let mut last_buft: Option<(BuftId, bool)> = None;
-        let mut from_buffer = |planner: &mut Self, tensor: Tid, op: Tid| {
+        // backend_from_buffer for the one backend.
+        let from_buffer = |planner: &mut Self, tensor: Tid, op: Tid| {
             let Some(buft) = planner.info(tensor).storage_buft else { return false };
-            let usable = match last_buft {
-                Some((last, usable)) if last == buft => usable,
-                _ => {
-                    let usable = planner.oracle.supports_buft(0, buft);
-                    last_buft = Some((buft, usable));
-                    usable
-                }
-            };
-            usable && planner.oracle.supports_op(0, op)
+            planner.supports_buft(0, buft) && planner.oracle.supports_op(0, op)
         };
         for &tid in leafs.iter().chain(nodes) {
             if self.table.backend[tid as usize] != -1 {
@@ -650,7 +674,7 @@ pub fn plan_graph<O: Oracle>(
     plan.copy_requests.clear();
     plan.rewrites.clear();
 
-    let mut planner = Planner { table, config, oracle };
+    let mut planner = Planner { table, config, oracle, last_buft: BuftAnswers::default() };
     if config.n_backends() == 1 && config.n_copies == 1 {
         return planner.place_on_single_backend(nodes, leafs, plan);
     }
