@@ -406,12 +406,15 @@ impl<O: Oracle> Planner<'_, O> {
         if info.input {
             return Ok(self.config.last());
         }
+        if info.ignores_weights {
+            return Ok(-1);
+        }
         // Ops with weights prefer the weights' backend.
         for (_, src) in info.sources() {
-            let src_info = *self.info(src);
-            if !info.ignores_weights && src_info.weights {
+            let (weights, host) = (self.info(src).weights, self.info(src).host);
+            if weights {
                 let src_backend = self.backend_from_buffer(src, tid);
-                if self.config.op_offload && src_backend == self.config.last() && src_info.host {
+                if self.config.op_offload && src_backend == self.config.last() && host {
                     for b in 0..src_backend as usize {
                         if self.oracle.supports_op(b, tid) && self.oracle.offload_op(b, tid) {
                             return Ok(b as i32);
