@@ -448,10 +448,15 @@ impl Scheduler {
         usize::try_from(self.table.backend[tid as usize]).ok().map(|b| self.backends[b])
     }
 
-    /// The id of a tensor, recording it when new.
+    /// The id of a tensor, recording it when new (unless the id was this tensor's before: its
+    /// record stands, as every id the table added was recorded).
     #[inline(always)]
     fn tid_of(&mut self, tensor: Tensor) -> Tid {
-        let (tid, added) = self.table.id(tensor.addr());
+        if let Some(tid) = self.table.reuse_next(tensor.addr()) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            return tid;
+        }
+        let (tid, added) = self.table.id_from_map(tensor.addr());
         if added {
             self.record(tid, tensor);
         }

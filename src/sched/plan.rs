@@ -174,17 +174,27 @@ impl TensorTable {
     /// refreshed) when new; the flag says whether it was added.
     #[inline(always)]
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
-        let next = self.len;
-        // The tensor that had the next id before: the map says so already.
-        if self.keys.get(next) == Some(&key) {
-            self.add(next);
-            return (next as Tid, true);
+        match self.reuse_next(key) {
+            Some(tid) => (tid, true),
+            None => self.id_from_map(key),
         }
-        self.id_from_map(key)
     }
 
+    /// The next id, added, when it belonged to the tensor at `key` before the last clear (the
+    /// caller's per-id records of that tensor still hold): the map says so already.
+    #[inline(always)]
+    pub fn reuse_next(&mut self, key: usize) -> Option<Tid> {
+        let next = self.len;
+        if self.keys.get(next) != Some(&key) {
+            return None;
+        }
+        self.add(next);
+        Some(next as Tid)
+    }
+
+    /// [`Self::id`] when the next id did not belong to the tensor at `key`.
     #[inline(never)]
-    fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
+    pub fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
         if self.map.is_full() {
             let keys = &self.keys;
             self.map.rebuild(keys.iter().enumerate().filter(|&(_, &k)| k != 0).map(|(t, &k)| (k, t as Tid)));
