@@ -514,7 +514,7 @@ impl Scheduler {
     /// (a buffer's usage may change between evaluations), unless it has none, nor a view
     /// source: then they say what they said (the description holds both addresses, and a
     /// tensor with another description in between would have been learnt again).
-    #[inline(never)]
+    #[inline(always)]
     fn read_info(&mut self, tid: Tid) {
         let t = self.tensors[tid as usize];
         if self.answers.still_describes(tid, t, self.epoch) {
