@@ -543,8 +543,11 @@ impl Scheduler {
         let info = &self.table.info[tid as usize];
         let (mut known, mut same) = (true, true);
         let mut check = |src_tid: Tid, src: Option<Tensor>| {
-            known &= self.table.refreshed_in(src_tid, self.epoch) && Some(self.tensors[src_tid as usize]) == src;
-            same &= self.answers.is_same(src_tid, self.epoch);
+            // Found unchanged in this split implies refreshed in it.
+            let src_same = self.answers.is_same(src_tid, self.epoch);
+            let fresh = src_same || self.table.refreshed_in(src_tid, self.epoch);
+            known &= fresh && Some(self.tensors[src_tid as usize]) == src;
+            same &= src_same;
         };
         if info.view_src != NO_TENSOR {
             check(info.view_src, t.view_src());
