@@ -450,7 +450,8 @@ impl<O: Oracle> Planner<'_, O> {
                 (backend != -1).then(|| self.config.bufts[backend as usize])
             }
         };
-        buft.is_some_and(|buft| self.supports_buft(b, buft))
+        // Asked in turns about several buffer types: the oracle's own cache serves better.
+        buft.is_some_and(|buft| self.oracle.supports_buft(b, buft))
     }
 
     /// Pass 1: tensors whose place is dictated by their buffers, inputs and weights.
