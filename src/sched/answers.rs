@@ -94,7 +94,10 @@ impl Answers {
         if self.described.len() <= i {
             self.begin_graph(i + 1);
         }
-        self.described[i] = Some(tensor.description());
+        match &mut self.described[i] {
+            Some(description) => tensor.describe_into(description),
+            none => *none = Some(tensor.description()),
+        }
         self.same_in[i] = 0;
         self.forget(tid);
     }
