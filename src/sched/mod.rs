@@ -575,8 +575,14 @@ impl Scheduler {
         if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
             return hint;
         }
-        // In graph order sources come first and are fresh already; one outside the graph
-        // (rare) is read here.
+        self.refresh_source(src)
+    }
+
+    /// [`Self::refresh`] out of line, for a source whose slot held another id before. In graph
+    /// order sources come first and are fresh already; one outside the graph (rare) is read
+    /// here.
+    #[inline(never)]
+    fn refresh_source(&mut self, src: Tensor) -> Tid {
         self.refresh(src)
     }
 
