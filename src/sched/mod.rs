@@ -494,6 +494,12 @@ impl Scheduler {
     /// Reads what the planner needs to know about `tensor` (once per split).
     #[inline(always)]
     fn refresh(&mut self, tensor: Tensor) -> Tid {
+        // The next id reused for the tensor it belonged to (see tid_of): new, so not fresh.
+        if let Some(tid) = self.table.reuse_next_refreshed(tensor.addr(), self.epoch) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            self.read_info(tid);
+            return tid;
+        }
         let tid = self.tid_of(tensor);
         self.refresh_tid(tid);
         tid

@@ -184,11 +184,18 @@ impl TensorTable {
     /// caller's per-id records of that tensor still hold): the map says so already.
     #[inline(always)]
     pub fn reuse_next(&mut self, key: usize) -> Option<Tid> {
+        self.reuse_next_refreshed(key, 0)
+    }
+
+    /// [`Self::reuse_next`], marked as refreshed in split `epoch` (see
+    /// [`Self::mark_refreshed`]).
+    #[inline(always)]
+    pub fn reuse_next_refreshed(&mut self, key: usize, epoch: u32) -> Option<Tid> {
         let next = self.len;
         if self.keys.get(next) != Some(&key) {
             return None;
         }
-        self.add(next);
+        self.add(next, epoch);
         Some(next as Tid)
     }
 
@@ -216,23 +223,24 @@ impl TensorTable {
         } else {
             self.keys.push(key);
         }
-        self.add(next);
+        self.add(next, 0);
         (next as Tid, true)
     }
 
-    /// Adds id `next` (the next one), unassigned, without copies, not refreshed.
+    /// Adds id `next` (the next one), unassigned, without copies, refreshed in split
+    /// `refreshed` (0: not refreshed).
     #[inline(always)]
-    fn add(&mut self, next: usize) {
+    fn add(&mut self, next: usize, refreshed: u32) {
         self.len += 1;
         if next < self.info.len() {
             self.backend[next] = -1;
             self.has_copy[next] = 0;
-            self.refreshed[next] = 0;
+            self.refreshed[next] = refreshed;
         } else {
             self.info.push(TensorInfo::default());
             self.backend.push(-1);
             self.has_copy.push(0);
-            self.refreshed.push(0);
+            self.refreshed.push(refreshed);
         }
     }
 
