@@ -121,10 +121,9 @@ pub struct TensorTable {
     pub info: Vec<TensorInfo>,
     /// Assigned backend, -1 for none.
     pub backend: Vec<i32>,
-    /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
-    has_copy: Vec<u16>,
-    /// The split in which each tensor's info was last refreshed.
-    refreshed: Vec<u32>,
+    /// The copies requested of each tensor and the split in which its info was last refreshed
+    /// (side by side: both are written for each new id).
+    stamps: Vec<Stamps>,
 }
 
 impl TensorTable {
@@ -136,8 +135,7 @@ impl TensorTable {
             keys: Vec::with_capacity(capacity),
             info: Vec::with_capacity(capacity),
             backend: Vec::with_capacity(capacity),
-            has_copy: Vec::with_capacity(capacity),
-            refreshed: Vec::with_capacity(capacity),
+            stamps: Vec::with_capacity(capacity),
         }
     }
 
@@ -234,28 +232,27 @@ impl TensorTable {
         self.len += 1;
         if next < self.info.len() {
             self.backend[next] = -1;
-            self.has_copy[next] = 0;
-            self.refreshed[next] = refreshed;
+            self.stamps[next] = Stamps { refreshed, has_copy: 0 };
         } else {
             self.info.push(TensorInfo::default());
             self.backend.push(-1);
-            self.has_copy.push(0);
-            self.refreshed.push(refreshed);
+            self.stamps.push(Stamps { refreshed, has_copy: 0 });
         }
     }
 
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
     #[inline(always)]
     pub fn mark_refreshed(&mut self, tid: Tid, epoch: u32) -> bool {
-        let seen = self.refreshed[tid as usize] == epoch;
-        self.refreshed[tid as usize] = epoch;
+        let refreshed = &mut self.stamps[tid as usize].refreshed;
+        let seen = *refreshed == epoch;
+        *refreshed = epoch;
         seen
     }
 
     /// Whether `tid` was refreshed in split `epoch` (so is in use, for the tensor recorded for it).
     #[inline(always)]
     pub fn refreshed_in(&self, tid: Tid, epoch: u32) -> bool {
-        self.refreshed.get(tid as usize) == Some(&epoch)
+        self.stamps.get(tid as usize).is_some_and(|s| s.refreshed == epoch)
     }
 
     /// The backend of `tid`, -1 for none or for NO_TENSOR.
@@ -269,12 +266,21 @@ impl TensorTable {
     }
 
     fn has_copy(&self, tid: Tid, backend: usize) -> bool {
-        self.has_copy[tid as usize] & (1 << backend) != 0
+        self.stamps[tid as usize].has_copy & (1 << backend) != 0
     }
 
     fn set_has_copy(&mut self, tid: Tid, backend: usize) {
-        self.has_copy[tid as usize] |= 1 << backend;
+        self.stamps[tid as usize].has_copy |= 1 << backend;
     }
+}
+
+/// See [`TensorTable`]'s `stamps`.
+#[derive(Clone, Copy)]
+struct Stamps {
+    /// The split in which the tensor's info was last refreshed.
+    refreshed: u32,
+    /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
+    has_copy: u16,
 }
 
 /// What the planner asks of the backends. The FFI layer answers from the real backends.
