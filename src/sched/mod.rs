@@ -497,7 +497,7 @@ impl Scheduler {
         // The next id reused for the tensor it belonged to (see tid_of): new, so not fresh.
         if let Some(tid) = self.table.reuse_next_refreshed(tensor.addr(), self.epoch) {
             debug_assert_eq!(self.tensors[tid as usize], tensor);
-            self.read_info(tid);
+            self.read_info(tid, tensor);
             return tid;
         }
         let tid = self.tid_of(tensor);
@@ -508,21 +508,20 @@ impl Scheduler {
     /// [`Self::refresh`] for a tensor that already has an id.
     #[inline(always)]
     fn refresh_tid(&mut self, tid: Tid) {
-        // Most calls find the tensor fresh already: decide that without a call.
+        // Most calls find the tensor fresh already.
         if !self.table.mark_refreshed(tid, self.epoch) {
-            self.read_info(tid);
+            self.read_info(tid, self.tensors[tid as usize]);
         }
     }
 
-    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor. A tensor described as at its
+    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor `t`. A tensor described as at its
     /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
     /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
     /// (a buffer's usage may change between evaluations), unless it has none, nor a view
     /// source: then they say what they said (the description holds both addresses, and a
     /// tensor with another description in between would have been learnt again).
     #[inline(always)]
-    fn read_info(&mut self, tid: Tid) {
-        let t = self.tensors[tid as usize];
+    fn read_info(&mut self, tid: Tid, t: Tensor) {
         if self.answers.still_describes(tid, t, self.epoch) {
             let (known, same) = self.sources_known_and_same(tid, t);
             if !known {
