@@ -286,6 +286,12 @@ impl Tensor {
         Description { r#type: get!(self, r#type), fields: *self.described_bytes() }
     }
 
+    /// Makes `description` the tensor's, in place (no copy through the stack).
+    pub fn describe_into(self, description: &mut Description) {
+        description.r#type = get!(self, r#type);
+        description.fields.copy_from_slice(self.described_bytes());
+    }
+
     /// Whether the tensor is as `description` describes, without copying it.
     #[inline(always)]
     pub fn is_described_by(self, description: &Description) -> bool {

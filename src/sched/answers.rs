@@ -25,13 +25,18 @@ const YES: u8 = 2;
 const SUPPORTS: u32 = 0;
 const OFFLOAD: u32 = 2;
 
+/// What is kept of one tensor id (together: both are read for each tensor).
+#[derive(Clone, Default)]
+struct Kept {
+    description: Option<Description>,
+    same_in: u32,
+}
+
 pub struct Answers {
     n_backends: usize,
-    /// Per tensor id: the description its answers are about (None: none kept).
-    described: Vec<Option<Description>>,
-    /// Per tensor id: the split (epoch) in which its description was found unchanged, so that
-    /// its users may keep their answers.
-    same_in: Vec<u32>,
+    /// Per tensor id: the description its answers are about (None: none kept), and the split
+    /// (epoch) in which it was found unchanged, so that its users may keep their answers.
+    described: Vec<Kept>,
     /// `[tid][backend]`: the `supports_op` answer in bits 0-1, the `offload_op` answer in 2-3.
     answers: Vec<u8>,
     /// Backends whose answers are forgotten at every graph.
@@ -51,7 +56,6 @@ impl Answers {
         Answers {
             n_backends: names.len(),
             described: Vec::new(),
-            same_in: Vec::new(),
             answers: Vec::new(),
             ask_again: names.iter().map(|n| all || listed(n.as_ref())).collect(),
         }
@@ -61,8 +65,7 @@ impl Answers {
     /// whose answers are not kept forgotten.
     pub fn begin_graph(&mut self, n_tensors: usize) {
         if self.described.len() < n_tensors {
-            self.described.resize(n_tensors, None);
-            self.same_in.resize(n_tensors, 0);
+            self.described.resize(n_tensors, Kept::default());
             self.answers.resize(n_tensors * self.n_backends, NOT_ASKED);
         }
         for (backend, _) in self.ask_again.iter().enumerate().filter(|(_, &again)| again) {
@@ -75,9 +78,10 @@ impl Answers {
     #[inline(always)]
     pub fn still_describes(&mut self, tid: Tid, tensor: Tensor, epoch: u32) -> bool {
         let i = tid as usize;
-        let same = self.described.get(i).is_some_and(|d| d.as_ref().is_some_and(|d| tensor.is_described_by(d)));
+        let Some(kept) = self.described.get_mut(i) else { return false };
+        let same = kept.description.as_ref().is_some_and(|d| tensor.is_described_by(d));
         if same {
-            self.same_in[i] = epoch;
+            kept.same_in = epoch;
         }
         same
     }
@@ -85,7 +89,7 @@ impl Answers {
     /// Whether `tid`'s description was found unchanged in split `epoch`.
     #[inline(always)]
     pub fn is_same(&self, tid: Tid, epoch: u32) -> bool {
-        self.same_in.get(tid as usize) == Some(&epoch)
+        self.described.get(tid as usize).is_some_and(|kept| kept.same_in == epoch)
     }
 
     /// `tid` is now `tensor`, about which nothing has been asked.
@@ -94,8 +98,12 @@ impl Answers {
         if self.described.len() <= i {
             self.begin_graph(i + 1);
         }
-        self.described[i] = Some(tensor.description());
-        self.same_in[i] = 0;
+        let kept = &mut self.described[i];
+        kept.same_in = 0;
+        match &mut kept.description {
+            Some(description) => tensor.describe_into(description),
+            none => *none = Some(tensor.description()),
+        }
         self.forget(tid);
     }
 

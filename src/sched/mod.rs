@@ -448,10 +448,15 @@ impl Scheduler {
         usize::try_from(self.table.backend[tid as usize]).ok().map(|b| self.backends[b])
     }
 
-    /// The id of a tensor, recording it when new.
+    /// The id of a tensor, recording it when new (unless the id was this tensor's before: its
+    /// record stands, as every id the table added was recorded).
     #[inline(always)]
     fn tid_of(&mut self, tensor: Tensor) -> Tid {
-        let (tid, added) = self.table.id(tensor.addr());
+        if let Some(tid) = self.table.reuse_next(tensor.addr()) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            return tid;
+        }
+        let (tid, added) = self.table.id_from_map(tensor.addr());
         if added {
             self.record(tid, tensor);
         }
@@ -487,7 +492,14 @@ impl Scheduler {
     }
 
     /// Reads what the planner needs to know about `tensor` (once per split).
+    #[inline(always)]
     fn refresh(&mut self, tensor: Tensor) -> Tid {
+        // The next id reused for the tensor it belonged to (see tid_of): new, so not fresh.
+        if let Some(tid) = self.table.reuse_next_refreshed(tensor.addr(), self.epoch) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            self.read_info(tid, tensor);
+            return tid;
+        }
         let tid = self.tid_of(tensor);
         self.refresh_tid(tid);
         tid
@@ -496,19 +508,20 @@ impl Scheduler {
     /// [`Self::refresh`] for a tensor that already has an id.
     #[inline(always)]
     fn refresh_tid(&mut self, tid: Tid) {
-        // Most calls find the tensor fresh already: decide that without a call.
+        // Most calls find the tensor fresh already.
         if !self.table.mark_refreshed(tid, self.epoch) {
-            self.read_info(tid);
+            self.read_info(tid, self.tensors[tid as usize]);
         }
     }
 
-    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor. A tensor described as at its
+    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor `t`. A tensor described as at its
     /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
     /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
-    /// (a buffer's usage may change between evaluations).
-    #[inline(never)]
-    fn read_info(&mut self, tid: Tid) {
-        let t = self.tensors[tid as usize];
+    /// (a buffer's usage may change between evaluations), unless it has none, nor a view
+    /// source: then they say what they said (the description holds both addresses, and a
+    /// tensor with another description in between would have been learnt again).
+    #[inline(always)]
+    fn read_info(&mut self, tid: Tid, t: Tensor) {
         if self.answers.still_describes(tid, t, self.epoch) {
             let (known, same) = self.sources_known_and_same(tid, t);
             if !known {
@@ -516,6 +529,9 @@ impl Scheduler {
             }
             if !(known && same) {
                 self.answers.forget(tid);
+            }
+            if t.buffer_ptr().is_null() && t.view_src().is_none() {
+                return;
             }
         } else {
             self.read_sources(tid, t);
@@ -532,23 +548,55 @@ impl Scheduler {
         let info = &self.table.info[tid as usize];
         let (mut known, mut same) = (true, true);
         let mut check = |src_tid: Tid, src: Option<Tensor>| {
-            known &= self.table.refreshed_in(src_tid, self.epoch) && Some(self.tensors[src_tid as usize]) == src;
-            same &= self.answers.is_same(src_tid, self.epoch);
+            // Found unchanged in this split implies refreshed in it.
+            let src_same = self.answers.is_same(src_tid, self.epoch);
+            let fresh = src_same || self.table.refreshed_in(src_tid, self.epoch);
+            known &= fresh && Some(self.tensors[src_tid as usize]) == src;
+            same &= src_same;
         };
         if info.view_src != NO_TENSOR {
             check(info.view_src, t.view_src());
         }
         let srcs = t.srcs();
-        for (slot, src_tid) in info.sources() {
-            check(src_tid, srcs[slot]);
+        // The slots in place (`info.sources()` would copy the ids).
+        let mut bits = info.src_mask;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            check(info.srcs[slot], srcs[slot]);
         }
         (known, same)
     }
 
+    /// Whether `src_tid` is in use in this split for `src` (so its id, without a map lookup).
+    #[inline(always)]
+    fn is_fresh_id_of(&self, src_tid: Tid, src: Tensor) -> bool {
+        self.table.refreshed_in(src_tid, self.epoch) && self.tensors[src_tid as usize] == src
+    }
+
+    /// The id of `src`, refreshed: `hint` (the id the slot held before) when it still names it.
+    #[inline(always)]
+    fn refreshed_source(&mut self, hint: Tid, src: Tensor) -> Tid {
+        if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
+            return hint;
+        }
+        self.refresh_source(src)
+    }
+
+    /// [`Self::refresh`] out of line, for a source whose slot held another id before. In graph
+    /// order sources come first and are fresh already; one outside the graph (rare) is read
+    /// here.
+    #[inline(never)]
+    fn refresh_source(&mut self, src: Tensor) -> Tid {
+        self.refresh(src)
+    }
+
     /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
-    /// op and flags say.
+    /// op and flags say. A slot that names the tensor it named before keeps its id (a node
+    /// whose shape changed mostly reads the same tensors).
     fn read_sources(&mut self, tid: Tid, t: Tensor) {
-        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refresh(v));
+        let old = self.table.info[tid as usize];
+        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
         // Which slots hold a source, without a branch per slot (most of the ten are empty).
         let src_ptrs = t.srcs();
         let mut src_mask = 0u16;
@@ -560,10 +608,8 @@ impl Scheduler {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             if let Some(src) = src_ptrs[slot] {
-                let src_tid = self.tid_of(src);
-                // In graph order sources come first and are fresh already; one outside the
-                // graph (rare) is read here.
-                self.refresh_tid(src_tid);
+                let hint = if old.src_mask & (1 << slot) != 0 { old.srcs[slot] } else { NO_TENSOR };
+                let src_tid = self.refreshed_source(hint, src);
                 self.table.info[tid as usize].srcs[slot] = src_tid;
             }
         }

@@ -106,17 +106,24 @@ impl Default for TensorInfo {
 /// entries of an old one, so that rebuilding a graph after a reset writes in place instead of
 /// pushing. An id's [`TensorInfo`] is meaningful once the tensor has been refreshed (the
 /// scheduler reads every tensor of a graph before planning it).
+///
+/// Clearing keeps the address map: a graph rebuilt in the same memory meets its tensors in the
+/// same order, so each one gets the id it had before, and finding the next id's previous key
+/// is all it takes (no hashing, no map write). The map's entries are hints, valid when `keys`
+/// agrees: every non-zero `keys[t]` maps to `t` (so keys in `keys` are distinct), and an id
+/// below `len` whose key is the one looked up is that key's current id.
 pub struct TensorTable {
     map: TensorMap,
     /// Ids in use: entries past it belong to forgotten tensors.
     len: usize,
+    /// The address of each id's tensor, 0 where none is known (see above).
+    keys: Vec<usize>,
     pub info: Vec<TensorInfo>,
     /// Assigned backend, -1 for none.
     pub backend: Vec<i32>,
-    /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
-    has_copy: Vec<u16>,
-    /// The split in which each tensor's info was last refreshed.
-    refreshed: Vec<u32>,
+    /// The copies requested of each tensor and the split in which its info was last refreshed
+    /// (side by side: both are written for each new id).
+    stamps: Vec<Stamps>,
 }
 
 impl TensorTable {
@@ -125,16 +132,15 @@ impl TensorTable {
         TensorTable {
             map: TensorMap::with_capacity(capacity),
             len: 0,
+            keys: Vec::with_capacity(capacity),
             info: Vec::with_capacity(capacity),
             backend: Vec::with_capacity(capacity),
-            has_copy: Vec::with_capacity(capacity),
-            refreshed: Vec::with_capacity(capacity),
+            stamps: Vec::with_capacity(capacity),
         }
     }
 
-    /// Forgets every tensor (and so every assignment and copy).
+    /// Forgets every tensor (and so every assignment and copy); the map is kept as hints.
     pub fn clear(&mut self) {
-        self.map.clear();
         self.len = 0;
     }
 
@@ -146,45 +152,107 @@ impl TensorTable {
         self.len == 0
     }
 
+    #[cfg(test)]
+    fn map_slots(&self) -> usize {
+        self.map.slots()
+    }
+
+    /// Whether `tid` is in use for the tensor at address `key`.
+    #[inline(always)]
+    fn is_current(&self, tid: Tid, key: usize) -> bool {
+        (tid as usize) < self.len && self.keys[tid as usize] == key
+    }
+
     /// The id of the tensor at address `key`, if known.
     pub fn lookup(&self, key: usize) -> Option<Tid> {
-        self.map.get(key)
+        self.map.get(key).filter(|&tid| self.is_current(tid, key))
     }
 
     /// The id of the tensor at address `key`, adding it (unassigned, without copies, not
     /// refreshed) when new; the flag says whether it was added.
     #[inline(always)]
     pub fn id(&mut self, key: usize) -> (Tid, bool) {
-        let next = self.len;
-        let (tid, added) = self.map.get_or_insert(key, next as Tid);
-        if added {
-            self.len += 1;
-            if next < self.info.len() {
-                self.backend[next] = -1;
-                self.has_copy[next] = 0;
-                self.refreshed[next] = 0;
-            } else {
-                self.info.push(TensorInfo::default());
-                self.backend.push(-1);
-                self.has_copy.push(0);
-                self.refreshed.push(0);
-            }
+        match self.reuse_next(key) {
+            Some(tid) => (tid, true),
+            None => self.id_from_map(key),
         }
-        (tid, added)
+    }
+
+    /// The next id, added, when it belonged to the tensor at `key` before the last clear (the
+    /// caller's per-id records of that tensor still hold): the map says so already.
+    #[inline(always)]
+    pub fn reuse_next(&mut self, key: usize) -> Option<Tid> {
+        self.reuse_next_refreshed(key, 0)
+    }
+
+    /// [`Self::reuse_next`], marked as refreshed in split `epoch` (see
+    /// [`Self::mark_refreshed`]).
+    #[inline(always)]
+    pub fn reuse_next_refreshed(&mut self, key: usize, epoch: u32) -> Option<Tid> {
+        let next = self.len;
+        if self.keys.get(next) != Some(&key) {
+            return None;
+        }
+        self.add(next, epoch);
+        Some(next as Tid)
+    }
+
+    /// [`Self::id`] when the next id did not belong to the tensor at `key`.
+    #[inline(never)]
+    pub fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
+        if self.map.is_full() {
+            let keys = &self.keys;
+            self.map.rebuild(keys.iter().enumerate().filter(|&(_, &k)| k != 0).map(|(t, &k)| (k, t as Tid)));
+        }
+        let next = self.len;
+        let (tid, inserted) = self.map.get_or_insert(key, next as Tid);
+        if !inserted {
+            if self.is_current(tid, key) {
+                return (tid, false);
+            }
+            // A hint from before the clear, for another id now.
+            if self.keys.get(tid as usize) == Some(&key) {
+                self.keys[tid as usize] = 0;
+            }
+            self.map.replace(key, next as Tid);
+        }
+        if next < self.keys.len() {
+            self.keys[next] = key;
+        } else {
+            self.keys.push(key);
+        }
+        self.add(next, 0);
+        (next as Tid, true)
+    }
+
+    /// Adds id `next` (the next one), unassigned, without copies, refreshed in split
+    /// `refreshed` (0: not refreshed).
+    #[inline(always)]
+    fn add(&mut self, next: usize, refreshed: u32) {
+        self.len += 1;
+        if next < self.info.len() {
+            self.backend[next] = -1;
+            self.stamps[next] = Stamps { refreshed, has_copy: 0 };
+        } else {
+            self.info.push(TensorInfo::default());
+            self.backend.push(-1);
+            self.stamps.push(Stamps { refreshed, has_copy: 0 });
+        }
     }
 
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
     #[inline(always)]
     pub fn mark_refreshed(&mut self, tid: Tid, epoch: u32) -> bool {
-        let seen = self.refreshed[tid as usize] == epoch;
-        self.refreshed[tid as usize] = epoch;
+        let refreshed = &mut self.stamps[tid as usize].refreshed;
+        let seen = *refreshed == epoch;
+        *refreshed = epoch;
         seen
     }
 
     /// Whether `tid` was refreshed in split `epoch` (so is in use, for the tensor recorded for it).
     #[inline(always)]
     pub fn refreshed_in(&self, tid: Tid, epoch: u32) -> bool {
-        self.refreshed.get(tid as usize) == Some(&epoch)
+        self.stamps.get(tid as usize).is_some_and(|s| s.refreshed == epoch)
     }
 
     /// The backend of `tid`, -1 for none or for NO_TENSOR.
@@ -198,12 +266,21 @@ impl TensorTable {
     }
 
     fn has_copy(&self, tid: Tid, backend: usize) -> bool {
-        self.has_copy[tid as usize] & (1 << backend) != 0
+        self.stamps[tid as usize].has_copy & (1 << backend) != 0
     }
 
     fn set_has_copy(&mut self, tid: Tid, backend: usize) {
-        self.has_copy[tid as usize] |= 1 << backend;
+        self.stamps[tid as usize].has_copy |= 1 << backend;
     }
+}
+
+/// See [`TensorTable`]'s `stamps`.
+#[derive(Clone, Copy)]
+struct Stamps {
+    /// The split in which the tensor's info was last refreshed.
+    refreshed: u32,
+    /// Bit b set: copies of the tensor for backend b were requested (at most 16 backends).
+    has_copy: u16,
 }
 
 /// What the planner asks of the backends. The FFI layer answers from the real backends.
@@ -285,6 +362,18 @@ struct Planner<'a, O: Oracle> {
     table: &'a mut TensorTable,
     config: &'a SchedConfig<'a>,
     oracle: &'a mut O,
+    /// The oracle's `supports_buft` answers about the last buffer type asked about, at hand
+    /// (a graph's tensors share a few buffer types, and are mostly asked about in runs).
+    last_buft: BuftAnswers,
+}
+
+/// `supports_buft` answers about one buffer type: bit b of `known` set when backend b's answer
+/// is in bit b of `yes`.
+#[derive(Clone, Copy, Default)]
+struct BuftAnswers {
+    buft: BuftId,
+    known: u16,
+    yes: u16,
 }
 
 impl<O: Oracle> Planner<'_, O> {
@@ -292,11 +381,33 @@ impl<O: Oracle> Planner<'_, O> {
         &self.table.info[tid as usize]
     }
 
+    /// The oracle's `supports_buft`, asked once while the buffer type is the last one asked about.
+    #[inline(always)]
+    fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
+        let bit = 1u16 << backend;
+        if self.last_buft.buft != buft || self.last_buft.known & bit == 0 {
+            self.ask_supports_buft(backend, buft);
+        }
+        self.last_buft.yes & bit != 0
+    }
+
+    #[inline(never)]
+    fn ask_supports_buft(&mut self, backend: usize, buft: BuftId) {
+        if self.last_buft.buft != buft {
+            self.last_buft = BuftAnswers { buft, known: 0, yes: 0 };
+        }
+        let bit = 1u16 << backend;
+        self.last_buft.known |= bit;
+        if self.oracle.supports_buft(backend, buft) {
+            self.last_buft.yes |= bit;
+        }
+    }
+
     /// Highest-priority backend that can use `tensor`'s buffer and run `op`, or -1.
     fn backend_from_buffer(&mut self, tensor: Tid, op: Tid) -> i32 {
         let Some(buft) = self.info(tensor).storage_buft else { return -1 };
         (0..self.config.n_backends())
-            .find(|&b| self.oracle.supports_buft(b, buft) && self.oracle.supports_op(b, op))
+            .find(|&b| self.supports_buft(b, buft) && self.oracle.supports_op(b, op))
             .map_or(-1, |b| b as i32)
     }
 
@@ -319,12 +430,15 @@ impl<O: Oracle> Planner<'_, O> {
         if info.input {
             return Ok(self.config.last());
         }
+        if info.ignores_weights {
+            return Ok(-1);
+        }
         // Ops with weights prefer the weights' backend.
         for (_, src) in info.sources() {
-            let src_info = *self.info(src);
-            if !info.ignores_weights && src_info.weights {
+            let (weights, host) = (self.info(src).weights, self.info(src).host);
+            if weights {
                 let src_backend = self.backend_from_buffer(src, tid);
-                if self.config.op_offload && src_backend == self.config.last() && src_info.host {
+                if self.config.op_offload && src_backend == self.config.last() && host {
                     for b in 0..src_backend as usize {
                         if self.oracle.supports_op(b, tid) && self.oracle.offload_op(b, tid) {
                             return Ok(b as i32);
@@ -350,6 +464,7 @@ impl<O: Oracle> Planner<'_, O> {
                 (backend != -1).then(|| self.config.bufts[backend as usize])
             }
         };
+        // Asked in turns about several buffer types: the oracle's own cache serves better.
         buft.is_some_and(|buft| self.oracle.supports_buft(b, buft))
     }
 
@@ -522,29 +637,39 @@ impl<O: Oracle> Planner<'_, O> {
     /// Everything the graph computes or reads runs there, in one split, as the passes would
     /// conclude; only tensors already in a buffer are checked, as pass 1 checks them.
     fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+        // backend_from_buffer for the one backend.
+        let from_buffer = |planner: &mut Self, tensor: Tid, op: Tid| {
+            let Some(buft) = planner.info(tensor).storage_buft else { return false };
+            planner.supports_buft(0, buft) && planner.oracle.supports_op(0, op)
+        };
         for &tid in leafs.iter().chain(nodes) {
             if self.table.backend[tid as usize] != -1 {
                 continue;
             }
-            let info = *self.info(tid);
-            if info.preallocated {
-                let readable = self.backend_from_buffer(tid, tid) == 0
-                    || (info.view_src != NO_TENSOR && self.backend_from_buffer(info.view_src, tid) == 0);
+            let TensorInfo { preallocated, input, view_src, .. } = *self.info(tid);
+            if preallocated {
+                let readable =
+                    from_buffer(self, tid, tid) || (view_src != NO_TENSOR && from_buffer(self, view_src, tid));
                 if !readable {
                     return Err(PlanError::Preallocated(tid));
                 }
                 self.table.backend[tid as usize] = 0;
-            } else if info.input {
+            } else if input {
                 self.table.backend[tid as usize] = 0;
             }
         }
+        let (info, backend) = (&self.table.info, &mut self.table.backend);
         for &node in nodes {
-            self.table.backend[node as usize] = 0;
-            for (_, src) in self.info(node).sources() {
-                if self.table.backend[src as usize] == -1 {
-                    let view_src = self.info(src).view_src;
-                    self.table.backend[src as usize] =
-                        if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { 0 };
+            backend[node as usize] = 0;
+            // The slots in place (`sources()` would copy the ids).
+            let node_info = &info[node as usize];
+            let mut bits = node_info.src_mask;
+            while bits != 0 {
+                let src = node_info.srcs[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                if backend[src as usize] == -1 {
+                    let view_src = info[src as usize].view_src;
+                    backend[src as usize] = if view_src != NO_TENSOR { backend[view_src as usize] } else { 0 };
                 }
             }
         }
@@ -577,7 +702,7 @@ pub fn plan_graph<O: Oracle>(
     plan.copy_requests.clear();
     plan.rewrites.clear();
 
-    let mut planner = Planner { table, config, oracle };
+    let mut planner = Planner { table, config, oracle, last_buft: BuftAnswers::default() };
     if config.n_backends() == 1 && config.n_copies == 1 {
         return planner.place_on_single_backend(nodes, leafs, plan);
     }
@@ -634,6 +759,63 @@ mod tests {
         table.info[weight as usize] =
             TensorInfo { storage_buft: Some(100), preallocated: true, weights: true, ..Default::default() };
         table.info[node as usize].set_src(1, weight);
+    }
+
+    #[test]
+    fn ids_after_a_clear_are_dense_and_follow_the_new_order() {
+        let mut table = TensorTable::new(1, 8);
+        let keys = [0x100, 0x200, 0x300, 0x400];
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.id(0x200), (1, false));
+        table.backend[1] = 0;
+        table.clear();
+        assert_eq!(table.lookup(0x100), None, "a clear forgets every tensor");
+        // The same order: the same ids, fresh.
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.backend[1], -1, "a new id is unassigned");
+        table.clear();
+        // Another order, a tensor left out and a new one.
+        for (i, &k) in [0x300, 0x500, 0x100].iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        for (i, &k) in [0x300, 0x500, 0x100].iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, false));
+            assert_eq!(table.lookup(k), Some(i as Tid));
+        }
+        assert_eq!(table.lookup(0x200), None);
+        assert_eq!(table.lookup(0x400), None);
+        table.clear();
+        // The previous order again, after the other.
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.id(k), (i as Tid, true));
+        }
+        assert_eq!(table.lookup(0x500), None);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(table.lookup(k), Some(i as Tid));
+        }
+    }
+
+    #[test]
+    fn tensors_at_new_addresses_at_every_clear_do_not_grow_the_map() {
+        let mut table = TensorTable::new(1, 16);
+        let mut slots = 0;
+        for round in 0..200usize {
+            if round == 2 {
+                slots = table.map_slots(); // grown to hold twice the tensors of a graph
+            }
+            table.clear();
+            for i in 0..16usize {
+                let key = 0x10_0000 + (round * 16 + i) * 0x40;
+                assert_eq!(table.id(key), (i as Tid, true), "round {round}");
+                assert_eq!(table.lookup(key), Some(i as Tid));
+            }
+            assert_eq!(table.lookup(0x10_0000 + (round * 16) * 0x40 - 0x40), None);
+        }
+        assert_eq!(table.map_slots(), slots);
     }
 
     /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.

@@ -40,6 +40,11 @@ impl TensorMap {
         self.len
     }
 
+    #[cfg(test)]
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Forgets every key in O(1).
     pub fn clear(&mut self) {
         self.len = 0;
@@ -113,6 +118,44 @@ impl TensorMap {
         *self = TensorMap::with_capacity(self.slots.len());
         for slot in live {
             self.get_or_insert(slot.key, slot.id);
+        }
+    }
+
+    /// Whether the next insertion would grow the table.
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.len >= self.limit
+    }
+
+    /// Forgets every key and inserts `entries` instead: a map whose caller keeps stale keys
+    /// (see `TensorTable`) drops them here. It grows when the entries would take more than half
+    /// of what it holds (so that as many insertions again come before the next rebuild), and
+    /// so does not allocate while their number stays the same.
+    #[cold]
+    #[inline(never)]
+    pub fn rebuild(&mut self, entries: impl Iterator<Item = (usize, Tid)> + Clone) {
+        let n = entries.clone().count() + 1;
+        if 2 * n > self.limit {
+            *self = TensorMap::with_capacity(2 * n);
+        } else {
+            self.clear();
+        }
+        for (key, id) in entries {
+            self.get_or_insert(key, id);
+        }
+    }
+
+    /// Points `key`, which is present, at `id`.
+    pub fn replace(&mut self, key: usize, id: Tid) {
+        let (mut i, mask) = self.start(key);
+        loop {
+            let slot = &mut self.slots[i];
+            debug_assert_eq!(slot.stamp, self.generation, "replace of an absent key");
+            if slot.key == key {
+                slot.id = id;
+                return;
+            }
+            i = (i + 1) & mask;
         }
     }
 }
