@@ -169,9 +169,10 @@ impl TensorTable {
     }
 
     /// The id of the tensor at address `key`, adding it (unassigned, without copies, not
-    /// refreshed) when new; the flag says whether it was added.
-    #[inline(always)]
-    pub fn id(&mut self, key: usize) -> (Tid, bool) {
+    /// refreshed) when new; the flag says whether it was added. (The scheduler calls its two
+    /// halves itself: a reused id keeps its records, which it need not write again.)
+    #[cfg(test)]
+    fn id(&mut self, key: usize) -> (Tid, bool) {
         match self.reuse_next(key) {
             Some(tid) => (tid, true),
             None => self.id_from_map(key),
