@@ -13,7 +13,8 @@
 //! tensor's answers are kept when its id's stored description equals its current one and so do
 //! its sources' (they come first in a graph, so they have been compared). For a backend whose
 //! answers are not pure, `WSP_GGML_SCHED_NO_ANSWER_CACHE` lists it by name (or `1`/`all` for
-//! every backend): its answers are then kept within one graph only.
+//! every backend): its answers are then kept within one graph only, and no plan is reused
+//! (see [`super::plan::PlanMemo`]).
 
 use super::plan::Tid;
 use crate::graph::{Description, Tensor};
@@ -24,6 +25,35 @@ const NO: u8 = 1;
 const YES: u8 = 2;
 const SUPPORTS: u32 = 0;
 const OFFLOAD: u32 = 2;
+
+/// An answer forgotten in this graph, for the scheduler to ask again: if every one is given
+/// again, the graph is planned as before (see [`super::plan::PlanMemo`]).
+#[derive(Clone, Copy)]
+pub struct Forgotten {
+    pub tid: Tid,
+    pub backend: usize,
+    answers: u8,
+}
+
+impl Forgotten {
+    /// The `supports_op` answer that was kept, if one was.
+    pub fn supports_op(self) -> Option<bool> {
+        answer(self.answers >> SUPPORTS)
+    }
+
+    /// The `offload_op` answer that was kept, if one was.
+    pub fn offload_op(self) -> Option<bool> {
+        answer(self.answers >> OFFLOAD)
+    }
+}
+
+fn answer(bits: u8) -> Option<bool> {
+    match bits & 3 {
+        NO => Some(false),
+        YES => Some(true),
+        _ => None,
+    }
+}
 
 /// What is kept of one tensor id (together: both are read for each tensor).
 #[derive(Clone, Default)]
@@ -41,6 +71,8 @@ pub struct Answers {
     answers: Vec<u8>,
     /// Backends whose answers are forgotten at every graph.
     ask_again: Vec<bool>,
+    /// The answers forgotten since the graph began.
+    forgotten: Vec<Forgotten>,
 }
 
 impl Answers {
@@ -58,16 +90,33 @@ impl Answers {
             described: Vec::new(),
             answers: Vec::new(),
             ask_again: names.iter().map(|n| all || listed(n.as_ref())).collect(),
+            forgotten: Vec::new(),
         }
+    }
+
+    /// Whether every backend's answers are kept from one graph to the next (none is named by
+    /// the switch).
+    pub fn are_kept(&self) -> bool {
+        !self.ask_again.contains(&true)
+    }
+
+    /// Room for `n_tensors` ids.
+    fn grow(&mut self, n_tensors: usize) {
+        if self.described.len() < n_tensors {
+            self.described.resize(n_tensors, Kept::default());
+            self.answers.resize(n_tensors * self.n_backends, NOT_ASKED);
+        }
+    }
+
+    /// Before reading a graph: nothing forgotten in it yet.
+    pub fn begin_reading(&mut self) {
+        self.forgotten.clear();
     }
 
     /// Before planning a graph of `n_tensors` ids: room for them, and the answers of backends
     /// whose answers are not kept forgotten.
     pub fn begin_graph(&mut self, n_tensors: usize) {
-        if self.described.len() < n_tensors {
-            self.described.resize(n_tensors, Kept::default());
-            self.answers.resize(n_tensors * self.n_backends, NOT_ASKED);
-        }
+        self.grow(n_tensors);
         for (backend, _) in self.ask_again.iter().enumerate().filter(|(_, &again)| again) {
             self.answers.iter_mut().skip(backend).step_by(self.n_backends).for_each(|a| *a = NOT_ASKED);
         }
@@ -95,9 +144,7 @@ impl Answers {
     /// `tid` is now `tensor`, about which nothing has been asked.
     pub fn learn(&mut self, tid: Tid, tensor: Tensor) {
         let i = tid as usize;
-        if self.described.len() <= i {
-            self.begin_graph(i + 1);
-        }
+        self.grow(i + 1);
         let kept = &mut self.described[i];
         kept.same_in = 0;
         match &mut kept.description {
@@ -107,10 +154,27 @@ impl Answers {
         self.forget(tid);
     }
 
-    /// Forgets `tid`'s answers (a source of it changed).
+    /// Forgets `tid`'s answers (a source of it changed), listing them among the forgotten.
     pub fn forget(&mut self, tid: Tid) {
         let i = tid as usize;
-        self.answers[i * self.n_backends..(i + 1) * self.n_backends].fill(NOT_ASKED);
+        let kept = &mut self.answers[i * self.n_backends..(i + 1) * self.n_backends];
+        for (backend, answers) in kept.iter_mut().enumerate() {
+            if *answers != NOT_ASKED {
+                self.forgotten.push(Forgotten { tid, backend, answers: *answers });
+                *answers = NOT_ASKED;
+            }
+        }
+    }
+
+    /// The answers forgotten since [`Self::begin_reading`], taken out (to be asked again through
+    /// `self`); [`Self::put_back`] returns the list's memory.
+    pub fn take_forgotten(&mut self) -> Vec<Forgotten> {
+        std::mem::take(&mut self.forgotten)
+    }
+
+    pub fn put_back(&mut self, mut forgotten: Vec<Forgotten>) {
+        forgotten.clear();
+        self.forgotten = forgotten;
     }
 
     /// The kept answer in `tid`'s bits at `shift` for `backend`, else `ask`'s, kept.
@@ -208,6 +272,29 @@ mod tests {
         answers.forget(0); // what the scheduler does when a source changed
         ask(&mut answers, 0, 0, &mut calls);
         assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn forgotten_answers_are_listed_with_what_they_were() {
+        let mut arena = TensorArena::default();
+        let t = tensor(&mut arena, 8);
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "");
+        answers.learn(0, t);
+        answers.learn(1, t);
+        answers.supports_op(0, 0, || true);
+        answers.offload_op(0, 0, || false);
+        answers.supports_op(0, 1, || false);
+        answers.begin_reading();
+        answers.forget(1); // nothing asked: nothing listed
+        answers.forget(0);
+        let forgotten = answers.take_forgotten();
+        let listed: Vec<_> = forgotten.iter().map(|f| (f.tid, f.backend, f.supports_op(), f.offload_op())).collect();
+        assert_eq!(listed, [(0, 0, Some(true), Some(false)), (0, 1, Some(false), None)]);
+        assert!(!answers.supports_op(0, 0, || false), "forgotten, so asked again");
+        answers.put_back(forgotten);
+        answers.begin_reading();
+        assert!(answers.take_forgotten().is_empty());
+        assert!(answers.are_kept() && !Answers::with_switch(&["ACCEL", "CPU"], "CPU").are_kept());
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::handle::{Backend, BufferType, Event};
 use alloc_graph::AllocGraph;
 use answers::Answers;
 use arena::TensorArena;
-use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, SchedConfig, TensorTable, Tid, NO_TENSOR};
+use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, PlanMemo, SchedConfig, TensorTable, Tid, NO_TENSOR};
 use std::cell::{Ref, RefCell, RefMut};
 use std::ffi::{c_int, c_void, CStr};
 
@@ -235,6 +235,11 @@ pub struct Scheduler {
     node_tids: Vec<Tid>,
     leaf_tids: Vec<Tid>,
     plan: Plan,
+    /// The last plan, reused while the graph's planning inputs stay the same.
+    memo: PlanMemo,
+    /// Reading the graph found a planning input other than at the last plan (a tensor info,
+    /// an id, or an assignment from before the graph).
+    plan_inputs_changed: bool,
     /// The backends' answers about each tensor, kept while it stays the same.
     answers: Answers,
     buft_support: Vec<(usize, BuftId, bool)>,
@@ -377,6 +382,8 @@ impl Scheduler {
             node_tids: Vec::with_capacity(graph_size),
             leaf_tids: Vec::with_capacity(graph_size),
             plan: Plan::default(),
+            memo: PlanMemo::default(),
+            plan_inputs_changed: true,
             buft_support: Vec::new(),
             alloc_graph: AllocGraph::default(),
             split_graphs: Vec::new(),
@@ -459,6 +466,7 @@ impl Scheduler {
         let (tid, added) = self.table.id_from_map(tensor.addr());
         if added {
             self.record(tid, tensor);
+            self.plan_inputs_changed = true;
         }
         tid
     }
@@ -619,6 +627,7 @@ impl Scheduler {
         info.is_view_op = t.is_view_op();
         info.ignores_weights = ignores_weights(t.op());
         info.src_mask = src_mask;
+        self.plan_inputs_changed |= *info != old;
     }
 
     /// What `tid`'s buffer, or its view source's, says.
@@ -631,12 +640,16 @@ impl Scheduler {
             None => own,
         };
         let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-        let info = &mut self.table.info[tid as usize];
-        info.storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
-        info.preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
-        info.weights = weights.is_some();
+        let storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
+        let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         // Only asked about weights (the op-offload rule), so only computed for them.
-        info.host = weights.is_some_and(|b| b.is_host(self.caller));
+        let host = weights.is_some_and(|b| b.is_host(self.caller));
+        let info = &mut self.table.info[tid as usize];
+        let read = (storage_buft, preallocated, weights.is_some(), host);
+        if (info.storage_buft, info.preallocated, info.weights, info.host) != read {
+            (info.storage_buft, info.preallocated, info.weights, info.host) = read;
+            self.plan_inputs_changed = true;
+        }
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
@@ -664,6 +677,11 @@ impl Scheduler {
         #[cfg(graph_uid)]
         graph.set_uid(crate::ggml::next_graph_uid());
 
+        // Assignments made before the graph (no reset since the last one, or by hand) are planning
+        // inputs too: a plan made over them is neither reused nor remembered.
+        let from_clear = self.table.is_empty();
+        self.plan_inputs_changed = !from_clear;
+        self.answers.begin_reading();
         self.node_tids.clear();
         self.leaf_tids.clear();
         for &leaf in graph.leafs() {
@@ -675,8 +693,33 @@ impl Scheduler {
             self.node_tids.push(tid);
         }
 
-        self.buft_support.clear();
+        let planned_before = !self.plan_inputs_changed
+            && self.answers.are_kept()
+            && self.memo.is_for(&self.table, &self.node_tids, &self.leaf_tids)
+            && self.forgotten_answers_hold();
         self.answers.begin_graph(self.table.len());
+        if planned_before {
+            self.memo.restore(&mut self.table, &self.plan);
+        } else {
+            self.plan(caller, from_clear);
+        }
+
+        self.materialize_copies(graph.nodes());
+        if self.debug > 0 {
+            self.print_assignments(caller, graph);
+        }
+        if let Some(path) = self.dot_path.clone() {
+            dot::write_splits(self, caller, graph, &path);
+        }
+        self.build_alloc_graph(graph);
+        #[cfg(sched_debug_realloc)]
+        self.realloc_check.record(graph, self.plan.splits.len(), self.n_copies);
+    }
+
+    /// Plans the graph read into `node_tids` and `leaf_tids`; remembers the plan if it was made
+    /// over a cleared table (`from_clear`: nothing assigned before).
+    fn plan(&mut self, caller: &'static str, from_clear: bool) {
+        self.buft_support.clear();
         let config = SchedConfig { bufts: &self.buft_ids, n_copies: self.n_copies, op_offload: self.op_offload };
         let mut oracle = BackendOracle {
             caller,
@@ -690,17 +733,30 @@ impl Scheduler {
         if let Err(error) = planned {
             self.abort_on_plan_error(caller, error);
         }
+        if from_clear {
+            self.memo.remember(&self.table, &self.node_tids, &self.leaf_tids);
+        } else {
+            self.memo.forget();
+        }
+    }
 
-        self.materialize_copies(graph.nodes());
-        if self.debug > 0 {
-            self.print_assignments(caller, graph);
-        }
-        if let Some(path) = self.dot_path.clone() {
-            dot::write_splits(self, caller, graph, &path);
-        }
-        self.build_alloc_graph(graph);
-        #[cfg(sched_debug_realloc)]
-        self.realloc_check.record(graph, self.plan.splits.len(), self.n_copies);
+    /// Whether the backends give every answer forgotten while reading the graph again (asked
+    /// through the oracle, which keeps the new answers).
+    fn forgotten_answers_hold(&mut self) -> bool {
+        let forgotten = self.answers.take_forgotten();
+        let mut oracle = BackendOracle {
+            caller: self.caller,
+            backends: &self.backends,
+            tensors: &self.tensors,
+            answers: &mut self.answers,
+            buft_support: &mut self.buft_support,
+        };
+        let hold = forgotten.iter().all(|f| {
+            f.supports_op().is_none_or(|yes| oracle.supports_op(f.backend, f.tid) == yes)
+                && f.offload_op().is_none_or(|yes| oracle.offload_op(f.backend, f.tid) == yes)
+        });
+        self.answers.put_back(forgotten);
+        hold
     }
 
     #[cold]

@@ -22,7 +22,7 @@ pub const NO_TENSOR: Tid = Tid::MAX;
 pub type BuftId = usize;
 
 /// What the passes need to know about one tensor, read from it at the start of each split.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TensorInfo {
     /// The tensor this one is a view of.
     pub view_src: Tid,
@@ -687,6 +687,56 @@ impl<O: Oracle> Planner<'_, O> {
     }
 }
 
+/// The last plan made, for reuse by a graph whose planning inputs turn out to be unchanged.
+///
+/// The passes are a deterministic function of their inputs: the node and leaf ids in order,
+/// each id's [`TensorInfo`], the assignments and copy bits the table starts with, and the
+/// oracle's answers. A graph with the same ids in the same order, over a table cleared since
+/// (every id unassigned and without copies), whose infos are unchanged and whose oracle gives
+/// the answers it gave, is planned exactly as before: the scheduler checks the infos and the
+/// answers, this checks the rest and puts the outcome back.
+#[derive(Default)]
+pub struct PlanMemo {
+    /// Whether a plan is remembered.
+    valid: bool,
+    nodes: Vec<Tid>,
+    leafs: Vec<Tid>,
+    /// Every id's assignment after planning.
+    backend: Vec<i32>,
+}
+
+impl PlanMemo {
+    /// Remembers the plan just made for `nodes` and `leafs` into `table`.
+    pub fn remember(&mut self, table: &TensorTable, nodes: &[Tid], leafs: &[Tid]) {
+        self.nodes.clear();
+        self.nodes.extend_from_slice(nodes);
+        self.leafs.clear();
+        self.leafs.extend_from_slice(leafs);
+        self.backend.clear();
+        self.backend.extend_from_slice(&table.backend[..table.len()]);
+        self.valid = true;
+    }
+
+    pub fn forget(&mut self) {
+        self.valid = false;
+    }
+
+    /// Whether the remembered plan was made for `nodes` and `leafs`, over as many ids as
+    /// `table` holds.
+    pub fn is_for(&self, table: &TensorTable, nodes: &[Tid], leafs: &[Tid]) -> bool {
+        self.valid && self.backend.len() == table.len() && self.nodes == nodes && self.leafs == leafs
+    }
+
+    /// Puts the remembered plan's assignments and copy bits back into `table` (cleared since,
+    /// see [`Self::is_for`]); `plan` is that plan.
+    pub fn restore(&self, table: &mut TensorTable, plan: &Plan) {
+        table.backend[..self.backend.len()].copy_from_slice(&self.backend);
+        for request in &plan.copy_requests {
+            table.set_has_copy(request.tid, request.backend);
+        }
+    }
+}
+
 /// Assigns backends to the graph's tensors and cuts it into splits. `nodes` and `leafs` are
 /// the graph's tensors in order, already in `table` with fresh [`TensorInfo`].
 pub fn plan_graph<O: Oracle>(
@@ -898,6 +948,56 @@ mod tests {
         }
         fn supports_buft(&mut self, _: usize, buft: BuftId) -> bool {
             buft == 200
+        }
+    }
+
+    /// The table's assignments and copy bits.
+    fn decisions(table: &TensorTable) -> (Vec<i32>, Vec<u16>) {
+        (table.backend[..table.len()].to_vec(), table.stamps[..table.len()].iter().map(|s| s.has_copy).collect())
+    }
+
+    /// Forgets the table's ids and adds them again in the same order (what the scheduler's
+    /// reading does after a reset, for a graph rebuilt in the same memory).
+    fn clear_and_read_again(table: &mut TensorTable) {
+        let n = table.len();
+        table.clear();
+        for t in 0..n {
+            table.add(t, 0);
+        }
+    }
+
+    #[test]
+    fn a_remembered_plan_puts_back_what_planning_again_makes() {
+        for n_copies in [1, 4] {
+            let (mut table, nodes, first) = plan(&[2], vec![1, 2], n_copies);
+            let leafs = vec![0]; // the chain's input (its weight is a source only)
+            let mut memo = PlanMemo::default();
+            assert!(!memo.is_for(&table, &nodes, &leafs), "nothing remembered yet");
+            memo.remember(&table, &nodes, &leafs);
+            assert!(decisions(&table).1.iter().any(|&bits| bits != 0), "the plan copies across");
+
+            clear_and_read_again(&mut table);
+            let config = SchedConfig { bufts: &BUFTS, n_copies, op_offload: true };
+            let mut again = Plan::default();
+            plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![1, 2] }, &nodes, &leafs, &mut again)
+                .unwrap();
+            let planned = decisions(&table);
+            assert_eq!(
+                (&again.splits, &again.copy_requests, &again.rewrites),
+                (&first.splits, &first.copy_requests, &first.rewrites)
+            );
+
+            clear_and_read_again(&mut table);
+            assert!(memo.is_for(&table, &nodes, &leafs));
+            memo.restore(&mut table, &first);
+            assert_eq!(decisions(&table), planned);
+
+            // Another order, or another number of ids, is another graph.
+            let reversed: Vec<Tid> = nodes.iter().rev().copied().collect();
+            assert!(!memo.is_for(&table, &reversed, &leafs));
+            assert!(!memo.is_for(&table, &nodes, &[]));
+            table.add(table.len(), 0);
+            assert!(!memo.is_for(&table, &nodes, &leafs));
         }
     }
 
