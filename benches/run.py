@@ -161,7 +161,9 @@ def case_sched_time(bins, quick):
         log(f"  time {mode:5} {nodes}: whole {row['ours_ns']['median'] / 1e6:.3f} vs {row['ref_ns']['median'] / 1e6:.3f} ms, "
             f"ratio {row['ratio']['median']:.3f} [{row['ratio']['min']:.3f}..{row['ratio']['max']:.3f}]; scheduler only "
             f"{row['sched_ours_ns']['median'] / 1e6:.3f} vs {row['sched_ref_ns']['median'] / 1e6:.3f} ms, ratio "
-            f"{row['sched_ratio']['median']:.3f} [{row['sched_ratio']['min']:.3f}..{row['sched_ratio']['max']:.3f}]")
+            f"{row['sched_ratio']['median']:.3f} [{row['sched_ratio']['min']:.3f}..{row['sched_ratio']['max']:.3f}]; planning "
+            f"{row['plan_ours_ns']['median'] / 1e3:.1f} vs {row['plan_ref_ns']['median'] / 1e3:.1f} us = {row['plan_ratio']['median']:.3f}, "
+            f"running the splits {row['run_ratio']['median']:.3f}")
     return results
 
 
@@ -216,6 +218,13 @@ def case_whisper_decode(bins, model, out_dir, quick):
             "decode_ours_ns": spread([a["median_decode_ns"] for a, _ in pairs]),
             "decode_ref_ns": spread([b["median_decode_ns"] for _, b in pairs]),
             "decode_ratio": spread([a["median_decode_ns"] / b["median_decode_ns"] for a, b in pairs]),
+            # the scheduler's time in two parts: planning (sched_alloc_graph's own time) and running
+            # the splits (the rest: copying inputs between backends, events, the calls around them)
+            "plan_ours_ns": spread([a["median_alloc_own_ns"] for a, _ in pairs]),
+            "plan_ref_ns": spread([b["median_alloc_own_ns"] for _, b in pairs]),
+            "plan_ratio": spread([a["median_alloc_own_ns"] / b["median_alloc_own_ns"] for a, b in pairs]),
+            "run_ratio": spread([(a["median_sched_ns"] - a["median_alloc_own_ns"]) / (b["median_sched_ns"] - b["median_alloc_own_ns"])
+                                 for a, b in pairs]),
         })
         results.append(row)
         log(f"  whisper decode {config:16}: {row['splits_min']}..{row['splits_max']} splits/token, instructions "
@@ -408,6 +417,12 @@ def instruction_tables(res):
         f"minus the delegated work (backends' graph_compute, ggml-alloc), ratio the median of the rounds' ratios. "
         f"Ratio of each process's fastest token: "
         + ", ".join(f"{r['config']} {r['sched_ratio_of_minima']['median']:.3f}" for r in dec) + ".")
+    add("")
+    add("The scheduler's time in two parts, ours / reference (median of the rounds' ratios): planning "
+        "(`sched_alloc_graph`'s own time) and running the splits (the rest: copying inputs between backends, the "
+        "events and the calls around each split). "
+        + "; ".join(f"{r['config']}: planning {r['plan_ours_ns']['median'] / 1e3:.1f} / {r['plan_ref_ns']['median'] / 1e3:.1f} µs "
+                    f"= **{r['plan_ratio']['median']:.3f}**, running {r['run_ratio']['median']:.3f}" for r in dec) + ".")
     add("")
     return lines
 

@@ -21,7 +21,8 @@
 // With "exclusive", the work the scheduler delegates is timed and subtracted as in
 // benches/sched_overhead.c: every backend's graph_compute and graph_optimize (their interface
 // pointers swapped for timing wrappers) and ggml-alloc's entry points (-Wl,--wrap); adds median_sched_ns,
-// min_sched_ns and median_delegated_ns; the devices' supports_op and offload_op are swapped
+// min_sched_ns, median_delegated_ns and median_alloc_own_ns (the share of the scheduler's own time
+// spent in sched_alloc_graph: planning); the devices' supports_op and offload_op are swapped
 // for counting wrappers. "warm" (CPU alone) is "exclusive" with each token's graph planned once
 // untimed (sched_alloc_graph, sched_reset) before the timed sched_alloc_graph: the scheduler's
 // time with the caches warm, against its time after the compute has evicted them. whisper.cpp's calls of the three scheduler functions go
@@ -59,6 +60,7 @@ bool g_exclusive;        // time the delegated work
 bool g_warm;             // time sched_alloc_graph with warm caches
 uint64_t g_sched_ns;     // in the scheduler's three calls since the last token started
 uint64_t g_delegated_ns; // in delegated work since the last token started
+uint64_t g_alloc_own_ns; // of g_sched_ns - g_delegated_ns: in sched_alloc_graph, the rest in graph_compute and reset
 int g_splits = -1;       // of the last graph allocated
 
 // the backends' own graph_compute (and graph_optimize), swapped for timing wrappers
@@ -204,9 +206,12 @@ bool __wrap_wsp_ggml_backend_sched_alloc_graph(wsp_ggml_backend_sched_t sched, s
         __real_wsp_ggml_backend_sched_reset(sched);
         g_delegated_ns = delegated;
     }
+    const uint64_t delegated_before = g_delegated_ns;
     const uint64_t t0 = now_ns();
     const bool ok = __real_wsp_ggml_backend_sched_alloc_graph(sched, graph);
-    g_sched_ns += now_ns() - t0;
+    const uint64_t elapsed = now_ns() - t0;
+    g_sched_ns += elapsed;
+    g_alloc_own_ns += elapsed - (g_delegated_ns - delegated_before);
     g_splits = wsp_ggml_backend_sched_get_n_splits(sched);
     return ok;
 }
@@ -284,7 +289,7 @@ int main(int argc, char ** argv) {
         return 1;
     }
     int n_past = int(prompt.size());
-    std::vector<uint64_t> decode_ns, sched_ns, delegated_ns;
+    std::vector<uint64_t> decode_ns, sched_ns, delegated_ns, alloc_own_ns;
     int splits_min = 1 << 30, splits_max = 0;
     uint64_t token_hash = 1469598103934665603ull;  // FNV-1a over the token ids
     uint64_t supports_op_before = 0, offload_op_before = 0;
@@ -298,6 +303,7 @@ int main(int argc, char ** argv) {
         const whisper_token token = whisper_token(std::max_element(logits, logits + n_vocab) - logits);
         g_sched_ns = 0;
         g_delegated_ns = 0;
+        g_alloc_own_ns = 0;
         const uint64_t t0 = now_ns();
         if (whisper_decode(ctx, &token, 1, n_past, 1) != 0) {
             std::fprintf(stderr, "decoding token %d failed\n", i);
@@ -309,6 +315,7 @@ int main(int argc, char ** argv) {
             decode_ns.push_back(elapsed);
             sched_ns.push_back(g_sched_ns - g_delegated_ns);
             delegated_ns.push_back(g_delegated_ns);
+            alloc_own_ns.push_back(g_alloc_own_ns);
             splits_min = std::min(splits_min, g_splits);
             splits_max = std::max(splits_max, g_splits);
             token_hash = (token_hash ^ uint64_t(token)) * 1099511628211ull;
@@ -318,7 +325,7 @@ int main(int argc, char ** argv) {
     for (size_t i = 0; i < sched_ns.size(); i++) {
         whole_sched_ns[i] = sched_ns[i] + delegated_ns[i];
     }
-    for (auto * v : { &decode_ns, &sched_ns, &delegated_ns, &whole_sched_ns }) {
+    for (auto * v : { &decode_ns, &sched_ns, &delegated_ns, &whole_sched_ns, &alloc_own_ns }) {
         std::qsort(v->data(), v->size(), sizeof(uint64_t), compare_u64);
     }
     std::printf("mode=%s tokens=%d splits_min=%d splits_max=%d supports_op_per_token=%.1f offload_op_per_token=%.1f "
@@ -328,8 +335,9 @@ int main(int argc, char ** argv) {
                 (unsigned long long) decode_ns[tokens / 2], (unsigned long long) decode_ns[0],
                 (unsigned long long) whole_sched_ns[tokens / 2]);
     if (g_exclusive) {
-        std::printf(" median_sched_ns=%llu min_sched_ns=%llu median_delegated_ns=%llu", (unsigned long long) sched_ns[tokens / 2],
-                    (unsigned long long) sched_ns[0], (unsigned long long) delegated_ns[tokens / 2]);
+        std::printf(" median_sched_ns=%llu min_sched_ns=%llu median_delegated_ns=%llu median_alloc_own_ns=%llu",
+                    (unsigned long long) sched_ns[tokens / 2], (unsigned long long) sched_ns[0],
+                    (unsigned long long) delegated_ns[tokens / 2], (unsigned long long) alloc_own_ns[tokens / 2]);
     }
     std::printf("\n");
     whisper_free(ctx);
