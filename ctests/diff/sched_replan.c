@@ -18,6 +18,7 @@
 //                        asks every time
 // Graph: c = add(x, p_rows) (p_rows: the first rows of p); d = sqr(c) (or scale); e = mul(d, w);
 // o = add(e, c). p is on TEST, w [COLS, 1] on the CPU.
+#define _POSIX_C_SOURCE 200809L  // setenv, unsetenv
 #include "sched_util.h"
 
 #include <stdlib.h>
