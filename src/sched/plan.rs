@@ -717,6 +717,7 @@ impl PlanMemo {
         self.valid = true;
     }
 
+    /// Drops the remembered plan (the last one was made over assignments from before it).
     pub fn forget(&mut self) {
         self.valid = false;
     }
