@@ -24,24 +24,13 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod abi;
-#[cfg(feature = "count-allocations")]
-mod alloc_count;
-pub mod ggml;
-mod sync;
-
-pub mod graph;
+pub mod base;
 pub mod handle;
-pub mod module;
 
 pub mod buffer;
-pub mod builtin;
-pub mod cpu_buffer;
-pub mod graph_copy;
-pub mod loader;
 #[cfg(meta)]
 pub mod meta;
 pub mod registry;
 pub mod sched;
-pub mod tensor_io;
 
 mod ffi;

@@ -173,7 +173,7 @@ fn rust_layout_lines() -> Vec<String> {
         ("WSP_GGML_MAX_SRC", WSP_GGML_MAX_SRC),
         ("WSP_GGML_MAX_NAME", WSP_GGML_MAX_NAME),
         ("WSP_GGML_MAX_OP_PARAMS", WSP_GGML_MAX_OP_PARAMS),
-        ("TENSOR_ALIGNMENT", ::wsp_ggml_backend::cpu_buffer::TENSOR_ALIGNMENT),
+        ("TENSOR_ALIGNMENT", ::wsp_ggml_backend::buffer::cpu::TENSOR_ALIGNMENT),
     ] {
         out.push(format!("define {name} {value}"));
     }

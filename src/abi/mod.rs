@@ -5,7 +5,7 @@
 //! value or constant that only some families have carries the `cfg` of the capability that
 //! brings it (`releases.txt`), as ggml's own headers grew field by field (a module per release
 //! would repeat every unchanged struct). Only the mirrors and
-//! the handle methods that read their fields (`crate::handle`, `crate::graph`) know a layout;
+//! the handle methods that read their fields (`crate::handle`, `crate::handle`) know a layout;
 //! everything above works through those.
 #![allow(non_camel_case_types)]
 

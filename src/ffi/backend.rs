@@ -2,9 +2,9 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::buffer::tensor_io;
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
-use crate::tensor_io;
 use std::ffi::{c_char, c_void};
 
 /// NULL for a NULL backend, as in the reference.

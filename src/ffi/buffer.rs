@@ -182,7 +182,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(
     n_buffers: usize,
 ) -> wsp_ggml_backend_buffer_t {
     if buffers.is_null() || n_buffers == 0 {
-        crate::ggml::log_error!("{FN}: no buffers given\n");
+        crate::base::report::log_error!("{FN}: no buffers given\n");
         return std::ptr::null_mut();
     }
     Some(buffer::multi_buffer_alloc(arg!(buffers[n_buffers]))).to_c()
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_set_usage(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
-    Some(crate::cpu_buffer::cpu_buffer_type_handle()).to_c()
+    Some(crate::buffer::cpu::cpu_buffer_type_handle()).to_c()
 }
 
 /// Wraps caller-owned memory. A pointer that is not TENSOR_ALIGNMENT-aligned gives NULL
@@ -226,5 +226,5 @@ pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_from_ptr(
     ptr: *mut c_void,
     size: usize,
 ) -> wsp_ggml_backend_buffer_t {
-    crate::cpu_buffer::buffer_from_ptr(FN, ptr, size).to_c()
+    crate::buffer::cpu::buffer_from_ptr(FN, ptr, size).to_c()
 }

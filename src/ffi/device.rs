@@ -118,7 +118,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_from_host_ptr(
     let buffer = unsafe { device.buffer_from_host_ptr(ptr, size, max_tensor_size) };
     buffer
         .unwrap_or_else(|| {
-            crate::ggml::log_error!("{FN}: buffer_from_host_ptr not implemented by this device\n");
+            crate::base::report::log_error!("{FN}: buffer_from_host_ptr not implemented by this device\n");
             None
         })
         .to_c()

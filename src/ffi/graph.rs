@@ -2,15 +2,15 @@
 
 use super::{arg, named};
 use crate::abi::*;
-use crate::graph::{Graph, Tensor};
-use crate::graph_copy::{self, Refused};
+use crate::buffer::graph_copy::{self, Refused};
 use crate::handle::Backend;
+use crate::handle::{Graph, Tensor};
 use std::ffi::c_void;
 
 /// The status of a placement, or WSP_GGML_STATUS_FAILED with a log line for a refused one.
 fn status(caller: &str, placed: Result<wsp_ggml_status, Refused>) -> wsp_ggml_status {
     placed.unwrap_or_else(|Refused(why)| {
-        crate::ggml::log_error!("{caller}: {why}\n");
+        crate::base::report::log_error!("{caller}: {why}\n");
         wsp_ggml_status::WSP_GGML_STATUS_FAILED
     })
 }
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
     let Some(test_nodes) = arg!(test_nodes[num_test_nodes], optional) else {
-        crate::ggml::null_handle(FN, "test_nodes")
+        crate::base::report::null_handle(FN, "test_nodes")
     };
     let is_test_node = |t: Tensor| test_nodes.contains(&Some(t));
     graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)

@@ -17,7 +17,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
 ) -> *const c_char {
     match split::axis_name(split_axis) {
         Some(name) => name.as_ptr(),
-        None => crate::ggml::fatal!("{FN}: {split_axis} is not a split axis"),
+        None => crate::base::report::fatal!("{FN}: {split_axis} is not a split axis"),
     }
 }
 
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
     get_split_state: wsp_ggml_backend_meta_get_split_state_t,
     get_split_state_ud: *mut c_void,
 ) -> wsp_ggml_backend_dev_t {
-    crate::ggml::ensure!(
+    crate::base::report::ensure!(
         n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES,
         "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}"
     );
@@ -94,7 +94,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
 ) -> wsp_ggml_backend_t {
     let simple = &backend::meta_backend(FN, arg!(meta_backend)).simple;
     let Some(&backend) = simple.get(index) else {
-        crate::ggml::fatal!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
+        crate::base::report::fatal!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
     };
     Some(backend).to_c()
 }

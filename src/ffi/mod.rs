@@ -22,34 +22,6 @@ mod meta;
 mod registry;
 mod sched;
 
-use crate::abi::*;
 pub(crate) use crate::handle::arg;
-pub use crate::handle::{FromC, ToC};
-use crate::sched::Sched;
+use crate::handle::ToC;
 use wsp_ggml_backend_macros::named;
-
-impl FromC for wsp_ggml_backend_sched_t {
-    type Rust = Sched;
-    #[inline(always)]
-    unsafe fn into_rust(self) -> Option<Sched> {
-        // SAFETY: the caller's promise is from_raw's.
-        unsafe { Sched::from_raw(self as _) }
-    }
-}
-
-impl ToC for Option<Sched> {
-    type C = wsp_ggml_backend_sched_t;
-    #[inline(always)]
-    fn to_c(self) -> wsp_ggml_backend_sched_t {
-        self.map_or(std::ptr::null_mut(), |h| h.as_ptr() as _)
-    }
-}
-
-/// An array the caller fills in (its length is the export's to know).
-#[cfg(sched_reserve_size)]
-impl FromC for *mut usize {
-    type Rust = std::ptr::NonNull<usize>;
-    unsafe fn into_rust(self) -> Option<Self::Rust> {
-        std::ptr::NonNull::new(self)
-    }
-}

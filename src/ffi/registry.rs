@@ -2,7 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
-use crate::{loader, registry};
+use crate::registry::{self, loader};
 use std::ffi::{c_char, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;

@@ -2,8 +2,8 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
-use crate::ggml::fatal;
-use crate::graph::c_str_lossy;
+use crate::base::report::fatal;
+use crate::handle::c_str_lossy;
 use crate::handle::Backend;
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use std::ffi::{c_int, c_void};
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
     match checked {
         Ok(spec) => Some(Sched::new(Scheduler::new(FN, spec, graph_size, parallel, op_offload))).to_c(),
         Err(why) => {
-            crate::ggml::log_error!("{FN}: {why}\n");
+            crate::base::report::log_error!("{FN}: {why}\n");
             std::ptr::null_mut()
         }
     }

@@ -2,9 +2,9 @@
 //! interface callbacks that Rust implements (the CPU buffer's, the meta backend's): [`FromC`]
 //! and the [`arg!`] forms, and [`ToC`] for results.
 
-use super::{Backend, Buffer, BufferType, Device, Event, Reg};
+use super::{Backend, Buffer, BufferType, CellHandle, Device, Event, HeldInCell, Reg};
 use crate::abi::*;
-use crate::graph::{Graph, Tensor};
+use crate::handle::{Graph, Tensor};
 use std::ffi::{c_char, CStr};
 
 /// A C argument that may be NULL, and what it stands for in Rust.
@@ -81,10 +81,37 @@ impl FromC for *mut wsp_ggml_backend_dev_props {
 /// A ggml context (the meta backend's exports take one).
 #[cfg(meta)]
 impl FromC for *mut wsp_ggml_context {
-    type Rust = crate::graph::Context;
+    type Rust = crate::handle::Context;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
         // SAFETY: the caller's promise is from_raw's.
-        unsafe { crate::graph::Context::from_raw(self) }
+        unsafe { crate::handle::Context::from_raw(self) }
+    }
+}
+
+/// An object held in a cell (the scheduler).
+impl<C: HeldInCell> FromC for *mut C {
+    type Rust = CellHandle<C>;
+    #[inline(always)]
+    unsafe fn into_rust(self) -> Option<CellHandle<C>> {
+        // SAFETY: the caller's promise is from_raw's.
+        unsafe { CellHandle::from_raw(self) }
+    }
+}
+
+impl<C: HeldInCell> ToC for Option<CellHandle<C>> {
+    type C = *mut C;
+    #[inline(always)]
+    fn to_c(self) -> *mut C {
+        self.map_or(std::ptr::null_mut(), |h| h.as_ptr())
+    }
+}
+
+/// An array the caller fills in (its length is the export's to know).
+#[cfg(sched_reserve_size)]
+impl FromC for *mut usize {
+    type Rust = std::ptr::NonNull<usize>;
+    unsafe fn into_rust(self) -> Option<Self::Rust> {
+        std::ptr::NonNull::new(self)
     }
 }
 
@@ -129,7 +156,7 @@ macro_rules! arg {
         // and C calls an interface entry with live arguments of its object.
         match unsafe { $crate::handle::FromC::into_rust($p) } {
             Some(converted) => converted,
-            None => $crate::ggml::null_handle(FN, stringify!($p)),
+            None => $crate::base::report::null_handle(FN, stringify!($p)),
         }
     };
     ($p:ident, or return) => {
@@ -137,7 +164,7 @@ macro_rules! arg {
         match unsafe { $crate::handle::FromC::into_rust($p) } {
             Some(converted) => converted,
             None => {
-                $crate::ggml::log_error!("{FN}: {} is NULL\n", stringify!($p));
+                $crate::base::report::log_error!("{FN}: {} is NULL\n", stringify!($p));
                 return;
             }
         }
@@ -147,7 +174,7 @@ macro_rules! arg {
         match unsafe { $crate::handle::FromC::into_rust($p) } {
             Some(converted) => converted,
             None => {
-                $crate::ggml::log_error!("{FN}: {} is NULL\n", stringify!($p));
+                $crate::base::report::log_error!("{FN}: {} is NULL\n", stringify!($p));
                 return $error;
             }
         }
@@ -163,10 +190,12 @@ macro_rules! arg {
             Some(values) => values
                 .into_iter()
                 .enumerate()
-                .map(|(i, v)| v.unwrap_or_else(|| $crate::ggml::fatal!("{FN}: {}[{i}] is NULL", stringify!($p))))
+                .map(|(i, v)| {
+                    v.unwrap_or_else(|| $crate::base::report::fatal!("{FN}: {}[{i}] is NULL", stringify!($p)))
+                })
                 .collect::<Vec<_>>(),
             None if $n == 0 => Vec::new(),
-            None => $crate::ggml::null_handle(FN, stringify!($p)),
+            None => $crate::base::report::null_handle(FN, stringify!($p)),
         }
     };
     ($p:ident[$n:expr], optional) => {

@@ -4,8 +4,8 @@
 use super::Runs;
 use super::{handle, required, Device, Event};
 use crate::abi::*;
-use crate::ggml::null_handle;
-use crate::graph::Tensor;
+use crate::base::report::null_handle;
+use crate::handle::Tensor;
 use std::ffi::{c_char, c_void};
 
 handle!(

@@ -2,8 +2,8 @@
 
 use super::{handle, required, BufferType};
 use crate::abi::*;
-use crate::ggml::null_handle;
-use crate::graph::Tensor;
+use crate::base::report::null_handle;
+use crate::handle::Tensor;
 use std::ffi::c_void;
 
 handle!(

@@ -2,7 +2,7 @@
 
 use super::{handle, required, Buffer, Device};
 use crate::abi::*;
-use crate::graph::Tensor;
+use crate::handle::Tensor;
 use std::ffi::c_char;
 
 handle!(

@@ -3,7 +3,7 @@
 
 use super::{handle, required, Backend, Buffer, BufferType, Event, Reg};
 use crate::abi::*;
-use crate::graph::Tensor;
+use crate::handle::Tensor;
 use std::ffi::{c_char, c_void};
 
 handle!(
@@ -96,7 +96,8 @@ impl Device {
 
     /// The device's default buffer type, or an abort naming the caller when it has none.
     pub fn buffer_type_or_abort(self, caller: &str) -> BufferType {
-        self.buffer_type(caller).unwrap_or_else(|| crate::ggml::fatal!("{caller}: the device has no buffer type"))
+        self.buffer_type(caller)
+            .unwrap_or_else(|| crate::base::report::fatal!("{caller}: the device has no buffer type"))
     }
 
     /// Optional; None by default.

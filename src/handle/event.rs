@@ -3,7 +3,7 @@
 
 use super::{handle, Device};
 use crate::abi::*;
-use crate::ggml::null_handle;
+use crate::base::report::null_handle;
 
 handle!(
     /// An event.

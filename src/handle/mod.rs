@@ -13,9 +13,14 @@ mod arg;
 mod backend;
 mod buffer;
 mod buffer_type;
+mod cell;
+#[cfg(meta)]
+mod context;
 mod device;
 mod event;
+mod graph;
 mod reg;
+mod tensor;
 
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
@@ -24,9 +29,18 @@ pub use buffer::Buffer;
 #[cfg(tensor_2d)]
 pub use buffer::Runs;
 pub use buffer_type::{BufferType, StaticBufferType};
+pub use cell::{CellHandle, HeldInCell};
+#[cfg(meta)]
+pub use context::Context;
 pub use device::Device;
 pub use event::Event;
+#[cfg(meta)]
+pub use graph::OwnedGraph;
+pub use graph::{graph_over, Graph};
 pub use reg::Reg;
+#[cfg(meta)]
+pub use tensor::Fingerprint;
+pub use tensor::{c_str_lossy, is_view_op, Description, Tensor};
 
 /// Defines a handle type over the C object `$raw`.
 macro_rules! handle {
@@ -76,5 +90,5 @@ fn required<F: Copy>(entry: Option<F>, caller: &str, what: &str) -> F {
 #[cold]
 #[inline(never)]
 fn not_implemented(caller: &str, what: &str) -> ! {
-    crate::ggml::fatal!("{caller}: {what} not implemented by this backend")
+    crate::base::report::fatal!("{caller}: {what} not implemented by this backend")
 }

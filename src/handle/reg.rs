@@ -27,7 +27,7 @@ impl Reg {
     /// The name for log lines.
     pub fn name_lossy(self, caller: &str) -> String {
         // SAFETY: a reg's name is NULL or a string that lives as long as the reg.
-        unsafe { crate::graph::c_str_lossy(self.name(caller)) }.into_owned()
+        unsafe { crate::handle::c_str_lossy(self.name(caller)) }.into_owned()
     }
 
     pub fn device_count(self, caller: &str) -> usize {

@@ -11,9 +11,9 @@ use super::MetaDevice;
 use super::{schedule, split};
 use crate::abi::op;
 use crate::abi::*;
-use crate::ggml::{ensure, fatal, null_handle};
-use crate::graph::{Graph, OwnedGraph, Tensor};
+use crate::base::report::{ensure, fatal, null_handle};
 use crate::handle::{arg, Backend, Buffer, Device};
+use crate::handle::{Graph, OwnedGraph, Tensor};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 

@@ -5,10 +5,10 @@
 use super::split::{self, SplitState};
 use super::{MetaBufferType, MetaDevice};
 use crate::abi::*;
-use crate::ggml::{ensure, fatal, null_handle};
-use crate::graph::{Context, Fingerprint, Tensor};
+use crate::base::report::{ensure, fatal, null_handle};
 use crate::handle::arg;
 use crate::handle::{Backend, Buffer, BufferType, Runs};
+use crate::handle::{Context, Fingerprint, Tensor};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -190,7 +190,7 @@ fn device_of(caller: &str, buft: BufferType) -> &'static MetaDevice {
 /// A meta buffer with a simple buffer of `size` bytes on every device (the simple buffers'
 /// largest size is the meta buffer's).
 pub fn alloc_buffer(caller: &str, buft: BufferType, meta_buft: &MetaBufferType, size: usize) -> Buffer {
-    let compute_mem = 1024 * 1024 * crate::ggml::tensor_overhead();
+    let compute_mem = 1024 * 1024 * crate::base::ggml::tensor_overhead();
     let simple: Vec<Option<Buffer>> = meta_buft
         .simple
         .iter()
@@ -317,7 +317,7 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
         .filter(|&&src| src != tensor)
         .map(|&src| describe(src, &split_state(caller, src, true)))
         .collect();
-    crate::ggml::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
+    crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
 }
 
 /// The leading integer of an environment variable, as C's atoi reads it (0 when unset).

@@ -14,8 +14,8 @@ pub mod schedule;
 pub mod split;
 
 use crate::abi::*;
-use crate::ggml::fatal;
-use crate::graph::Tensor;
+use crate::base::report::fatal;
+use crate::handle::Tensor;
 use crate::handle::{arg, BufferType, Device};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
@@ -80,7 +80,7 @@ pub fn device_new(
     get_split_state: wsp_ggml_backend_meta_get_split_state_t,
     userdata: *mut c_void,
 ) -> Device {
-    crate::ggml::ensure!(
+    crate::base::report::ensure!(
         simple.len() <= WSP_GGML_BACKEND_META_MAX_DEVICES,
         "{caller}: {} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}",
         simple.len()
@@ -120,7 +120,7 @@ pub fn is_meta_device(device: Device) -> bool {
 
 /// The context of a meta device, or an abort naming the caller.
 pub fn meta_device<'a>(caller: &str, device: Device) -> &'a MetaDevice {
-    crate::ggml::ensure!(is_meta_device(device), "{caller}: device is not a meta device");
+    crate::base::report::ensure!(is_meta_device(device), "{caller}: device is not a meta device");
     // SAFETY: a meta device's context is the MetaDevice leaked by device_new, never freed.
     unsafe { &*(device.context() as *const MetaDevice) }
 }
@@ -131,7 +131,7 @@ pub fn is_meta_buffer_type(buft: BufferType) -> bool {
 
 /// The context of a meta buffer type, or an abort naming the caller.
 pub fn meta_buffer_type<'a>(caller: &str, buft: BufferType) -> &'a MetaBufferType {
-    crate::ggml::ensure!(is_meta_buffer_type(buft), "{caller}: buffer type is not a meta buffer type");
+    crate::base::report::ensure!(is_meta_buffer_type(buft), "{caller}: buffer type is not a meta buffer type");
     // SAFETY: a meta buffer type's context is the MetaBufferType leaked by buffer_type.
     unsafe { &*(buft.context() as *const MetaBufferType) }
 }
@@ -305,7 +305,7 @@ unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) ->
     for b in &meta_buffer_type(FN, arg!(buft)).simple {
         let alignment = b.alignment(FN);
         max = max.max(alignment);
-        crate::ggml::ensure!(
+        crate::base::report::ensure!(
             alignment != 0 && max % alignment == 0,
             "{FN}: simple buffer type alignments do not divide each other"
         );

@@ -6,8 +6,8 @@
 //! must reserve again.
 
 use crate::abi::*;
-use crate::graph::{graph_over, Tensor};
 use crate::handle::BufferType;
+use crate::handle::{graph_over, Tensor};
 use std::ffi::c_int;
 
 pub struct AllocGraph {

@@ -17,7 +17,7 @@
 //! (see [`super::plan::PlanMemo`]).
 
 use super::plan::Tid;
-use crate::graph::{Description, Tensor};
+use crate::handle::{Description, Tensor};
 
 /// One answer: not asked yet, no, yes.
 const NOT_ASKED: u8 = 0;

@@ -4,7 +4,7 @@
 //! graph is in use.
 
 use crate::abi::wsp_ggml_tensor;
-use crate::graph::Tensor;
+use crate::handle::Tensor;
 use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 
 const CHUNK_TENSORS: usize = 256;

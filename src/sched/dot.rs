@@ -3,8 +3,8 @@
 //! edges, so that one can see where the graph was cut and why.
 
 use super::Scheduler;
-use crate::ggml::log_error;
-use crate::graph::Graph;
+use crate::base::report::log_error;
+use crate::handle::Graph;
 use std::fmt::Write as _;
 use std::path::Path;
 

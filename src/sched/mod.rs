@@ -23,14 +23,15 @@ pub mod plan;
 mod tensor_map;
 
 use crate::abi::*;
-use crate::ggml::*;
-use crate::graph::{c_str_lossy, Graph, Tensor};
-use crate::handle::{Backend, BufferType, Event};
+use crate::base::ggml::*;
+use crate::base::report::*;
+use crate::handle::{c_str_lossy, Graph, Tensor};
+use crate::handle::{Backend, BufferType, CellHandle, Event, HeldInCell};
 use alloc_graph::AllocGraph;
 use answers::Answers;
 use arena::TensorArena;
 use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, PlanMemo, SchedConfig, TensorTable, Tid, NO_TENSOR};
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::{Ref, RefMut};
 use std::ffi::{c_int, c_void, CStr};
 
 /// Most backends a scheduler takes (as in the reference).
@@ -112,61 +113,10 @@ impl SchedBackends {
 }
 
 /// A scheduler as C holds it: behind the opaque `wsp_ggml_backend_sched_t`.
-pub type Sched = CellHandle<Scheduler>;
+pub type Sched = CellHandle<wsp_ggml_backend_sched>;
 
-/// What C holds of an object that calls user code while it works, which may call it back: a
-/// pointer to a `RefCell`. Each export borrows the object through the cell for the length of its
-/// call, to read or to change it, so that a call back never makes a second `&mut` while one is
-/// live: it gets a shared borrow beside other shared ones, or is refused.
-pub struct CellHandle<T>(std::ptr::NonNull<RefCell<T>>);
-
-impl<T> Clone for CellHandle<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for CellHandle<T> {}
-
-impl<T> CellHandle<T> {
-    /// Hands an object over to C; [`CellHandle::release`] takes it back.
-    pub fn new(object: T) -> Self {
-        CellHandle(std::ptr::NonNull::from(Box::leak(Box::new(RefCell::new(object)))))
-    }
-
-    /// # Safety
-    /// `ptr` is NULL or a handle made by [`CellHandle::new`] and not released yet.
-    pub unsafe fn from_raw(ptr: *mut T) -> Option<Self> {
-        std::ptr::NonNull::new(ptr.cast()).map(CellHandle)
-    }
-
-    pub fn as_ptr(self) -> *mut T {
-        self.0.as_ptr().cast()
-    }
-
-    fn cell<'a>(self) -> &'a RefCell<T> {
-        // SAFETY: live (from_raw) until release; the cell is only ever shared, and the object is
-        // not used from two threads at once (the ggml API's rule; RefCell is !Sync).
-        unsafe { self.0.as_ref() }
-    }
-
-    pub fn try_read<'a>(self) -> Option<Ref<'a, T>> {
-        self.cell().try_borrow().ok()
-    }
-
-    pub fn try_write<'a>(self) -> Option<RefMut<'a, T>> {
-        self.cell().try_borrow_mut().ok()
-    }
-
-    /// Takes the object back from C; None (and it stays) while a borrow is live.
-    ///
-    /// # Safety
-    /// The handle is not used afterwards.
-    pub unsafe fn release(self) -> Option<T> {
-        drop(self.try_write()?);
-        // SAFETY: made by Box::leak in new, released once (the caller's promise); no borrow is
-        // live (try_write just succeeded).
-        Some(unsafe { Box::from_raw(self.0.as_ptr()) }.into_inner())
-    }
+impl HeldInCell for wsp_ggml_backend_sched {
+    type Object = Scheduler;
 }
 
 /// The scheduler's handle: while it computes, the splits run under a shared borrow, so the
@@ -675,7 +625,7 @@ impl Scheduler {
 
         // 0.7: the graph is new to backends that cache per graph, as it may have changed.
         #[cfg(graph_uid)]
-        graph.set_uid(crate::ggml::next_graph_uid());
+        graph.set_uid(crate::base::ggml::next_graph_uid());
 
         // Assignments made before the graph (no reset since the last one, or by hand) are planning
         // inputs too: a plan made over them is neither reused nor remembered.
@@ -862,7 +812,7 @@ impl Scheduler {
         // 0.7: each split is a new graph to backends that cache per graph.
         #[cfg(graph_uid)]
         for split_graph in &mut self.split_graphs {
-            split_graph.uid = crate::ggml::next_graph_uid();
+            split_graph.uid = crate::base::ggml::next_graph_uid();
         }
     }
 
@@ -963,7 +913,7 @@ impl Scheduler {
                 if input.is_input() {
                     // User inputs are copied at once, before the user can overwrite them.
                     self.wait_for_split_backend(caller, split_backend, event, true);
-                    crate::tensor_io::copy(caller, input, input_copy);
+                    crate::buffer::tensor_io::copy(caller, input, input_copy);
                 } else {
                     self.wait_for_split_backend(caller, split_backend, event, false);
                     let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
@@ -971,7 +921,7 @@ impl Scheduler {
                     if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
                         input_backend.synchronize();
                         self.wait_for_split_backend(caller, split_backend, event, true);
-                        crate::tensor_io::copy(caller, input, input_copy);
+                        crate::buffer::tensor_io::copy(caller, input, input_copy);
                     }
                 }
             }
@@ -1202,29 +1152,4 @@ fn ignores_weights(op: wsp_ggml_op) -> bool {
         return true;
     }
     op == WSP_GGML_OP_ROPE
-}
-
-#[cfg(test)]
-mod cell_handle_tests {
-    use super::CellHandle;
-
-    #[test]
-    fn a_call_back_reads_beside_the_running_call_and_can_neither_change_nor_free_it() {
-        let handle = CellHandle::new(vec![1, 2, 3]);
-        // What C holds, and the computation's shared borrow while user code runs.
-        let raw = handle.as_ptr();
-        let running = handle.try_read().unwrap();
-        // The call back: an export makes a handle from the same pointer.
-        // SAFETY: made by new above, not released.
-        let again = unsafe { CellHandle::from_raw(raw) }.unwrap();
-        assert_eq!(again.try_read().unwrap().len(), 3);
-        assert!(again.try_write().is_none());
-        // SAFETY: refused while a borrow is live, so the handle stays usable.
-        assert!(unsafe { again.release() }.is_none());
-        assert_eq!(running[0], 1);
-        drop(running);
-        again.try_write().unwrap().push(4);
-        // SAFETY: not used afterwards.
-        assert_eq!(unsafe { handle.release() }, Some(vec![1, 2, 3, 4]));
-    }
 }

@@ -1,11 +1,17 @@
-//! Buffers: their life cycle, the placeholder for zero-byte allocations, and multi-buffers.
+//! Buffers: their life cycle, the placeholder for zero-byte allocations, and multi-buffers;
+//! the CPU buffer types (`cpu`), tensor data access (`tensor_io`), and placing tensors and whole
+//! graphs in buffers (`graph_copy`).
 //!
 //! A buffer object is made here ([`new_buffer`]) and released here ([`free_buffer`]), whoever
 //! implements its interface, as the reference's `new`/`delete` pair.
 
+pub mod cpu;
+pub mod graph_copy;
+pub mod tensor_io;
+
 use crate::abi::*;
-use crate::ggml::{ensure, log_error};
-use crate::graph::Tensor;
+use crate::base::report::{ensure, log_error};
+use crate::handle::Tensor;
 use crate::handle::{Buffer, BufferType};
 use std::ffi::c_void;
 
@@ -24,9 +30,11 @@ pub fn new_buffer(
 /// Allocates every tensor of `ctx` in one new buffer of `buft` (ggml-alloc); None when that
 /// fails or the tensors need no memory (0.6, 0.7: the meta buffer's parts).
 #[cfg(meta)]
-pub fn alloc_ctx_tensors(ctx: crate::graph::Context, buft: BufferType) -> Option<Buffer> {
+pub fn alloc_ctx_tensors(ctx: crate::handle::Context, buft: BufferType) -> Option<Buffer> {
     // SAFETY: a live context and buffer type; ggml-alloc returns NULL or a new live buffer.
-    unsafe { Buffer::from_raw(crate::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx.as_ptr(), buft.as_ptr())) }
+    unsafe {
+        Buffer::from_raw(crate::base::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx.as_ptr(), buft.as_ptr()))
+    }
 }
 
 /// Releases a buffer (and, for a multi-buffer, its parts).
@@ -58,7 +66,7 @@ mod live_buffers {
 
     pub fn freeing(buffer: Buffer) {
         if !live().remove(&(buffer.as_ptr() as usize)) {
-            crate::ggml::fatal!(
+            crate::base::report::fatal!(
                 "wsp_ggml_backend_buffer_free: buffer {:p} was already freed (or never created)",
                 buffer.as_ptr()
             );
@@ -136,7 +144,7 @@ pub fn set_usage(buffer: Buffer, usage: wsp_ggml_backend_buffer_usage) {
 /// # Safety
 /// Both tensors are allocated and have the same layout.
 pub unsafe fn copy_tensor(caller: &str, src: Tensor, dst: Tensor) -> bool {
-    let dst_buffer = dst.storage_buffer().unwrap_or_else(|| crate::ggml::null_handle(caller, "dst->buffer"));
+    let dst_buffer = dst.storage_buffer().unwrap_or_else(|| crate::base::report::null_handle(caller, "dst->buffer"));
     // SAFETY: the caller's promise.
     unsafe { dst_buffer.cpy_tensor(src, dst) }
 }

@@ -1,10 +1,10 @@
 //! Tensor data access with the reference's checks (named, and with the sizes in the message),
 //! and copies between tensors, possibly of different backends.
 
-use crate::ggml::{ensure, fatal, null_handle};
-use crate::graph::Tensor;
+use crate::base::report::{ensure, fatal, null_handle};
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
+use crate::handle::Tensor;
 use crate::handle::{Backend, Buffer};
 use std::ffi::c_void;
 

@@ -2,9 +2,10 @@
 //! backends node by node.
 
 use crate::abi::*;
-use crate::ggml::*;
-use crate::graph::{Graph, Tensor};
+use crate::base::ggml::*;
+use crate::base::report::*;
 use crate::handle::{Backend, Buffer};
+use crate::handle::{Graph, Tensor};
 use std::collections::HashMap;
 
 /// A refused request, logged by the export that returns WSP_GGML_STATUS_FAILED for it.
@@ -122,7 +123,7 @@ impl GraphCopier {
             let initialised = matches!(view_init(dst), Ok(wsp_ggml_status::WSP_GGML_STATUS_SUCCESS));
             ensure!(initialised, "{CALLER}: cannot initialize view {}", dst.name());
         } else {
-            crate::tensor_io::copy(CALLER, src, dst);
+            crate::buffer::tensor_io::copy(CALLER, src, dst);
         }
         for &source in src.srcs().iter().flatten() {
             self.init(source);
@@ -282,7 +283,7 @@ pub fn compare_test_nodes(
     // SAFETY: made above, not used afterwards.
     unsafe { graph_copy_free(copy) };
     if !found {
-        crate::ggml::fatal!("{caller}: none of the test nodes is a node of the graph");
+        crate::base::report::fatal!("{caller}: none of the test nodes is a node of the graph");
     }
     true
 }

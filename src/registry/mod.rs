@@ -6,12 +6,16 @@
 //! such calls hold the read side of `BACKEND_CALLS`, which unload waits on before a module is
 //! closed, so that a lookup never runs code that another thread just unmapped.
 
+pub mod builtin;
+pub mod loader;
+pub mod module;
+
 use crate::abi::*;
-use crate::builtin::BUILTINS;
-use crate::ggml::{fatal, log_debug};
+use crate::base::report::{fatal, log_debug};
+use crate::base::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
 use crate::handle::{Backend, Device, Reg};
-use crate::module::Module;
-use crate::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
+use crate::registry::builtin::BUILTINS;
+use crate::registry::module::Module;
 use std::ffi::{c_char, CStr};
 
 /// A registered reg and, when it came from a dynamic library, the open library and how many
@@ -118,7 +122,7 @@ impl Registry {
 }
 
 /// The process-wide registry; the built-in backends are registered on first use, in the
-/// release's order (see [`crate::builtin`]).
+/// release's order (see [`crate::registry::builtin`]).
 fn registry() -> StaticMutexGuard<Registry> {
     static REGISTRY: StaticMutex<Registry> = StaticMutex::new(Registry::new());
     let mut registry = REGISTRY.lock();

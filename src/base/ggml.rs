@@ -1,9 +1,8 @@
 //! What the backend layer imports from whisper.rn's ggml core and ggml-alloc (resolved when the
-//! library is linked with those objects), and the two ways this library reports trouble:
-//! ggml's log, and a logged message followed by `wsp_ggml_abort` where the reference asserts.
+//! library is linked with those objects), with safe wrappers where a call has no precondition.
 
 use crate::abi::*;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void};
 
 extern "C" {
     pub fn wsp_ggml_nbytes(tensor: *const wsp_ggml_tensor) -> usize;
@@ -88,64 +87,4 @@ extern "C" {
 pub fn tensor_overhead() -> usize {
     // SAFETY: no arguments; ggml returns a constant.
     unsafe { wsp_ggml_tensor_overhead() }
-}
-
-/// Sends one line to ggml's log (and so to whatever callback the application installed).
-pub fn log(level: wsp_ggml_log_level, message: &str) {
-    // An interior NUL cannot come from our own messages; drop the tail if a C name carried one.
-    let text = CString::new(message).unwrap_or_else(|e| {
-        let end = e.nul_position();
-        CString::new(&message.as_bytes()[..end]).unwrap_or_default()
-    });
-    // SAFETY: both strings are NUL-terminated and "%s" consumes exactly one char pointer.
-    unsafe { wsp_ggml_log_internal(level, c"%s".as_ptr(), text.as_ptr()) }
-}
-
-/// Reports a broken precondition the way the reference's GGML_ASSERT does (a message, then
-/// `abort()`), but with a message that names the function and the cause, and also through
-/// ggml's log so that applications with a log callback see it.
-#[cold]
-#[inline(never)]
-pub fn fatal_at(file: &'static str, line: u32, message: &str) -> ! {
-    log(WSP_GGML_LOG_LEVEL_ERROR, &format!("{message}\n"));
-    let file = CString::new(file).unwrap_or_default();
-    let text = CString::new(message.replace('\0', "")).unwrap_or_default();
-    // SAFETY: NUL-terminated strings, "%s" takes one; wsp_ggml_abort never returns.
-    unsafe { wsp_ggml_abort(file.as_ptr(), line as c_int, c"%s".as_ptr(), text.as_ptr()) }
-}
-
-/// `fatal!("fmt", args..)`: abort with a formatted message, recording the caller's location.
-macro_rules! fatal {
-    ($($arg:tt)*) => {
-        $crate::ggml::fatal_at(file!(), line!(), &format!($($arg)*))
-    };
-}
-
-/// `ensure!(cond, "fmt", args..)`: the checked form of the reference's GGML_ASSERT.
-macro_rules! ensure {
-    ($cond:expr, $($arg:tt)*) => {
-        if !$cond {
-            $crate::ggml::fatal!($($arg)*);
-        }
-    };
-}
-
-/// `log_error!` / `log_warn!` / `log_info!` / `log_debug!`: formatted lines to ggml's log.
-macro_rules! log_at {
-    ($level:expr, $($arg:tt)*) => {
-        $crate::ggml::log($level, &format!($($arg)*))
-    };
-}
-macro_rules! log_error { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_ERROR, $($arg)*) }; }
-macro_rules! log_warn { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_WARN, $($arg)*) }; }
-macro_rules! log_info { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_INFO, $($arg)*) }; }
-macro_rules! log_debug { ($($arg:tt)*) => { $crate::ggml::log_at!($crate::abi::WSP_GGML_LOG_LEVEL_DEBUG, $($arg)*) }; }
-
-pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn};
-
-/// Reports a NULL handle: "`func`: `param` is NULL", then an abort (the reference crashes).
-#[cold]
-#[inline(never)]
-pub fn null_handle(func: &str, param: &str) -> ! {
-    fatal_at(file!(), line!(), &format!("{func}: {param} is NULL"))
 }

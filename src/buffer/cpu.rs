@@ -3,9 +3,10 @@
 //! (memory owned by the caller, wrapped by `wsp_ggml_backend_cpu_buffer_from_ptr`).
 
 use crate::abi::*;
+use crate::base::ggml::{wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
+use crate::base::report::log_error;
 use crate::buffer::new_buffer;
-use crate::ggml::{log_error, wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
-use crate::graph::Tensor;
+use crate::handle::Tensor;
 use crate::handle::{arg, Buffer, BufferType, StaticBufferType};
 use std::ffi::{c_char, c_void};
 

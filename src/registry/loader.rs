@@ -11,11 +11,11 @@
 //! code, so they are safe from any thread.
 
 use crate::abi::*;
-use crate::ggml::{log_debug, log_error, log_info, log_warn};
+use crate::base::report::{log_debug, log_error, log_info, log_warn};
+use crate::base::sync::{StaticMutex, StaticMutexGuard};
 use crate::handle::Reg;
-use crate::module::{Init, Module};
+use crate::registry::module::{Init, Module};
 use crate::registry::{self, Unloaded};
-use crate::sync::{StaticMutex, StaticMutexGuard};
 use std::ffi::{c_int, OsStr};
 use std::io::ErrorKind;
 use std::os::unix::ffi::OsStrExt;

@@ -1,0 +1,9 @@
+//! The base layer, below the handles: what the library imports from ggml core (`ggml`), how it
+//! reports trouble through ggml's log and abort (`report`), the locks of its process-wide state
+//! (`sync`), and the allocation counter of the `count-allocations` feature.
+
+#[cfg(feature = "count-allocations")]
+mod alloc_count;
+pub mod ggml;
+pub mod report;
+pub mod sync;
