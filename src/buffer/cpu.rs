@@ -6,9 +6,9 @@ use crate::abi::*;
 use crate::base::ggml::{wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
 use crate::base::report::log_error;
 use crate::buffer::new_buffer;
-use crate::handle::Tensor;
-use crate::handle::{arg, Buffer, BufferType, StaticBufferType};
+use crate::handle::{arg, Buffer, BufferType, StaticBufferType, Tensor};
 use std::ffi::{c_char, c_void};
+use wsp_ggml_backend_macros::callback;
 
 /// ggml's TENSOR_ALIGNMENT: gguf only guarantees 32-byte alignment for mapped files.
 pub const TENSOR_ALIGNMENT: usize = 32;
@@ -44,14 +44,17 @@ pub fn buffer_from_ptr(caller: &str, ptr: *mut c_void, size: usize) -> Option<Bu
     Some(new_buffer(Some(CPU_MAPPED_BUFFER_TYPE.handle()), CPU_BORROWED_BUFFER_IFACE, ptr, size))
 }
 
+#[callback(wsp_ggml_backend_buft_name)]
 unsafe extern "C" fn cpu_buft_name(_: wsp_ggml_backend_buffer_type_t) -> *const c_char {
     c"CPU".as_ptr()
 }
 
+#[callback(wsp_ggml_backend_buft_name)]
 unsafe extern "C" fn cpu_mapped_buft_name(_: wsp_ggml_backend_buffer_type_t) -> *const c_char {
     c"CPU_Mapped".as_ptr()
 }
 
+#[callback(wsp_ggml_backend_buft_alloc_buffer)]
 unsafe extern "C" fn cpu_buft_alloc_buffer(
     buft: wsp_ggml_backend_buffer_type_t,
     size: usize,
@@ -67,10 +70,12 @@ unsafe extern "C" fn cpu_buft_alloc_buffer(
     new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size).as_ptr()
 }
 
+#[callback(wsp_ggml_backend_buft_get_alignment)]
 unsafe extern "C" fn cpu_buft_get_alignment(_: wsp_ggml_backend_buffer_type_t) -> usize {
     TENSOR_ALIGNMENT
 }
 
+#[callback(wsp_ggml_backend_buft_is_host)]
 unsafe extern "C" fn cpu_buft_is_host(_: wsp_ggml_backend_buffer_type_t) -> bool {
     true
 }
@@ -86,19 +91,20 @@ fn tensor_bytes(tensor: Tensor, offset: usize) -> *mut u8 {
     tensor.data().cast::<u8>().wrapping_add(offset)
 }
 
+#[callback(wsp_ggml_backend_buffer_get_base)]
 unsafe extern "C" fn cpu_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
-    const FN: &str = "wsp_ggml_backend_buffer_get_base";
     let data = arg!(buffer).context() as usize;
     data.next_multiple_of(TENSOR_ALIGNMENT) as *mut c_void
 }
 
+#[callback(wsp_ggml_backend_buffer_free)]
 unsafe extern "C" fn cpu_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-    const FN: &str = "wsp_ggml_backend_buffer_free";
     let buffer = arg!(buffer);
     // SAFETY: the memory came from wsp_ggml_aligned_malloc with this size, and is freed once.
     unsafe { wsp_ggml_aligned_free(buffer.context(), buffer.size()) }
 }
 
+#[callback(wsp_ggml_backend_tensor_memset)]
 unsafe extern "C" fn cpu_buffer_memset_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
@@ -106,13 +112,13 @@ unsafe extern "C" fn cpu_buffer_memset_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_memset";
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked that the range lies inside the allocated tensor, whose
     // bytes are host memory of this buffer.
     unsafe { std::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_set)]
 unsafe extern "C" fn cpu_buffer_set_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
@@ -120,13 +126,13 @@ unsafe extern "C" fn cpu_buffer_set_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set";
     let tensor = arg!(tensor);
     // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
     // `data` holds `size` bytes (the API's contract).
     unsafe { std::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_get)]
 unsafe extern "C" fn cpu_buffer_get_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *const wsp_ggml_tensor,
@@ -134,21 +140,20 @@ unsafe extern "C" fn cpu_buffer_get_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get";
     let tensor = arg!(tensor);
     // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
     // `data` has room for `size` bytes (the API's contract).
     unsafe { std::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_copy)]
 unsafe extern "C" fn cpu_buffer_cpy_tensor(
     _: wsp_ggml_backend_buffer_t,
     src: *const wsp_ggml_tensor,
     dst: *mut wsp_ggml_tensor,
 ) -> bool {
-    const FN: &str = "wsp_ggml_backend_tensor_copy";
     let (src, dst) = (arg!(src), arg!(dst));
-    if !src.buffer().is_some_and(|b| b.is_host("cpy_tensor")) {
+    if !src.buffer().is_some_and(|b| b.is_host(FN)) {
         return false;
     }
     // memmove: a tensor may be copied onto an overlapping view of itself.
@@ -157,8 +162,8 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     true
 }
 
+#[callback(wsp_ggml_backend_buffer_clear)]
 unsafe extern "C" fn cpu_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-    const FN: &str = "wsp_ggml_backend_buffer_clear";
     let buffer = arg!(buffer);
     // SAFETY: the buffer's memory is `size` bytes from its context.
     unsafe { std::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }

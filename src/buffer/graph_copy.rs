@@ -4,8 +4,7 @@
 use crate::abi::*;
 use crate::base::ggml::*;
 use crate::base::report::*;
-use crate::handle::{Backend, Buffer};
-use crate::handle::{Graph, Tensor};
+use crate::handle::{Backend, Buffer, Graph, Tensor};
 use std::collections::HashMap;
 
 /// A refused request, logged by the export that returns WSP_GGML_STATUS_FAILED for it.

@@ -11,9 +11,9 @@ pub mod tensor_io;
 
 use crate::abi::*;
 use crate::base::report::{ensure, log_error};
-use crate::handle::Tensor;
-use crate::handle::{Buffer, BufferType};
+use crate::handle::{Buffer, BufferType, Tensor};
 use std::ffi::c_void;
+use wsp_ggml_backend_macros::callback;
 
 /// A new buffer object, released by [`free_buffer`].
 pub fn new_buffer(
@@ -153,6 +153,7 @@ pub unsafe fn copy_tensor(caller: &str, src: Tensor, dst: Tensor) -> bool {
 // multi-buffer: one buffer object that owns several buffers of the same type
 // ---------------------------------------------------------------------------------------------
 
+#[callback(wsp_ggml_backend_buffer_free)]
 unsafe extern "C" fn multi_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     // SAFETY: called by Buffer::destroy with a live multi-buffer.
     let Some(buffer) = (unsafe { Buffer::from_raw(buffer) }) else { return };
@@ -165,6 +166,7 @@ unsafe extern "C" fn multi_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     }
 }
 
+#[callback(wsp_ggml_backend_buffer_clear)]
 unsafe extern "C" fn multi_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
     // SAFETY: called through the interface of a live multi-buffer.
     if let Some(buffer) = unsafe { Buffer::from_raw(buffer) } {

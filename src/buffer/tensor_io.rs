@@ -4,8 +4,7 @@
 use crate::base::report::{ensure, fatal, null_handle};
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
-use crate::handle::Tensor;
-use crate::handle::{Backend, Buffer};
+use crate::handle::{Backend, Buffer, Tensor};
 use std::ffi::c_void;
 
 /// Which way data moves, for the bounds message ("tensor write out of bounds").

@@ -3,8 +3,7 @@
 use super::{arg, named};
 use crate::abi::*;
 use crate::buffer::graph_copy::{self, Refused};
-use crate::handle::Backend;
-use crate::handle::{Graph, Tensor};
+use crate::handle::Tensor;
 use std::ffi::c_void;
 
 /// The status of a placement, or WSP_GGML_STATUS_FAILED with a log line for a refused one.
@@ -67,36 +66,20 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend
     unsafe { graph_copy::graph_copy_free(copy) }
 }
 
-/// compare_graph_backend's common arguments, converted.
-struct Compare<F> {
-    backend1: Backend,
-    backend2: Backend,
-    graph: Graph,
-    callback: F,
-}
-
-/// The arguments every form of compare_graph_backend takes, converted, with the caller's
-/// callback as a closure; None, with a log line, without a callback.
-///
-/// # Safety
-/// As for the exports: the backends and `graph` are NULL or live; `callback` is NULL or a
-/// function that takes `user_data`.
-unsafe fn compare_args(
-    backend1: wsp_ggml_backend_t,
-    backend2: wsp_ggml_backend_t,
-    graph: *mut wsp_ggml_cgraph,
-    callback: wsp_ggml_backend_eval_callback,
-    user_data: *mut c_void,
-) -> Option<Compare<impl FnMut(usize, Tensor, Tensor) -> bool>> {
-    // The export's name: this helper reads its arguments.
-    const FN: &str = "wsp_ggml_backend_compare_graph_backend";
-    let backend1 = arg!(backend1);
-    let callback = arg!(callback, or None);
-    let (backend2, graph) = (arg!(backend2), arg!(graph));
-    // SAFETY: the caller's callback, with its data and the live tensors the comparison hands it.
-    let callback =
-        move |i: usize, t1: Tensor, t2: Tensor| unsafe { callback(i as i32, t1.as_ptr(), t2.as_ptr(), user_data) };
-    Some(Compare { backend1, backend2, graph, callback })
+/// Converts the arguments every form of compare_graph_backend takes, in the export (whose `FN`
+/// its messages name): the handles, and the caller's callback as a closure; without a callback,
+/// the export logs it and returns false.
+macro_rules! compare_args {
+    ($backend1:ident, $backend2:ident, $graph:ident, $callback:ident, $user_data:ident) => {
+        let $backend1 = arg!($backend1);
+        let $callback = arg!($callback, or false);
+        let ($backend2, $graph) = (arg!($backend2), arg!($graph));
+        // SAFETY: the caller's callback, with its data and the live tensors the comparison hands
+        // it.
+        let $callback = move |i: usize, t1: Tensor, t2: Tensor| unsafe {
+            $callback(i as i32, t1.as_ptr(), t2.as_ptr(), $user_data)
+        };
+    };
 }
 
 /// Computes `graph` on `backend1` and a copy of it on `backend2` one node at a time,
@@ -117,12 +100,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     callback: wsp_ggml_backend_eval_callback,
     user_data: *mut c_void,
 ) -> bool {
-    // SAFETY: the caller's promise.
-    let Some(Compare { backend1, backend2, graph, callback }) =
-        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
-    else {
-        return false;
-    };
+    compare_args!(backend1, backend2, graph, callback, user_data);
     graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback)
 }
 
@@ -146,12 +124,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     user_data: *mut c_void,
     test_node: *mut wsp_ggml_tensor,
 ) -> bool {
-    // SAFETY: the caller's promise.
-    let Some(Compare { backend1, backend2, graph, callback }) =
-        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
-    else {
-        return false;
-    };
+    compare_args!(backend1, backend2, graph, callback, user_data);
     if test_node.is_null() {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
@@ -181,12 +154,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
     test_nodes: *const *const wsp_ggml_tensor,
     num_test_nodes: usize,
 ) -> bool {
-    // SAFETY: the caller's promise.
-    let Some(Compare { backend1, backend2, graph, callback }) =
-        (unsafe { compare_args(backend1, backend2, graph, callback, user_data) })
-    else {
-        return false;
-    };
+    compare_args!(backend1, backend2, graph, callback, user_data);
     if num_test_nodes == 0 {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }

@@ -2,7 +2,10 @@
 //! is a plain `#[no_mangle] pub unsafe extern "C" fn` (so that cbindgen sees its signature)
 //! marked `#[named]`, which gives it `const FN`, its own name; it converts its arguments with
 //! [`arg!`], calls the core and converts the result. Nothing else in the library calls an
-//! export, so every message names the function the C caller called.
+//! export, so every message names the function the C caller called. The interface entries that
+//! Rust implements for C (the CPU and meta buffers, the meta device and backend) follow the same
+//! pattern, marked `#[callback(EXPORT)]`: their messages name the export that reached them and
+//! the callback itself.
 //!
 //! Every export has the C API's safety contract, stated in its `# Safety` section: each handle
 //! argument is NULL or a live object of its type that no other thread uses meanwhile, and

@@ -3,8 +3,7 @@
 use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::base::report::fatal;
-use crate::handle::c_str_lossy;
-use crate::handle::Backend;
+use crate::handle::{c_str_lossy, Backend};
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use std::ffi::{c_int, c_void};
 

@@ -139,9 +139,8 @@ pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option
 }
 
 /// Converts an argument `p` of an export, or of an interface callback that Rust implements
-/// (the function must define `const FN`, the export the C caller called):
-/// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
-///   crashes);
+/// (the function is marked `#[named]` or `#[callback(EXPORT)]`, which define `FN`, the name its
+/// messages give):
 /// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
 ///   crashes);
 /// - `arg!(p, or VALUE)`: NULL gives that line in ggml's log and returns VALUE, the function's

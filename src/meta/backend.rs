@@ -12,10 +12,10 @@ use super::{schedule, split};
 use crate::abi::op;
 use crate::abi::*;
 use crate::base::report::{ensure, fatal, null_handle};
-use crate::handle::{arg, Backend, Buffer, Device};
-use crate::handle::{Graph, OwnedGraph, Tensor};
+use crate::handle::{arg, Backend, Buffer, Device, Graph, OwnedGraph, Tensor};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
+use wsp_ggml_backend_macros::callback;
 
 type CommInit = unsafe extern "C" fn(backends: *mut wsp_ggml_backend_t, n: usize) -> *mut c_void;
 type CommFree = unsafe extern "C" fn(comm: *mut c_void);
@@ -404,13 +404,13 @@ fn copy_between(caller: &str, backend: &MetaBackend, src: Tensor, j_src: usize, 
 // The backend interface, called by the backend layer with the meta backend.
 // ---------------------------------------------------------------------------------------------
 
+#[callback(wsp_ggml_backend_name)]
 unsafe extern "C" fn backend_get_name(backend: wsp_ggml_backend_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_name";
     meta_backend(FN, arg!(backend)).name.as_ptr()
 }
 
+#[callback(wsp_ggml_backend_free)]
 unsafe extern "C" fn backend_free(backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_free";
     let handle = arg!(backend);
     let context: *const MetaBackend = meta_backend(FN, handle);
     // SAFETY: the object and context boxed by new_backend (checked to be a meta backend's),
@@ -469,6 +469,7 @@ unsafe fn transfer_async(
     unsafe { access_chunks(caller, &chunks, &slices, access, Some(&backend.simple)) }
 }
 
+#[callback(wsp_ggml_backend_tensor_set_async)]
 unsafe extern "C" fn backend_set_tensor_async(
     backend: wsp_ggml_backend_t,
     tensor: *mut wsp_ggml_tensor,
@@ -476,12 +477,12 @@ unsafe extern "C" fn backend_set_tensor_async(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set_async";
     let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
     // SAFETY: `data` holds `size` bytes (the API's contract).
     unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_get_async)]
 unsafe extern "C" fn backend_get_tensor_async(
     backend: wsp_ggml_backend_t,
     tensor: *const wsp_ggml_tensor,
@@ -489,24 +490,23 @@ unsafe extern "C" fn backend_get_tensor_async(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get_async";
     let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
     // SAFETY: `data` has room for `size` bytes (the API's contract).
     unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) }
 }
 
+#[callback(wsp_ggml_backend_synchronize)]
 unsafe extern "C" fn backend_synchronize(backend: wsp_ggml_backend_t) {
-    const FN: &str = "wsp_ggml_backend_synchronize";
     for simple in &meta_backend(FN, arg!(backend)).simple {
         simple.synchronize();
     }
 }
 
+#[callback(wsp_ggml_backend_graph_compute)]
 unsafe extern "C" fn backend_graph_compute(
     backend: wsp_ggml_backend_t,
     cgraph: *mut wsp_ggml_cgraph,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_graph_compute";
     let meta = meta_backend(FN, arg!(backend));
     let graph = arg!(cgraph);
     ensure!(!graph.has_grads(), "{FN}: the meta backend does not compute gradients");

@@ -6,12 +6,11 @@ use super::split::{self, SplitState};
 use super::{MetaBufferType, MetaDevice};
 use crate::abi::*;
 use crate::base::report::{ensure, fatal, null_handle};
-use crate::handle::arg;
-use crate::handle::{Backend, Buffer, BufferType, Runs};
-use crate::handle::{Context, Fingerprint, Tensor};
+use crate::handle::{arg, Backend, Buffer, BufferType, Context, Fingerprint, Runs, Tensor};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
+use wsp_ggml_backend_macros::callback;
 
 /// The base address a meta buffer reports: its tensors' addresses only serve as offsets into
 /// the simple buffers (the reference's value; on 32-bit targets, where the reference's value
@@ -873,8 +872,8 @@ pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usi
 // access, a tensor of it and a range checked by the caller.
 // ---------------------------------------------------------------------------------------------
 
+#[callback(wsp_ggml_backend_buffer_free)]
 unsafe extern "C" fn buffer_free(buffer: wsp_ggml_backend_buffer_t) {
-    const FN: &str = "wsp_ggml_backend_buffer_free";
     let meta: *const MetaBuffer = meta_buffer(FN, arg!(buffer));
     // SAFETY: the context boxed by new_meta_buffer, released once, here, as its buffer goes.
     let context = unsafe { Box::from_raw(meta.cast_mut()) };
@@ -884,21 +883,23 @@ unsafe extern "C" fn buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     }
 }
 
+#[callback(wsp_ggml_backend_buffer_get_base)]
 unsafe extern "C" fn buffer_get_base(_: wsp_ggml_backend_buffer_t) -> *mut c_void {
     META_BASE as *mut c_void
 }
 
+#[callback(wsp_ggml_backend_tensor_alloc)]
 unsafe extern "C" fn buffer_init_tensor(
     buffer: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
 ) -> wsp_ggml_status {
-    const FN: &str = "wsp_ggml_backend_tensor_alloc";
     let (meta, tensor) = (meta_buffer(FN, arg!(buffer)), arg!(tensor));
     meta.compute_index.set(meta.compute_index_next.get());
     init_slices(FN, meta.set_of(tensor), tensor);
     wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
 }
 
+#[callback(wsp_ggml_backend_tensor_memset)]
 unsafe extern "C" fn buffer_memset_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
@@ -906,12 +907,12 @@ unsafe extern "C" fn buffer_memset_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_memset";
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked that the range lies inside the tensor.
     unsafe { memset_tensor(FN, tensor, value, offset, size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_set)]
 unsafe extern "C" fn buffer_set_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *mut wsp_ggml_tensor,
@@ -919,13 +920,13 @@ unsafe extern "C" fn buffer_set_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_set";
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked the range against the tensor; `data` holds `size`
     // bytes (the API's contract).
     unsafe { set_tensor(FN, tensor, data, offset, size) }
 }
 
+#[callback(wsp_ggml_backend_tensor_get)]
 unsafe extern "C" fn buffer_get_tensor(
     _: wsp_ggml_backend_buffer_t,
     tensor: *const wsp_ggml_tensor,
@@ -933,23 +934,22 @@ unsafe extern "C" fn buffer_get_tensor(
     offset: usize,
     size: usize,
 ) {
-    const FN: &str = "wsp_ggml_backend_tensor_get";
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked the range against the tensor; `data` has room for
     // `size` bytes (the API's contract).
     unsafe { get_tensor(FN, tensor, data, offset, size) }
 }
 
+#[callback(wsp_ggml_backend_buffer_clear)]
 unsafe extern "C" fn buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
-    const FN: &str = "wsp_ggml_backend_buffer_clear";
     for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter() {
         let part = part.unwrap_or_else(|| null_handle(FN, "simple buffer"));
         crate::buffer::clear(FN, part, value);
     }
 }
 
+#[callback(wsp_ggml_backend_buffer_reset)]
 unsafe extern "C" fn buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
-    const FN: &str = "wsp_ggml_backend_buffer_reset";
     for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter().flatten() {
         part.reset();
     }

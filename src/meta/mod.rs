@@ -15,10 +15,10 @@ pub mod split;
 
 use crate::abi::*;
 use crate::base::report::fatal;
-use crate::handle::Tensor;
-use crate::handle::{arg, BufferType, Device};
+use crate::handle::{arg, BufferType, Device, Tensor};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
+use wsp_ggml_backend_macros::callback;
 
 /// What a meta device keeps: its simple devices, the application's split of static tensors,
 /// and its strings.
@@ -167,13 +167,13 @@ impl MetaDevice {
 // device or buffer type they belong to.
 // ---------------------------------------------------------------------------------------------
 
+#[callback(wsp_ggml_backend_dev_name)]
 unsafe extern "C" fn dev_get_name(dev: wsp_ggml_backend_dev_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_dev_name";
     meta_device(FN, arg!(dev)).name.as_ptr()
 }
 
+#[callback(wsp_ggml_backend_dev_description)]
 unsafe extern "C" fn dev_get_description(dev: wsp_ggml_backend_dev_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_dev_description";
     meta_device(FN, arg!(dev)).description.as_ptr()
 }
 
@@ -187,8 +187,8 @@ fn memory(caller: &str, meta: &MetaDevice) -> (usize, usize) {
     })
 }
 
+#[callback(wsp_ggml_backend_dev_memory)]
 unsafe extern "C" fn dev_get_memory(dev: wsp_ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
-    const FN: &str = "wsp_ggml_backend_dev_memory";
     let (f, t) = memory(FN, meta_device(FN, arg!(dev)));
     // SAFETY: the caller passes two writable pointers (the API's contract for get_memory).
     unsafe {
@@ -197,12 +197,13 @@ unsafe extern "C" fn dev_get_memory(dev: wsp_ggml_backend_dev_t, free: *mut usiz
     }
 }
 
+#[callback(wsp_ggml_backend_dev_type)]
 unsafe extern "C" fn dev_get_type(_: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type {
     wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META
 }
 
+#[callback(wsp_ggml_backend_dev_get_props)]
 unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_ggml_backend_dev_props) {
-    const FN: &str = "wsp_ggml_backend_dev_get_props";
     let (meta, props) = (meta_device(FN, arg!(dev)), arg!(props));
     props.name = meta.name.as_ptr();
     props.description = meta.description.as_ptr();
@@ -230,22 +231,22 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
     props.caps = caps;
 }
 
+#[callback(wsp_ggml_backend_dev_init)]
 unsafe extern "C" fn dev_init_backend(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t {
-    const FN: &str = "wsp_ggml_backend_dev_init";
     let device = arg!(dev);
     // SAFETY: params is NULL or a string (the API's contract).
     unsafe { backend::new_backend(FN, device, meta_device(FN, device), params) }.as_ptr()
 }
 
+#[callback(wsp_ggml_backend_dev_buffer_type)]
 unsafe extern "C" fn dev_get_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_dev_buffer_type";
     let device = arg!(dev);
     meta_device(FN, device).buffer_type(FN, device).as_ptr()
 }
 
 /// The simple devices' host buffer type when they all have the same one, else NULL.
+#[callback(wsp_ggml_backend_dev_host_buffer_type)]
 unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
-    const FN: &str = "wsp_ggml_backend_dev_host_buffer_type";
     let mut host = meta_device(FN, arg!(dev)).simple.iter().map(|d| d.host_buffer_type());
     match host.next() {
         Some(Some(first)) if host.all(|h| h == Some(first)) => first.as_ptr(),
@@ -253,15 +254,15 @@ unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> ws
     }
 }
 
+#[callback(wsp_ggml_backend_dev_supports_op)]
 unsafe extern "C" fn dev_supports_op(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool {
-    const FN: &str = "wsp_ggml_backend_dev_supports_op";
     let (meta, op) = (meta_device(FN, arg!(dev)), arg!(op));
     meta.simple.iter().all(|d| d.supports_op(FN, op))
 }
 
 /// Only meta buffer types of a meta device over the same simple devices.
+#[callback(wsp_ggml_backend_dev_supports_buft)]
 unsafe extern "C" fn dev_supports_buft(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool {
-    const FN: &str = "wsp_ggml_backend_dev_supports_buft";
     let (meta, buft) = (meta_device(FN, arg!(dev)), arg!(buft));
     match buft.device() {
         Some(other) if is_meta_device(other) => meta_device(FN, other).simple == meta.simple,
@@ -287,20 +288,20 @@ const DEVICE_IFACE: wsp_ggml_backend_device_i = wsp_ggml_backend_device_i {
     event_synchronize: None,
 };
 
+#[callback(wsp_ggml_backend_buft_name)]
 unsafe extern "C" fn buft_get_name(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char {
-    const FN: &str = "wsp_ggml_backend_buft_name";
     meta_buffer_type(FN, arg!(buft)).name.as_ptr()
 }
 
+#[callback(wsp_ggml_backend_buft_alloc_buffer)]
 unsafe extern "C" fn buft_alloc_buffer(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t {
-    const FN: &str = "wsp_ggml_backend_buft_alloc_buffer";
     let handle = arg!(buft);
     buffer::alloc_buffer(FN, handle, meta_buffer_type(FN, handle), size).as_ptr()
 }
 
 /// The largest of the simple alignments, which must all divide it.
+#[callback(wsp_ggml_backend_buft_get_alignment)]
 unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_alignment";
     let mut max = 1;
     for b in &meta_buffer_type(FN, arg!(buft)).simple {
         let alignment = b.alignment(FN);
@@ -313,16 +314,16 @@ unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) ->
     max
 }
 
+#[callback(wsp_ggml_backend_buft_get_max_size)]
 unsafe extern "C" fn buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_max_size";
     meta_buffer_type(FN, arg!(buft)).simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
 }
 
+#[callback(wsp_ggml_backend_buft_get_alloc_size)]
 unsafe extern "C" fn buft_get_alloc_size(
     buft: wsp_ggml_backend_buffer_type_t,
     tensor: *const wsp_ggml_tensor,
 ) -> usize {
-    const FN: &str = "wsp_ggml_backend_buft_get_alloc_size";
     let (meta, tensor) = (meta_buffer_type(FN, arg!(buft)), arg!(tensor));
     meta.simple.iter().map(|b| b.alloc_size(tensor)).max().unwrap_or(0)
 }

@@ -6,8 +6,7 @@
 //! must reserve again.
 
 use crate::abi::*;
-use crate::handle::BufferType;
-use crate::handle::{graph_over, Tensor};
+use crate::handle::{graph_over, BufferType, Tensor};
 use std::ffi::c_int;
 
 pub struct AllocGraph {
