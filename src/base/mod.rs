@@ -6,4 +6,4 @@
 mod alloc_count;
 pub mod ggml;
 pub mod report;
-pub mod sync;
+pub(crate) mod sync;

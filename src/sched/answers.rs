@@ -14,9 +14,9 @@
 //! its sources' (they come first in a graph, so they have been compared). For a backend whose
 //! answers are not pure, `WSP_GGML_SCHED_NO_ANSWER_CACHE` lists it by name (or `1`/`all` for
 //! every backend): its answers are then kept within one graph only, and no plan is reused
-//! (see [`super::plan::PlanMemo`]).
+//! (see [`super::memo::PlanMemo`]).
 
-use super::plan::Tid;
+use super::table::Tid;
 use crate::handle::{Description, Tensor};
 
 /// One answer: not asked yet, no, yes.
@@ -27,7 +27,7 @@ const SUPPORTS: u32 = 0;
 const OFFLOAD: u32 = 2;
 
 /// An answer forgotten in this graph, for the scheduler to ask again: if every one is given
-/// again, the graph is planned as before (see [`super::plan::PlanMemo`]).
+/// again, the graph is planned as before (see [`super::memo::PlanMemo`]).
 #[derive(Clone, Copy)]
 pub struct Forgotten {
     pub tid: Tid,

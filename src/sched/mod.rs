@@ -2,9 +2,10 @@
 //! splits, copies tensors between backends, allocates compute buffers through ggml-alloc and
 //! runs the splits (optionally pipelined with events).
 //!
-//! The decisions are made in safe Rust by [`plan`] over dense per-tensor arrays; this module
-//! reads the tensors into those arrays, materialises the plan (copy tensors, rewired sources,
-//! the graph handed to ggml-alloc) and drives the backends.
+//! The decisions are made in safe Rust by [`plan`] over the dense per-tensor arrays of
+//! [`table`]; [`reading`] reads a graph's tensors into them, this module materialises the plan
+//! (copy tensors, rewired sources, the graph handed to ggml-alloc, its allocation) and [`run`]
+//! drives the backends through the splits.
 //!
 //! Thread safety: as in the reference, a scheduler must not be used from two threads at once.
 //!
@@ -18,8 +19,17 @@
 mod alloc_graph;
 mod answers;
 mod arena;
+mod backends;
 mod dot;
+mod listing;
+mod memo;
+mod oracle;
 pub mod plan;
+mod reading;
+#[cfg(sched_debug_realloc)]
+mod realloc_check;
+mod run;
+mod table;
 mod tensor_map;
 
 use crate::abi::*;
@@ -29,9 +39,15 @@ use crate::handle::{c_str_lossy, Backend, BufferType, CellHandle, Event, Graph, 
 use alloc_graph::AllocGraph;
 use answers::Answers;
 use arena::TensorArena;
-use plan::{plan_graph, BuftId, Oracle, Plan, PlanError, PlanMemo, SchedConfig, TensorTable, Tid, NO_TENSOR};
+pub use backends::{backend_count, SchedBackends, SchedError};
+use memo::PlanMemo;
+use oracle::BackendOracle;
+use plan::{plan_graph, Oracle, Plan, PlanError, SchedConfig};
+#[cfg(sched_debug_realloc)]
+use realloc_check::ReallocCheck;
 use std::cell::{Ref, RefMut};
 use std::ffi::{c_int, c_void, CStr};
+use table::{BuftId, TensorTable, Tid};
 
 /// Most backends a scheduler takes (as in the reference).
 pub(crate) const MAX_BACKENDS: usize = 16;
@@ -40,76 +56,6 @@ pub(crate) const MAX_COPIES: usize = 4;
 
 /// The eval callback: asked (`ask` true) whether it wants to see a node, then shown it.
 pub type EvalCallback = unsafe extern "C" fn(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut c_void) -> bool;
-
-/// Why `sched_new` refuses its arguments (the reference asserts).
-#[derive(Debug, PartialEq, Eq)]
-pub enum SchedError {
-    BackendsNull,
-    BackendCount(c_int),
-    BackendNull(usize),
-    LastNotCpu,
-    BuftUnsupported(usize),
-}
-
-impl std::fmt::Display for SchedError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SchedError::BackendsNull => write!(f, "backends is NULL"),
-            SchedError::BackendCount(n) => write!(f, "n_backends is {n}; it must be between 1 and {MAX_BACKENDS}"),
-            SchedError::BackendNull(i) => write!(f, "backends[{i}] is NULL"),
-            SchedError::LastNotCpu => write!(f, "the last backend must be a CPU backend"),
-            SchedError::BuftUnsupported(i) => write!(f, "backend {i} does not support its buffer type"),
-        }
-    }
-}
-
-/// The number of backends a scheduler may take, checked.
-pub fn backend_count(n_backends: c_int) -> Result<usize, SchedError> {
-    match usize::try_from(n_backends) {
-        Ok(n) if (1..=MAX_BACKENDS).contains(&n) => Ok(n),
-        _ => Err(SchedError::BackendCount(n_backends)),
-    }
-}
-
-/// Backends and their buffer types, checked to make a scheduler.
-pub struct SchedBackends {
-    backends: Vec<Backend>,
-    bufts: Vec<BufferType>,
-}
-
-impl SchedBackends {
-    /// Checks the backends (highest priority first; the last must be a CPU backend) and picks
-    /// each one's buffer type: the one given, or the backend's default.
-    pub fn validate(
-        caller: &str,
-        backends: &[Option<Backend>],
-        bufts: &[Option<BufferType>],
-    ) -> Result<Self, SchedError> {
-        let backends = backends
-            .iter()
-            .enumerate()
-            .map(|(i, b)| b.ok_or(SchedError::BackendNull(i)))
-            .collect::<Result<Vec<Backend>, _>>()?;
-        let last = backends.last().ok_or(SchedError::BackendCount(0))?;
-        let cpu = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU;
-        if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
-            return Err(SchedError::LastNotCpu);
-        }
-        let mut chosen = Vec::with_capacity(backends.len());
-        for (i, &backend) in backends.iter().enumerate() {
-            let device = backend.device_or_abort(caller);
-            let buft = match bufts.get(i).copied().flatten() {
-                Some(buft) => buft,
-                None => device.buffer_type_or_abort(caller),
-            };
-            if !device.supports_buft(caller, buft) {
-                return Err(SchedError::BuftUnsupported(i));
-            }
-            chosen.push(buft);
-        }
-        Ok(SchedBackends { backends, bufts: chosen })
-    }
-}
 
 /// A scheduler as C holds it: behind the opaque `wsp_ggml_backend_sched_t`.
 pub type Sched = CellHandle<wsp_ggml_backend_sched>;
@@ -215,80 +161,6 @@ pub struct Scheduler {
     /// The export the C caller called, for messages from the hot path (which does not pass it
     /// along).
     caller: &'static str,
-}
-
-/// WSP_GGML_SCHED_DEBUG_REALLOC (0.5), for finding graphs that make the compute buffers grow
-/// again and again: at 1, an abort when a graph the size of the previous one needs its buffers
-/// reallocated although no tensor moved to another buffer type; at 2, on every reallocation.
-/// A graph's size is 0.5's own measure: the larger of its node and leaf counts, plus room for 30
-/// inputs, and their dependencies, per split and pipeline copy.
-#[cfg(sched_debug_realloc)]
-struct ReallocCheck {
-    level: i32,
-    graph_size: usize,
-    prev_graph_size: usize,
-}
-
-#[cfg(sched_debug_realloc)]
-impl ReallocCheck {
-    fn from_env() -> Self {
-        let level = std::env::var("WSP_GGML_SCHED_DEBUG_REALLOC").ok().and_then(|v| v.trim().parse().ok());
-        ReallocCheck { level: level.unwrap_or(0), graph_size: 0, prev_graph_size: 0 }
-    }
-
-    fn record(&mut self, graph: Graph, n_splits: usize, n_copies: usize) {
-        self.prev_graph_size = self.graph_size;
-        self.graph_size = graph.nodes().len().max(graph.leafs().len()) + n_splits * 30 * 2 * n_copies;
-    }
-
-    /// Before a reallocation of the graph ggml-alloc sees (`(nodes, leafs)`).
-    fn check(&self, buffer_types_changed: bool, (n_nodes, n_leafs): (usize, usize)) {
-        let unexpected = !buffer_types_changed && self.prev_graph_size == self.graph_size;
-        if self.level > 0 && (unexpected || self.level > 1) {
-            fatal!(
-                "wsp_ggml_backend_sched_alloc_splits: unexpected graph reallocation (graph size = {}, nodes = {n_nodes}, leafs = {n_leafs}), debug_realloc = {}",
-                self.graph_size,
-                self.level
-            );
-        }
-    }
-}
-
-/// Answers the planner's questions from the real backends, each question once (see
-/// [`Answers`]; the passes ask the same questions many times).
-struct BackendOracle<'a> {
-    caller: &'a str,
-    backends: &'a [Backend],
-    tensors: &'a [Tensor],
-    answers: &'a mut Answers,
-    buft_support: &'a mut Vec<(usize, BuftId, bool)>,
-}
-
-impl Oracle for BackendOracle<'_> {
-    fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
-        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
-        self.answers.supports_op(node, backend, || {
-            backends[backend].device_or_abort(caller).supports_op(caller, tensors[node as usize])
-        })
-    }
-
-    fn offload_op(&mut self, backend: usize, node: Tid) -> bool {
-        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
-        self.answers
-            .offload_op(node, backend, || backends[backend].device_or_abort(caller).offload_op(tensors[node as usize]))
-    }
-
-    fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
-        if let Some(&(_, _, yes)) = self.buft_support.iter().find(|&&(b, t, _)| b == backend && t == buft) {
-            return yes;
-        }
-        // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
-        let handle = unsafe { BufferType::from_raw(buft as *mut wsp_ggml_backend_buffer_type) };
-        let yes =
-            handle.is_some_and(|b| self.backends[backend].device_or_abort(self.caller).supports_buft(self.caller, b));
-        self.buft_support.push((backend, buft, yes));
-        yes
-    }
 }
 
 impl Scheduler {
@@ -404,37 +276,6 @@ impl Scheduler {
         usize::try_from(self.table.backend[tid as usize]).ok().map(|b| self.backends[b])
     }
 
-    /// The id of a tensor, recording it when new (unless the id was this tensor's before: its
-    /// record stands, as every id the table added was recorded).
-    #[inline(always)]
-    fn tid_of(&mut self, tensor: Tensor) -> Tid {
-        if let Some(tid) = self.table.reuse_next(tensor.addr()) {
-            debug_assert_eq!(self.tensors[tid as usize], tensor);
-            return tid;
-        }
-        let (tid, added) = self.table.id_from_map(tensor.addr());
-        if added {
-            self.record(tid, tensor);
-            self.plan_inputs_changed = true;
-        }
-        tid
-    }
-
-    /// Records a new id's tensor. Like the table, these arrays only grow: a new id after a
-    /// reset reuses a forgotten tensor's entries. Its copy slots are left as they are: a new
-    /// id has no copy requested (the table's copy bits start clear), and a copy slot is read
-    /// only after the request that writes it.
-    #[inline(always)]
-    fn record(&mut self, tid: Tid, tensor: Tensor) {
-        let i = tid as usize;
-        if i < self.tensors.len() {
-            self.tensors[i] = tensor;
-        } else {
-            self.tensors.push(tensor);
-            self.copies.extend(std::iter::repeat_n(None, self.n_backends() * self.n_copies));
-        }
-    }
-
     fn copy_slot(&self, tid: Tid, backend: usize, copy: usize) -> usize {
         (tid as usize * self.n_backends() + backend) * self.n_copies + copy
     }
@@ -446,159 +287,6 @@ impl Scheduler {
 
     fn clear_tensors(&mut self) {
         self.table.clear();
-    }
-
-    /// Reads what the planner needs to know about `tensor` (once per split).
-    #[inline(always)]
-    fn refresh(&mut self, tensor: Tensor) -> Tid {
-        // The next id reused for the tensor it belonged to (see tid_of): new, so not fresh.
-        if let Some(tid) = self.table.reuse_next_refreshed(tensor.addr(), self.epoch) {
-            debug_assert_eq!(self.tensors[tid as usize], tensor);
-            self.read_info(tid, tensor);
-            return tid;
-        }
-        let tid = self.tid_of(tensor);
-        self.refresh_tid(tid);
-        tid
-    }
-
-    /// [`Self::refresh`] for a tensor that already has an id.
-    #[inline(always)]
-    fn refresh_tid(&mut self, tid: Tid) {
-        // Most calls find the tensor fresh already.
-        if !self.table.mark_refreshed(tid, self.epoch) {
-            self.read_info(tid, self.tensors[tid as usize]);
-        }
-    }
-
-    /// Fills in the [`plan::TensorInfo`] of `tid` from its tensor `t`. A tensor described as at its
-    /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
-    /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
-    /// (a buffer's usage may change between evaluations), unless it has none, nor a view
-    /// source: then they say what they said (the description holds both addresses, and a
-    /// tensor with another description in between would have been learnt again).
-    #[inline(always)]
-    fn read_info(&mut self, tid: Tid, t: Tensor) {
-        if self.answers.still_describes(tid, t, self.epoch) {
-            let (known, same) = self.sources_known_and_same(tid, t);
-            if !known {
-                self.read_sources(tid, t);
-            }
-            if !(known && same) {
-                self.answers.forget(tid);
-            }
-            if t.buffer_ptr().is_null() && t.view_src().is_none() {
-                return;
-            }
-        } else {
-            self.read_sources(tid, t);
-            self.answers.learn(tid, t);
-        }
-        self.read_buffers(tid, t);
-    }
-
-    /// Whether the ids recorded for `tid`'s sources and view source at its last evaluation
-    /// still name the tensors it names now (its description being unchanged, the same
-    /// addresses in the same slots), and whether their descriptions are unchanged too.
-    #[inline(always)]
-    fn sources_known_and_same(&self, tid: Tid, t: Tensor) -> (bool, bool) {
-        let info = &self.table.info[tid as usize];
-        let (mut known, mut same) = (true, true);
-        let mut check = |src_tid: Tid, src: Option<Tensor>| {
-            // Found unchanged in this split implies refreshed in it.
-            let src_same = self.answers.is_same(src_tid, self.epoch);
-            let fresh = src_same || self.table.refreshed_in(src_tid, self.epoch);
-            known &= fresh && Some(self.tensors[src_tid as usize]) == src;
-            same &= src_same;
-        };
-        if info.view_src != NO_TENSOR {
-            check(info.view_src, t.view_src());
-        }
-        let srcs = t.srcs();
-        // The slots in place (`info.sources()` would copy the ids).
-        let mut bits = info.src_mask;
-        while bits != 0 {
-            let slot = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            check(info.srcs[slot], srcs[slot]);
-        }
-        (known, same)
-    }
-
-    /// Whether `src_tid` is in use in this split for `src` (so its id, without a map lookup).
-    #[inline(always)]
-    fn is_fresh_id_of(&self, src_tid: Tid, src: Tensor) -> bool {
-        self.table.refreshed_in(src_tid, self.epoch) && self.tensors[src_tid as usize] == src
-    }
-
-    /// The id of `src`, refreshed: `hint` (the id the slot held before) when it still names it.
-    #[inline(always)]
-    fn refreshed_source(&mut self, hint: Tid, src: Tensor) -> Tid {
-        if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
-            return hint;
-        }
-        self.refresh_source(src)
-    }
-
-    /// [`Self::refresh`] out of line, for a source whose slot held another id before. In graph
-    /// order sources come first and are fresh already; one outside the graph (rare) is read
-    /// here.
-    #[inline(never)]
-    fn refresh_source(&mut self, src: Tensor) -> Tid {
-        self.refresh(src)
-    }
-
-    /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
-    /// op and flags say. A slot that names the tensor it named before keeps its id (a node
-    /// whose shape changed mostly reads the same tensors).
-    fn read_sources(&mut self, tid: Tid, t: Tensor) {
-        let old = self.table.info[tid as usize];
-        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
-        // Which slots hold a source, without a branch per slot (most of the ten are empty).
-        let src_ptrs = t.srcs();
-        let mut src_mask = 0u16;
-        for (slot, src) in src_ptrs.iter().enumerate() {
-            src_mask |= (src.is_some() as u16) << slot;
-        }
-        let mut bits = src_mask;
-        while bits != 0 {
-            let slot = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            if let Some(src) = src_ptrs[slot] {
-                let hint = if old.src_mask & (1 << slot) != 0 { old.srcs[slot] } else { NO_TENSOR };
-                let src_tid = self.refreshed_source(hint, src);
-                self.table.info[tid as usize].srcs[slot] = src_tid;
-            }
-        }
-        let info = &mut self.table.info[tid as usize];
-        info.view_src = view_src_tid;
-        info.input = t.is_input();
-        info.is_view_op = t.is_view_op();
-        info.ignores_weights = ignores_weights(t.op());
-        info.src_mask = src_mask;
-        self.plan_inputs_changed |= *info != old;
-    }
-
-    /// What `tid`'s buffer, or its view source's, says.
-    #[inline(always)]
-    fn read_buffers(&mut self, tid: Tid, t: Tensor) {
-        let view_src = t.view_src();
-        let own = t.buffer();
-        let storage = match view_src {
-            Some(v) => v.buffer(),
-            None => own,
-        };
-        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-        let storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
-        let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
-        // Only asked about weights (the op-offload rule), so only computed for them.
-        let host = weights.is_some_and(|b| b.is_host(self.caller));
-        let info = &mut self.table.info[tid as usize];
-        let read = (storage_buft, preallocated, weights.is_some(), host);
-        if (info.storage_buft, info.preallocated, info.weights, info.host) != read {
-            (info.storage_buft, info.preallocated, info.weights, info.host) = read;
-            self.plan_inputs_changed = true;
-        }
     }
 
     /// A copy of `src` with the same layout, named "BACKEND#name#copy".
@@ -876,113 +564,6 @@ impl Scheduler {
         usize::try_from(id).ok().and_then(|i| self.bufts.get(i).copied())
     }
 
-    fn event(&self, backend: usize) -> Option<Event> {
-        self.events.get(backend).and_then(|e| e[self.cur_copy])
-    }
-
-    /// Waits until the split's backend no longer uses its inputs' memory: on the host when the
-    /// copy is made by the host, on the backend's own queue otherwise.
-    fn wait_for_split_backend(&self, caller: &str, backend: Backend, event: Option<Event>, on_host: bool) {
-        match event {
-            None => backend.synchronize(),
-            Some(event) if on_host => event.synchronize(caller),
-            Some(event) => backend.event_wait(caller, event),
-        }
-    }
-
-    /// Copies each split's inputs in and runs it.
-    fn compute_splits(&self, caller: &str) -> wsp_ggml_status {
-        let mut prev_backend: Option<usize> = None;
-        for s in 0..self.plan.splits.len() {
-            let split = self.plan.splits[s].clone();
-            let split_backend = self.backends[split.backend];
-            let event = self.event(split.backend);
-
-            // 0.7: ggml-alloc may have given this split memory a split of another backend still
-            // uses, and without inputs nothing else waits for that one.
-            if cfg!(split_event_per_split) && split.inputs.is_empty() {
-                if let Some(prev) = prev_backend.filter(|&prev| prev != split.backend) {
-                    self.wait_for_split_backend(caller, self.backends[prev], self.event(prev), true);
-                }
-            }
-
-            for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
-                let input = self.tensors[input_tid as usize];
-                let input_copy = self.current_copy(input_tid, split.backend);
-                if input.is_input() {
-                    // User inputs are copied at once, before the user can overwrite them.
-                    self.wait_for_split_backend(caller, split_backend, event, true);
-                    crate::buffer::tensor_io::copy(caller, input, input_copy);
-                } else {
-                    self.wait_for_split_backend(caller, split_backend, event, false);
-                    let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
-                    // SAFETY: a copy has its original's layout; both are allocated.
-                    if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
-                        input_backend.synchronize();
-                        self.wait_for_split_backend(caller, split_backend, event, true);
-                        crate::buffer::tensor_io::copy(caller, input, input_copy);
-                    }
-                }
-            }
-
-            let mut split_graph = self.split_graphs[s];
-            let status = match self.callback_eval {
-                // SAFETY: a view of the user's graph, allocated by this scheduler.
-                None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
-                Some(callback) => self.compute_observed(caller, callback, split_backend, split_graph),
-            };
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-                return status;
-            }
-
-            // Before 0.7 only a split with inputs recorded its event.
-            let records = cfg!(split_event_per_split) || !split.inputs.is_empty();
-            if let Some(event) = event.filter(|_| records) {
-                split_backend.event_record(caller, event);
-            }
-            prev_backend = Some(split.backend);
-        }
-        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
-    }
-
-    /// Runs a split in runs of nodes the callback does not want to see, stopping after a node
-    /// it wants when it returns false (the remaining splits still run, as in the reference).
-    fn compute_observed(
-        &self,
-        caller: &str,
-        callback: EvalCallback,
-        backend: Backend,
-        mut split_graph: wsp_ggml_cgraph,
-    ) -> wsp_ggml_status {
-        let user_data = self.callback_eval_user_data;
-        // SAFETY: a view of the user's live graph.
-        let split = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
-        let nodes = split.nodes();
-        // SAFETY: the callback and its data are the caller's, called with live graph nodes.
-        let wants = |t: Tensor, ask: bool| unsafe { callback(t.as_ptr(), ask, user_data) };
-        let mut j0 = 0;
-        while j0 < nodes.len() {
-            let mut j1 = j0;
-            let mut need = wants(nodes[j1], true);
-            while !need && j1 + 1 < nodes.len() {
-                j1 += 1;
-                need = wants(nodes[j1], true);
-            }
-            let mut view = split.view(j0, j1 + 1);
-            // SAFETY: a view of the user's graph, allocated by this scheduler.
-            let status = unsafe { backend.graph_compute(caller, &mut view) };
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
-                return status;
-            }
-            backend.synchronize();
-            if need && !wants(nodes[j1], false) {
-                break;
-            }
-            j0 = j1 + 1;
-        }
-        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
-    }
-
     /// Forgets all assignments and the allocated graph.
     pub fn reset(&mut self) {
         if !self.is_reset {
@@ -1065,73 +646,6 @@ impl Scheduler {
         }
         Ok(())
     }
-
-    /// The debug listing of WSP_GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
-    fn print_assignments(&self, caller: &str, graph: Graph) {
-        let mut next_split = 0;
-        for (i, &node) in graph.nodes().iter().enumerate() {
-            if let Some(split) = self.plan.splits.get(next_split).filter(|s| s.i_start == i) {
-                let mut line = format!(
-                    "\n## SPLIT #{next_split}: {} # {} inputs",
-                    self.backend_name(caller, split.backend),
-                    split.inputs.len()
-                );
-                for (k, &input) in self.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
-                    let t = self.tensors[input as usize];
-                    line +=
-                        &format!("{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), fmt_size(t.nbytes()));
-                }
-                log_debug!("{line}\n");
-                next_split += 1;
-            }
-            if node.is_view_op() || self.debug < 2 {
-                continue;
-            }
-            let uses = graph.use_count(node);
-            // From 0.6 the line shows whether the node is computed; 0.7 names unary ops by their
-            // function.
-            #[cfg(sched_debug_compute_flag)]
-            let uses = format!("{uses},c={}", i32::from(node.flags() & crate::abi::WSP_GGML_TENSOR_FLAG_COMPUTE != 0));
-            let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
-            let mut line = format!(
-                "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",
-                node.name(),
-                fmt_size(node.nbytes()),
-                self.assigned_backend_name(caller, node),
-                ""
-            );
-            for &src in node.srcs().iter().flatten() {
-                line += &format!(
-                    " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]",
-                    src.name(),
-                    fmt_size(src.nbytes()),
-                    self.assigned_backend_name(caller, src),
-                    ""
-                );
-            }
-            log_debug!("{line}\n");
-        }
-    }
-
-    fn backend_name(&self, caller: &str, backend: usize) -> String {
-        // SAFETY: a backend's name is a string that lives as long as the backend.
-        unsafe { c_str_lossy(self.backends[backend].name(caller)) }.into_owned()
-    }
-
-    fn assigned_backend_name(&self, caller: &str, tensor: Tensor) -> String {
-        match self.table.lookup(tensor.addr()).map(|tid| self.table.backend[tid as usize]) {
-            Some(b) if b >= 0 => self.backend_name(caller, b as usize),
-            _ => "NULL".into(),
-        }
-    }
-}
-
-fn fmt_size(size: usize) -> String {
-    if size >= 1024 * 1024 {
-        format!("{}M", size / 1024 / 1024)
-    } else {
-        format!("{}K", size / 1024)
-    }
 }
 
 impl Drop for Scheduler {
@@ -1142,13 +656,4 @@ impl Drop for Scheduler {
         // SAFETY: the allocator was created by this scheduler and is freed once.
         unsafe { wsp_ggml_gallocr_free(self.galloc) };
     }
-}
-
-/// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
-fn ignores_weights(op: wsp_ggml_op) -> bool {
-    #[cfg(flash_attn_ignores_weights)]
-    if op == crate::abi::op::FLASH_ATTN_EXT {
-        return true;
-    }
-    op == WSP_GGML_OP_ROPE
 }

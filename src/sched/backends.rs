@@ -1,0 +1,77 @@
+//! The backends a scheduler is made over, checked as the reference asserts them: between 1 and
+//! [`MAX_BACKENDS`], none NULL, the last a CPU backend, each able to use its buffer type.
+
+use super::MAX_BACKENDS;
+use crate::abi::*;
+use crate::handle::{Backend, BufferType};
+use std::ffi::c_int;
+
+/// Why `sched_new` refuses its arguments (the reference asserts).
+#[derive(Debug, PartialEq, Eq)]
+pub enum SchedError {
+    BackendsNull,
+    BackendCount(c_int),
+    BackendNull(usize),
+    LastNotCpu,
+    BuftUnsupported(usize),
+}
+
+impl std::fmt::Display for SchedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchedError::BackendsNull => write!(f, "backends is NULL"),
+            SchedError::BackendCount(n) => write!(f, "n_backends is {n}; it must be between 1 and {MAX_BACKENDS}"),
+            SchedError::BackendNull(i) => write!(f, "backends[{i}] is NULL"),
+            SchedError::LastNotCpu => write!(f, "the last backend must be a CPU backend"),
+            SchedError::BuftUnsupported(i) => write!(f, "backend {i} does not support its buffer type"),
+        }
+    }
+}
+
+/// The number of backends a scheduler may take, checked.
+pub fn backend_count(n_backends: c_int) -> Result<usize, SchedError> {
+    match usize::try_from(n_backends) {
+        Ok(n) if (1..=MAX_BACKENDS).contains(&n) => Ok(n),
+        _ => Err(SchedError::BackendCount(n_backends)),
+    }
+}
+
+/// Backends and their buffer types, checked to make a scheduler.
+pub struct SchedBackends {
+    pub(super) backends: Vec<Backend>,
+    pub(super) bufts: Vec<BufferType>,
+}
+
+impl SchedBackends {
+    /// Checks the backends (highest priority first; the last must be a CPU backend) and picks
+    /// each one's buffer type: the one given, or the backend's default.
+    pub fn validate(
+        caller: &str,
+        backends: &[Option<Backend>],
+        bufts: &[Option<BufferType>],
+    ) -> Result<Self, SchedError> {
+        let backends = backends
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b.ok_or(SchedError::BackendNull(i)))
+            .collect::<Result<Vec<Backend>, _>>()?;
+        let last = backends.last().ok_or(SchedError::BackendCount(0))?;
+        let cpu = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU;
+        if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
+            return Err(SchedError::LastNotCpu);
+        }
+        let mut chosen = Vec::with_capacity(backends.len());
+        for (i, &backend) in backends.iter().enumerate() {
+            let device = backend.device_or_abort(caller);
+            let buft = match bufts.get(i).copied().flatten() {
+                Some(buft) => buft,
+                None => device.buffer_type_or_abort(caller),
+            };
+            if !device.supports_buft(caller, buft) {
+                return Err(SchedError::BuftUnsupported(i));
+            }
+            chosen.push(buft);
+        }
+        Ok(SchedBackends { backends, bufts: chosen })
+    }
+}

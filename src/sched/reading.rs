@@ -1,0 +1,203 @@
+//! Reading a graph into the scheduler's tables: each tensor's id (the one it had before where
+//! the graph is rebuilt in the same memory), and its [`TensorInfo`](super::table::TensorInfo), read once per split and only
+//! where it may have changed.
+
+use super::table::{Tid, NO_TENSOR};
+use super::Scheduler;
+use crate::abi::*;
+use crate::handle::{BufferType, Tensor};
+
+impl Scheduler {
+    /// The id of a tensor, recording it when new (unless the id was this tensor's before: its
+    /// record stands, as every id the table added was recorded).
+    #[inline(always)]
+    pub(super) fn tid_of(&mut self, tensor: Tensor) -> Tid {
+        if let Some(tid) = self.table.reuse_next(tensor.addr()) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            return tid;
+        }
+        let (tid, added) = self.table.id_from_map(tensor.addr());
+        if added {
+            self.record(tid, tensor);
+            self.plan_inputs_changed = true;
+        }
+        tid
+    }
+
+    /// Records a new id's tensor. Like the table, these arrays only grow: a new id after a
+    /// reset reuses a forgotten tensor's entries. Its copy slots are left as they are: a new
+    /// id has no copy requested (the table's copy bits start clear), and a copy slot is read
+    /// only after the request that writes it.
+    #[inline(always)]
+    fn record(&mut self, tid: Tid, tensor: Tensor) {
+        let i = tid as usize;
+        if i < self.tensors.len() {
+            self.tensors[i] = tensor;
+        } else {
+            self.tensors.push(tensor);
+            self.copies.extend(std::iter::repeat_n(None, self.n_backends() * self.n_copies));
+        }
+    }
+
+    /// Reads what the planner needs to know about `tensor` (once per split).
+    #[inline(always)]
+    pub(super) fn refresh(&mut self, tensor: Tensor) -> Tid {
+        // The next id reused for the tensor it belonged to (see tid_of): new, so not fresh.
+        if let Some(tid) = self.table.reuse_next_refreshed(tensor.addr(), self.epoch) {
+            debug_assert_eq!(self.tensors[tid as usize], tensor);
+            self.read_info(tid, tensor);
+            return tid;
+        }
+        let tid = self.tid_of(tensor);
+        self.refresh_tid(tid);
+        tid
+    }
+
+    /// [`Self::refresh`] for a tensor that already has an id.
+    #[inline(always)]
+    fn refresh_tid(&mut self, tid: Tid) {
+        // Most calls find the tensor fresh already.
+        if !self.table.mark_refreshed(tid, self.epoch) {
+            self.read_info(tid, self.tensors[tid as usize]);
+        }
+    }
+
+    /// Fills in the [`TensorInfo`](super::table::TensorInfo) of `tid` from its tensor `t`. A tensor described as at its
+    /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
+    /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
+    /// (a buffer's usage may change between evaluations), unless it has none, nor a view
+    /// source: then they say what they said (the description holds both addresses, and a
+    /// tensor with another description in between would have been learnt again).
+    #[inline(always)]
+    fn read_info(&mut self, tid: Tid, t: Tensor) {
+        if self.answers.still_describes(tid, t, self.epoch) {
+            let (known, same) = self.sources_known_and_same(tid, t);
+            if !known {
+                self.read_sources(tid, t);
+            }
+            if !(known && same) {
+                self.answers.forget(tid);
+            }
+            if t.buffer_ptr().is_null() && t.view_src().is_none() {
+                return;
+            }
+        } else {
+            self.read_sources(tid, t);
+            self.answers.learn(tid, t);
+        }
+        self.read_buffers(tid, t);
+    }
+
+    /// Whether the ids recorded for `tid`'s sources and view source at its last evaluation
+    /// still name the tensors it names now (its description being unchanged, the same
+    /// addresses in the same slots), and whether their descriptions are unchanged too.
+    #[inline(always)]
+    fn sources_known_and_same(&self, tid: Tid, t: Tensor) -> (bool, bool) {
+        let info = &self.table.info[tid as usize];
+        let (mut known, mut same) = (true, true);
+        let mut check = |src_tid: Tid, src: Option<Tensor>| {
+            // Found unchanged in this split implies refreshed in it.
+            let src_same = self.answers.is_same(src_tid, self.epoch);
+            let fresh = src_same || self.table.refreshed_in(src_tid, self.epoch);
+            known &= fresh && Some(self.tensors[src_tid as usize]) == src;
+            same &= src_same;
+        };
+        if info.view_src != NO_TENSOR {
+            check(info.view_src, t.view_src());
+        }
+        let srcs = t.srcs();
+        // The slots in place (`info.sources()` would copy the ids).
+        let mut bits = info.src_mask;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            check(info.srcs[slot], srcs[slot]);
+        }
+        (known, same)
+    }
+
+    /// Whether `src_tid` is in use in this split for `src` (so its id, without a map lookup).
+    #[inline(always)]
+    fn is_fresh_id_of(&self, src_tid: Tid, src: Tensor) -> bool {
+        self.table.refreshed_in(src_tid, self.epoch) && self.tensors[src_tid as usize] == src
+    }
+
+    /// The id of `src`, refreshed: `hint` (the id the slot held before) when it still names it.
+    #[inline(always)]
+    fn refreshed_source(&mut self, hint: Tid, src: Tensor) -> Tid {
+        if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
+            return hint;
+        }
+        self.refresh_source(src)
+    }
+
+    /// [`Self::refresh`] out of line, for a source whose slot held another id before. In graph
+    /// order sources come first and are fresh already; one outside the graph (rare) is read
+    /// here.
+    #[inline(never)]
+    fn refresh_source(&mut self, src: Tensor) -> Tid {
+        self.refresh(src)
+    }
+
+    /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
+    /// op and flags say. A slot that names the tensor it named before keeps its id (a node
+    /// whose shape changed mostly reads the same tensors).
+    fn read_sources(&mut self, tid: Tid, t: Tensor) {
+        let old = self.table.info[tid as usize];
+        let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
+        // Which slots hold a source, without a branch per slot (most of the ten are empty).
+        let src_ptrs = t.srcs();
+        let mut src_mask = 0u16;
+        for (slot, src) in src_ptrs.iter().enumerate() {
+            src_mask |= (src.is_some() as u16) << slot;
+        }
+        let mut bits = src_mask;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(src) = src_ptrs[slot] {
+                let hint = if old.src_mask & (1 << slot) != 0 { old.srcs[slot] } else { NO_TENSOR };
+                let src_tid = self.refreshed_source(hint, src);
+                self.table.info[tid as usize].srcs[slot] = src_tid;
+            }
+        }
+        let info = &mut self.table.info[tid as usize];
+        info.view_src = view_src_tid;
+        info.input = t.is_input();
+        info.is_view_op = t.is_view_op();
+        info.ignores_weights = ignores_weights(t.op());
+        info.src_mask = src_mask;
+        self.plan_inputs_changed |= *info != old;
+    }
+
+    /// What `tid`'s buffer, or its view source's, says.
+    #[inline(always)]
+    fn read_buffers(&mut self, tid: Tid, t: Tensor) {
+        let view_src = t.view_src();
+        let own = t.buffer();
+        let storage = match view_src {
+            Some(v) => v.buffer(),
+            None => own,
+        };
+        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        let storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
+        let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
+        // Only asked about weights (the op-offload rule), so only computed for them.
+        let host = weights.is_some_and(|b| b.is_host(self.caller));
+        let info = &mut self.table.info[tid as usize];
+        let read = (storage_buft, preallocated, weights.is_some(), host);
+        if (info.storage_buft, info.preallocated, info.weights, info.host) != read {
+            (info.storage_buft, info.preallocated, info.weights, info.host) = read;
+            self.plan_inputs_changed = true;
+        }
+    }
+}
+
+/// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
+fn ignores_weights(op: wsp_ggml_op) -> bool {
+    #[cfg(flash_attn_ignores_weights)]
+    if op == crate::abi::op::FLASH_ATTN_EXT {
+        return true;
+    }
+    op == WSP_GGML_OP_ROPE
+}

@@ -1,0 +1,116 @@
+//! Running the splits: each split's inputs copied to its backend, then its nodes computed, with
+//! the events of pipeline-parallel mode (and, with an eval callback, in runs the callback asks
+//! to see).
+
+use super::{EvalCallback, Scheduler};
+use crate::abi::*;
+use crate::handle::{Backend, Event, Graph, Tensor};
+
+impl Scheduler {
+    fn event(&self, backend: usize) -> Option<Event> {
+        self.events.get(backend).and_then(|e| e[self.cur_copy])
+    }
+
+    /// Waits until the split's backend no longer uses its inputs' memory: on the host when the
+    /// copy is made by the host, on the backend's own queue otherwise.
+    fn wait_for_split_backend(&self, caller: &str, backend: Backend, event: Option<Event>, on_host: bool) {
+        match event {
+            None => backend.synchronize(),
+            Some(event) if on_host => event.synchronize(caller),
+            Some(event) => backend.event_wait(caller, event),
+        }
+    }
+
+    /// Copies each split's inputs in and runs it.
+    pub(super) fn compute_splits(&self, caller: &str) -> wsp_ggml_status {
+        let mut prev_backend: Option<usize> = None;
+        for s in 0..self.plan.splits.len() {
+            let split = self.plan.splits[s].clone();
+            let split_backend = self.backends[split.backend];
+            let event = self.event(split.backend);
+
+            // 0.7: ggml-alloc may have given this split memory a split of another backend still
+            // uses, and without inputs nothing else waits for that one.
+            if cfg!(split_event_per_split) && split.inputs.is_empty() {
+                if let Some(prev) = prev_backend.filter(|&prev| prev != split.backend) {
+                    self.wait_for_split_backend(caller, self.backends[prev], self.event(prev), true);
+                }
+            }
+
+            for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
+                let input = self.tensors[input_tid as usize];
+                let input_copy = self.current_copy(input_tid, split.backend);
+                if input.is_input() {
+                    // User inputs are copied at once, before the user can overwrite them.
+                    self.wait_for_split_backend(caller, split_backend, event, true);
+                    crate::buffer::tensor_io::copy(caller, input, input_copy);
+                } else {
+                    self.wait_for_split_backend(caller, split_backend, event, false);
+                    let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
+                    // SAFETY: a copy has its original's layout; both are allocated.
+                    if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
+                        input_backend.synchronize();
+                        self.wait_for_split_backend(caller, split_backend, event, true);
+                        crate::buffer::tensor_io::copy(caller, input, input_copy);
+                    }
+                }
+            }
+
+            let mut split_graph = self.split_graphs[s];
+            let status = match self.callback_eval {
+                // SAFETY: a view of the user's graph, allocated by this scheduler.
+                None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
+                Some(callback) => self.compute_observed(caller, callback, split_backend, split_graph),
+            };
+            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+                return status;
+            }
+
+            // Before 0.7 only a split with inputs recorded its event.
+            let records = cfg!(split_event_per_split) || !split.inputs.is_empty();
+            if let Some(event) = event.filter(|_| records) {
+                split_backend.event_record(caller, event);
+            }
+            prev_backend = Some(split.backend);
+        }
+        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+    }
+
+    /// Runs a split in runs of nodes the callback does not want to see, stopping after a node
+    /// it wants when it returns false (the remaining splits still run, as in the reference).
+    fn compute_observed(
+        &self,
+        caller: &str,
+        callback: EvalCallback,
+        backend: Backend,
+        mut split_graph: wsp_ggml_cgraph,
+    ) -> wsp_ggml_status {
+        let user_data = self.callback_eval_user_data;
+        // SAFETY: a view of the user's live graph.
+        let split = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
+        let nodes = split.nodes();
+        // SAFETY: the callback and its data are the caller's, called with live graph nodes.
+        let wants = |t: Tensor, ask: bool| unsafe { callback(t.as_ptr(), ask, user_data) };
+        let mut j0 = 0;
+        while j0 < nodes.len() {
+            let mut j1 = j0;
+            let mut need = wants(nodes[j1], true);
+            while !need && j1 + 1 < nodes.len() {
+                j1 += 1;
+                need = wants(nodes[j1], true);
+            }
+            let mut view = split.view(j0, j1 + 1);
+            // SAFETY: a view of the user's graph, allocated by this scheduler.
+            let status = unsafe { backend.graph_compute(caller, &mut view) };
+            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+                return status;
+            }
+            backend.synchronize();
+            if need && !wants(nodes[j1], false) {
+                break;
+            }
+            j0 = j1 + 1;
+        }
+        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+    }
+}
