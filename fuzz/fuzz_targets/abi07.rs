@@ -27,7 +27,7 @@
 //!    allocated: then it is, here, and written, read back whole (bits equal), and accessed with
 //!    2d runs against the model as in
 //!    part 1, where the meta buffer can transfer the runs: the library's own plan of a transfer
-//!    (`meta::buffer::chunks`) accepts them. A PARTIAL tensor is written but cannot be read
+//!    (`meta::buffer::chunks::chunks`) accepts them. A PARTIAL tensor is written but cannot be read
 //!    (the reference aborts too). What the library must refuse, a child must abort with a
 //!    message naming the function.
 //!
@@ -44,7 +44,7 @@ use std::sync::{Mutex, Once};
 use ::wsp_ggml_backend as lib;
 use lib::abi::*;
 use lib::ggml::{wsp_ggml_backend_alloc_ctx_tensors_from_buft, wsp_ggml_new_tensor};
-use lib::meta::buffer::chunks;
+use lib::meta::buffer::chunks::chunks;
 use lib::meta::split::{self, check_static, SplitState};
 
 #[path = "common/ffi.rs"]
@@ -551,7 +551,7 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
 
 /// Whether the meta buffer can move bytes `[offset, offset + size)` of `tensor` (state `state`
 /// over `n` devices) in one transfer: what the library's own plan of a transfer
-/// (`meta::buffer::chunks`) accepts for a split or segmented state; MIRRORED unsegmented;
+/// (`meta::buffer::chunks::chunks`) accepts for a split or segmented state; MIRRORED unsegmented;
 /// PARTIAL in whole floats.
 ///
 /// # Safety

@@ -1,0 +1,221 @@
+//! The split state of each tensor of a meta buffer: the application's for a static tensor, else
+//! inferred from its sources' ([`crate::meta::split`]), cached while the tensor is described the
+//! same, and logged with `WSP_GGML_META_DEBUG`.
+
+use super::{is_meta_buffer, meta_buffer_of, MetaBuffer};
+use crate::abi::*;
+use crate::base::report::{ensure, fatal, null_handle};
+use crate::handle::Tensor;
+use crate::meta::split::{self, SplitState};
+
+/// What inference needs of a tensor besides its split state.
+fn shape(t: Tensor) -> split::Shape {
+    split::Shape {
+        op: t.op(),
+        ne: t.ne(),
+        nb: t.nb(),
+        op_params: t.op_params(),
+        n_dims: t.n_dims(),
+        contiguous: t.is_contiguous(),
+        permuted: t.is_permuted(),
+    }
+}
+
+/// The split state of a tensor of a meta buffer: the application's for a static tensor, else
+/// inferred from its sources'. `assume_sync`: PARTIAL sums count as reduced.
+pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> SplitState {
+    let meta = meta_buffer_of(caller, tensor);
+    let key = (tensor.addr(), assume_sync);
+    let fp = tensor.fingerprint();
+    let cached = meta.cache.borrow().get(&key).copied();
+    let state = match cached {
+        Some((state, seen)) if seen == fp => state,
+        stale => {
+            if stale.is_some() {
+                // Tensors derived from this one may be stale too.
+                meta.cache.borrow_mut().clear();
+            }
+            let state = calculate(caller, meta, tensor, assume_sync);
+            meta.cache.borrow_mut().insert(key, (state, fp));
+            if meta.debug {
+                log_split_state(caller, meta.n_devs(), tensor, &state);
+            }
+            state
+        }
+    };
+    ensure!(state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_NONE, "{caller}: tensor {} has split state NONE", tensor.name());
+    state
+}
+
+/// `WSP_GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
+/// sources' (the reference's format).
+fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) {
+    let describe = |t: Tensor, s: &SplitState| {
+        let axis = split::axis_name(s.axis)
+            .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
+        // Each share with its repeat count (0.7, meta_nr; 0.6 has none), as the reference
+        // prints one segment; several segments (which the reference cannot print: it aborts)
+        // one after the other, separated by "; ".
+        let n_segments = if split::is_dim(s.axis) { (s.n_segments as usize).clamp(1, s.nr.len()) } else { 1 };
+        let segments: Vec<String> = (0..n_segments)
+            .map(|seg| {
+                let shares: Vec<String> = (0..n_devs)
+                    .map(|j| {
+                        let ne = s.ne[seg * n_devs + j];
+                        if cfg!(meta_nr) {
+                            format!("{ne}x{}", s.nr[seg])
+                        } else {
+                            ne.to_string()
+                        }
+                    })
+                    .collect();
+                shares.join(", ")
+            })
+            .collect();
+        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), segments.join("; "))
+    };
+    let srcs: Vec<String> = tensor
+        .srcs()
+        .iter()
+        .flatten()
+        .filter(|&&src| src != tensor)
+        .map(|&src| describe(src, &split_state(caller, src, true)))
+        .collect();
+    crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
+}
+
+/// The leading integer of an environment variable, as C's atoi reads it (0 when unset).
+pub(super) fn env_int(name: &str) -> i64 {
+    let value = std::env::var(name).unwrap_or_default();
+    let text = value.trim_start();
+    let (sign, digits) = match text.as_bytes().first() {
+        Some(b'-') => (-1, &text[1..]),
+        Some(b'+') => (1, &text[1..]),
+        _ => (1, text),
+    };
+    let end = digits.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
+    sign * digits[..end].parse::<i64>().unwrap_or(0)
+}
+
+fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> SplitState {
+    if tensor.nelements() == 0 {
+        return split::whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
+    }
+    let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
+    if buffer.usage() != wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE
+        && tensor.view_src().is_none()
+    {
+        let state = meta.device.static_split_state(caller, tensor);
+        if let Err(why) = split::check_static(&state, &tensor.ne(), tensor.blck_size(), meta.n_devs()) {
+            fatal!("{caller}: the split state of tensor {}: {why}", tensor.name());
+        }
+        return state;
+    }
+    if let Some(run) = view_run(caller, meta, tensor) {
+        return run.state;
+    }
+    let mut srcs: [split::Source; WSP_GGML_MAX_SRC] = [None; WSP_GGML_MAX_SRC];
+    for (slot, src) in tensor.srcs().iter().enumerate() {
+        let Some(src) = *src else { continue };
+        if src == tensor {
+            continue;
+        }
+        let state = split_state(caller, src, true);
+        ensure!(
+            state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+            "{caller}: source {} of {} has an unknown split",
+            src.name(),
+            tensor.name()
+        );
+        srcs[slot] = Some((shape(src), state));
+    }
+    split::infer(&shape(tensor), &srcs, meta.n_devs(), assume_sync)
+        .unwrap_or_else(|why| fatal!("{caller}: meta backend: tensor {} ({}): {why}", tensor.name(), tensor.op_name()))
+}
+
+/// A VIEW of a run of its meta source's split axis, narrower than the axis: the source's
+/// strides along every dimension the view has, inside the source's extents (the source's
+/// dimensions in order, none overlapping the next). The source
+/// is the view's own (a reshape of a weight, say), whose slices are views of the same tensor's.
+pub(super) struct ViewRun {
+    pub(super) base: Tensor,
+    pub(super) axis: usize,
+    /// Where the view starts in the source: the index along each dimension, and the bytes left
+    /// below an element.
+    pub(super) at: [i64; WSP_GGML_MAX_DIMS],
+    pub(super) rest: usize,
+    /// Each device's elements of the run: where they start in its slice, and how many.
+    pub(super) parts: Vec<(i64, i64)>,
+    /// The view's split state along `axis`.
+    pub(super) state: SplitState,
+}
+
+/// The view's run when `tensor` is such a view (None for any other tensor, and for a view of
+/// the whole split axis, whose segments carry over). Each device's part of the run is computed
+/// exactly: scaling the view's extent and offset to each device's share, as the reference does,
+/// is right only where the view covers whole segments shared alike. A run that is neither one
+/// run per device in device order nor whole segments (parts of several segments) is refused.
+pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> {
+    if tensor.op() != op::VIEW {
+        return None;
+    }
+    let base = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer))?;
+    // The view's offset is into the tensor whose view the source is (or the source itself).
+    let base_offs = match base.view_src() {
+        None if tensor.view_src() == Some(base) => 0,
+        Some(root) if tensor.view_src() == Some(root) => base.view_offs(),
+        _ => return None,
+    };
+    let base_state = split_state(caller, base, true);
+    if !split::is_dim(base_state.axis) {
+        return None;
+    }
+    let (ne, nb, base_ne, base_nb) = (tensor.ne(), tensor.nb(), base.ne(), base.nb());
+    if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
+        return None;
+    }
+    // The source's dimensions in order, each step past the one below (an offset has one index
+    // per dimension then).
+    let dims: Vec<usize> = (0..WSP_GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
+    if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]].saturating_mul(base_ne[w[0]] as usize)) {
+        return None;
+    }
+    let mut at = [0i64; WSP_GGML_MAX_DIMS];
+    let mut rest = tensor.view_offs().checked_sub(base_offs)?;
+    for &d in dims.iter().rev() {
+        if let Some(index) = rest.checked_div(base_nb[d]) {
+            at[d] = index as i64;
+            rest -= index * base_nb[d];
+        }
+    }
+    if (0..WSP_GGML_MAX_DIMS).any(|d| at[d] + ne[d] > base_ne[d]) {
+        return None;
+    }
+    let axis = base_state.axis as usize;
+    let (start, end) = (at[axis], at[axis] + ne[axis]);
+    if start == 0 && end == base_ne[axis] {
+        return None;
+    }
+    let (parts, state) = split::range_parts(&base_state, meta.n_devs(), start, end).unwrap_or_else(|| {
+        fatal!(
+            "{caller}: meta backend: tensor {} (VIEW): a view of indices {start} to {end} of {}'s split axis {axis} \
+             takes parts of several segments (a view of part of one segment, or of whole segments, is supported)",
+            tensor.name(),
+            base.name()
+        )
+    });
+    Some(ViewRun { base, axis, at, rest, parts, state })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_debug_variable_reads_as_atoi_would() {
+        for (value, expected) in [("1", 1), (" 2x", 2), ("-3", -3), ("yes", 0), ("", 0)] {
+            std::env::set_var("WSP_META_TEST_ENV_INT", value);
+            assert_eq!(env_int("WSP_META_TEST_ENV_INT"), expected, "{value:?}");
+        }
+    }
+}
