@@ -49,7 +49,7 @@ const OPS: &[&str] = &["NONE", "RESHAPE", "VIEW", "PERMUTE", "TRANSPOSE", "ROPE"
 /// The meta backend's op numbers: every constant of the mirrors' `op` module (named as in
 /// ggml.h without the `WSP_GGML_OP_` prefix), whatever its cfg.
 fn meta_ops(root: &Path) -> Vec<String> {
-    let mirrors = root.join("../src/abi/mirrors.rs");
+    let mirrors = root.join("../src/abi/ggml.rs");
     println!("cargo:rerun-if-changed={}", mirrors.display());
     let text = std::fs::read_to_string(&mirrors).unwrap();
     let module = &text[text.find("pub mod op {").expect("the mirrors declare the op module")..];

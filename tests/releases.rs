@@ -191,7 +191,7 @@ fn differences(release: &str, build: &Build) -> Vec<String> {
 
 /// The op numbers the family's build uses for the ops the layer tells apart (ggml.h's, which
 /// both sides include, cannot differ between them): 0.4's, one higher for each of ADD_ID
-/// (op_add_id) and CUMSUM (op_cumsum) that ggml.h inserts before them, as src/abi/mirrors.rs
+/// (op_add_id) and CUMSUM (op_cumsum) that ggml.h inserts before them, as src/abi/ggml.rs
 /// counts them; with the meta backend also FLASH_ATTN_EXT, 0.6's, one higher for COL2IM_1D
 /// (op_col2im_1d).
 fn op_differences(release_layout: &str, build: &Build) -> Vec<String> {
