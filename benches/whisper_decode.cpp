@@ -1,7 +1,7 @@
 // whisper's decoder token by token, the per-token scheduler work a user of whisper.rn pays:
 // whisper.cpp (unchanged) builds its decoder graph for every token and runs it through its
 // scheduler (sched_alloc_graph, sched_graph_compute, sched_reset), here over the CPU alone,
-// over the ACCEL fixture and the CPU (ctests/common/accel_fixture.h), or, in a build with a
+// over the ACCEL fixture and the CPU (ctests/fixtures/accel_fixture.h), or, in a build with a
 // built-in GPU backend (whisper_decode-metal: whisper.rn's Metal C++ over the stand-in of
 // ctests/metal), over that backend and the CPU.
 //

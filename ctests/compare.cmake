@@ -1,13 +1,16 @@
 # cmake -DEXPECTED=<program> -DACTUAL=<program> [-DARGS=a;b;c] [-DREQUIRE=file] [-DRUNNER=emulator;args]
-#       -P compare.cmake
-# Both programs, run with ARGS (through RUNNER, for a cross build), must exit 0 and print the same
-# stdout; of a line "known-difference <label> ..." (a documented difference from the reference)
-# only the two words are compared.
+#       [-DWRAPPER=valgrind;args] -P compare.cmake
+# Both programs, run with ARGS (through RUNNER, for a cross build; ACTUAL also through WRAPPER,
+# which must exit 0 too), must exit 0 and print the same stdout; of a line
+# "known-difference <label> ..." (a documented difference from the reference) only the two words
+# are compared.
 if(DEFINED REQUIRE AND NOT EXISTS "${REQUIRE}")
     message(FATAL_ERROR "${REQUIRE} is missing: run scripts/setup.sh first")
 endif()
+set(wrapper_EXPECTED "")
+set(wrapper_ACTUAL ${WRAPPER})
 foreach(which EXPECTED ACTUAL)
-    execute_process(COMMAND ${RUNNER} "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
+    execute_process(COMMAND ${RUNNER} ${wrapper_${which}} "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
                     RESULT_VARIABLE rc_${which})
     if(NOT rc_${which} STREQUAL "0")
         message(FATAL_ERROR "${${which}} failed (${rc_${which}}):\n${err_${which}}")

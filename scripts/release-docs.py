@@ -1,47 +1,179 @@
 #!/usr/bin/env python3
-"""Prints the README's tables of the release table (releases.txt): the families, what each
-serves and builds with; the capabilities per family; the built-in backends per family."""
+"""The docs' facts, printed from the release table (releases.txt) and the tree, so that no count
+in the docs is written by hand.
+
+  scripts/release-docs.py           prints the README's tables of the release table: the
+                                    families, what each serves and builds with; the
+                                    capabilities per family; the built-in backends per family
+  scripts/release-docs.py --check   fails, naming each stale place, when a generated part of the
+                                    docs differs from what this prints (scripts/test.sh runs it)
+  scripts/release-docs.py --write   rewrites those parts
+
+The generated parts of README.md and integrations/whisper.rn/README.md are the tables, each
+between `<!-- generated:NAME -->` and `<!-- /generated -->`, and every inline count, written as
+`<!-- count:NAME -->value<!-- /count -->`; `--names` lists the names (and the counts' values). Counting
+the hostile calls preprocesses ctests/hostile/bad_input.c with each family's headers
+(scripts/fetch-reference.sh --all fetches them)."""
 import collections
 import pathlib
+import re
+import subprocess
+import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-families = collections.OrderedDict()
-what = collections.OrderedDict()
-continues = False  # whether an indented comment line continues a capability's text
-for line in (root / "releases.txt").read_text().splitlines():
-    if line.startswith("#     ") and not line.startswith("#      "):
-        name, _, text = line[6:].partition(" ")
-        what[name] = text.strip()
-        continues = True
-    elif line.startswith("#      ") and continues:
-        what[next(reversed(what))] += " " + line[1:].strip()
-    elif line.startswith("#   ") and not line.startswith("#    "):
-        continues = False
-    if line.startswith("#") or not line.strip():
-        continue
-    family, key, *values = line.split()
-    families.setdefault(family, collections.defaultdict(list))[key] += [v for v in values if v != "-"]
+DOCS = [root / "README.md", root / "integrations/whisper.rn/README.md"]
 
 
-def row(cells):
-    print("| " + " | ".join(cells) + " |")
+def read_table():
+    """The families in the table's order, each a dict of key -> values; the capabilities' texts."""
+    families = collections.OrderedDict()
+    what = collections.OrderedDict()
+    continues = False  # whether an indented comment line continues a capability's text
+    for line in (root / "releases.txt").read_text().splitlines():
+        if line.startswith("#     ") and not line.startswith("#      "):
+            name, _, text = line[6:].partition(" ")
+            what[name] = text.strip()
+            continues = True
+        elif line.startswith("#      ") and continues:
+            what[next(reversed(what))] += " " + line[1:].strip()
+        elif line.startswith("#   ") and not line.startswith("#    "):
+            continues = False
+        if line.startswith("#") or not line.strip():
+            continue
+        family, key, *values = line.split()
+        families.setdefault(family, collections.defaultdict(list))[key] += [v for v in values if v != "-"]
+    return families, what
 
 
-row(["family", "serves", "cargo feature", "CMake `-DWSP_WHISPER_RN_RELEASE=`", "functions"])
-row(["---"] * 5)
-for name, facts in families.items():
-    symbols = facts["symbols"][0]
-    count = len((root / "ctests" / symbols).read_text().split())
-    feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"
-    row([name, "whisper.rn " + ", ".join(f"**{r}**" for r in facts["releases"]), feature,
-         " or ".join(f"`{r}`" for r in facts["releases"]), f"{count} (`ctests/{symbols}`)"])
-print()
-row(["capability", "what"] + list(families))
-row(["---"] * (2 + len(families)))
-for capability, text in what.items():
-    row([f"`{capability}`", text] + ["✓" if capability in f["capabilities"] else "" for f in families.values()])
-print()
-row(["family", "built-in backends, in registration order"])
-row(["---"] * 2)
-for name, facts in families.items():
-    row([name, ", ".join(facts["builtins"])])
+def functions(facts):
+    return len((root / "ctests" / facts["symbols"][0]).read_text().split())
+
+
+def tables(families, what):
+    """The README's three tables of the release table, by name."""
+    def row(cells):
+        return "| " + " | ".join(cells) + " |"
+
+    table = [row(["family", "serves", "cargo feature", "CMake `-DWSP_WHISPER_RN_RELEASE=`", "functions"]),
+             row(["---"] * 5)]
+    for name, facts in families.items():
+        feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"
+        table.append(row([name, "whisper.rn " + ", ".join(f"**{r}**" for r in facts["releases"]), feature,
+                          " or ".join(f"`{r}`" for r in facts["releases"]),
+                          f"{functions(facts)} (`ctests/{facts['symbols'][0]}`)"]))
+    capabilities = [row(["capability", "what"] + list(families)), row(["---"] * (2 + len(families)))]
+    for capability, text in what.items():
+        capabilities.append(row([f"`{capability}`", text]
+                                + ["✓" if capability in f["capabilities"] else "" for f in families.values()]))
+    builtins = [row(["family", "built-in backends, in registration order"]), row(["---"] * 2)]
+    for name, facts in families.items():
+        builtins.append(row([name, ", ".join(facts["builtins"])]))
+    return {"families": "\n".join(table), "capabilities": "\n".join(capabilities), "builtins": "\n".join(builtins)}
+
+
+def suite_programs(capabilities):
+    """(source, judged) of ctests/programs.txt that a family with these capabilities runs."""
+    programs = []
+    for line in (root / "ctests/programs.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        source, needs, judged = line.split()[:3]
+        if needs == "-" or needs in capabilities:
+            programs.append((source, judged))
+    return programs
+
+
+def hostile_calls(facts):
+    """The cases bad_input --list names in the family's build: its case table, preprocessed with
+    the family's headers and capability macros."""
+    newest = facts["releases"][-1]
+    cpp = root / "third_party" / ("whisper.rn" if not facts["feature"] else f"whisper.rn-{newest}") / "cpp"
+    if not cpp.is_dir():
+        sys.exit(f"release-docs.py: {cpp} is missing: run scripts/fetch-reference.sh --all first")
+    macros = [f"-DWSP_GGML_BACKEND_{c.upper()}" for c in facts["capabilities"]]
+    out = subprocess.run(["cc", "-E", "-P", f"-I{cpp}", f"-I{root / 'ctests/fixtures'}", *macros,
+                          str(root / "ctests/hostile/bad_input.c")],
+                         check=True, capture_output=True, text=True).stdout
+    table = out[out.index("cases[] = {"):]
+    return len(re.findall(r'\{\s*"[a-z0-9_]+"\s*,\s*"(?:abort|error|ok)"', table))
+
+
+def counts(families):
+    """Every name an inline count may use, and its value."""
+    served = [r for facts in families.values() for r in facts["releases"]]
+    values = {
+        "served": ", ".join(served),
+        "served-count": str(len(served)),
+        "families": str(len(families)),
+        "programs": str(sum(1 for line in (root / "ctests/programs.txt").read_text().splitlines()
+                            if line.strip() and not line.startswith("#"))),
+    }
+    for name, facts in families.items():
+        programs = suite_programs(facts["capabilities"])
+        values[f"functions:{name}"] = str(functions(facts))
+        values[f"hostile:{name}"] = str(hostile_calls(facts))
+        for judged in ("reference", "self"):
+            values[f"programs:{name}:{judged}"] = str(sum(1 for _, j in programs if j == judged))
+        values[f"programs:{name}:sched-reference"] = str(
+            sum(1 for s, j in programs if j == "reference" and s.startswith("sched/")))
+    return values
+
+
+def generate(text, tables_by_name, values, where):
+    """The text with its generated parts made anew; unknown names are errors."""
+    def known(kind, name, names):
+        if name not in names:
+            sys.exit(f"release-docs.py: {where}: unknown {kind} '{name}' (see --names)")
+        return name
+
+    def block(match):
+        name = known("table", match.group(1), tables_by_name)
+        return f"<!-- generated:{name} -->\n{tables_by_name[name]}\n<!-- /generated -->"
+
+    def count(match):
+        name = known("count", match.group(1), values)
+        return f"<!-- count:{name} -->{values[name]}<!-- /count -->"
+
+    text = re.sub(r"<!-- generated:([^ ]+) -->\n.*?<!-- /generated -->", block, text, flags=re.S)
+    return re.sub(r"<!-- count:([^ ]+) -->.*?<!-- /count -->", count, text, flags=re.S)
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode not in ("", "--check", "--write", "--names"):
+        sys.exit("usage: scripts/release-docs.py [--check | --write | --names]")
+    families, what = read_table()
+    if mode == "":
+        print("\n\n".join(tables(families, what).values()))
+        return
+    values = counts(families)
+    if mode == "--names":
+        for name in tables(families, what):
+            print(f"table {name}")
+        for name, value in values.items():
+            print(f"count {name}\t{value}")
+        return
+    tables_by_name = tables(families, what)
+    stale = []
+    for doc in DOCS:
+        text = doc.read_text()
+        new = generate(text, tables_by_name, values, doc.relative_to(root))
+        if new == text:
+            continue
+        if mode == "--write":
+            doc.write_text(new)
+            print(f"release-docs.py: rewrote {doc.relative_to(root)}")
+            continue
+        old_lines, new_lines = text.splitlines(), new.splitlines()
+        for number, (old, fresh) in enumerate(zip(old_lines, new_lines), 1):
+            if old != fresh:
+                stale.append(f"{doc.relative_to(root)}:{number}: says\n    {old}\n  the tree says\n    {fresh}")
+    if stale:
+        print("release-docs.py: the docs differ from the tree and the release table "
+              "(scripts/release-docs.py --write):", file=sys.stderr)
+        print("\n".join(stale), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -2,14 +2,16 @@
 # Runs the tests, after installing what they need (scripts/setup.sh --tests, or --all).
 #
 #   scripts/test.sh         the default family (whisper.rn 0.4.3) in full: the style gates
-#                           (rustfmt, clippy), the layout check, the Rust unit tests and the C
-#                           conformance suite through cargo, then the same suite and the
-#                           end-to-end tests through CMake/ctest
+#                           (rustfmt, clippy, the docs' counts), the layout check, the Rust unit
+#                           tests, then the C conformance suite and the end-to-end tests through
+#                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
 #                           (the layout check and ctest -L lean); the conformance suite runs
 #                           through ctest for every family and through cargo under qemu for
-#                           the phones' targets; then every fuzz target briefly
+#                           the phones' targets (ctests/programs.txt lists its programs for
+#                           both, so each runs once per family and target); then every fuzz
+#                           target briefly
 #                           (scripts/fuzz-smoke.sh) and the phones (scripts/test-phones.sh);
 #                           what CI runs
 set -euo pipefail
@@ -43,6 +45,7 @@ timed() {
 }
 
 timed "rustfmt" cargo fmt --check
+timed "docs' counts" python3 scripts/release-docs.py --check
 for release in "${releases[@]}"; do
     "$root/scripts/fetch-reference.sh" "$release"
     feature=$($table fact "$release" feature)
@@ -55,23 +58,20 @@ for release in "${releases[@]}"; do
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
-    # the lean suite has no RPC test: the examples are built without it
-    rpc=ON
-    if [ "$suite" = lean ]; then rpc=OFF; fi
-    cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$rpc" \
-        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    # the lean suite has no RPC test (the examples are built without it) and no memcheck
+    full=ON
+    if [ "$suite" = lean ]; then full=OFF; fi
+    cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$full" \
+        -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then
         # What only cargo tests: the unit tests, the hot path's allocations, and (one check for
         # all families, run with the default one) the header and the releases' headers. The
-        # conformance suite is one set of C programs that both cargo (tests/conformance.rs) and
-        # ctest build and run: the default family runs it both ways, the others through ctest
-        # alone; with --all, cargo runs it for the phones' targets under qemu
-        # (scripts/cross.sh) instead. Likewise tests/loading.rs and tests/rpc.rs run ctest's
-        # loading.* and rpc.* scenarios, which ctest runs below.
+        # conformance suite (ctests/programs.txt) runs here through ctest; cargo runs the same
+        # programs (tests/conformance.rs, tests/loading.rs, tests/rpc.rs) for the phones'
+        # targets under qemu (scripts/cross.sh), and by hand.
         tests=(--lib --test allocations)
         if [ -z "$feature" ]; then
             tests+=(--test header --test releases)
-            if ! $all; then tests+=(--test conformance); fi
         fi
         timed "$release: cargo test" cargo test "${tests[@]}" "${features[@]}"
         timed "$release: ctest build" cmake --build "$build" -j "$(nproc)" >/dev/null

@@ -9,18 +9,19 @@
 //! imports what it needs from whisper.rn's ggml core, ggml-alloc and (with the default `cpu`
 //! feature) its CPU backend, which are linked beside it.
 //!
-//! The layers, from the C boundary down (each uses only those below it):
-//! - [`ffi`]: the exports, one pattern for all (`#[named]`, then `arg!`): convert the
-//!   arguments, call the core, convert the result;
-//! - the core: `meta` (0.6, 0.7: the meta backend, a device over several devices, tensors split
-//!   between them), [`sched`], [`graph_copy`], [`tensor_io`], [`loader`], [`registry`],
-//!   [`builtin`], [`cpu_buffer`], [`buffer`] and [`module`] (shared libraries), safe Rust over
-//!   handles and plain data;
-//! - [`handle`] and [`graph`]: typed handles over the C objects, tensors, graphs and ggml
-//!   contexts, the only code that reads their fields or calls their interface entries, and the
-//!   `arg!` forms by which C arguments become handles;
-//! - [`ggml`]: what the layer imports from ggml core, and its log and aborts; [`abi`]: the
-//!   `#[repr(C)]` mirrors of the chosen family; `sync`: the locks.
+//! The layers, from the C boundary down (each uses only those below it; README.md, "How it is
+//! built", draws them):
+//! - `ffi`: the exports, one pattern for all (`#[named]`, then `arg!`): convert the arguments,
+//!   call the core, convert the result;
+//! - the core, safe Rust over handles and plain data: `meta` (0.6, 0.7: the meta backend, a
+//!   device over several devices, tensors split between them), [`sched`] (the scheduler),
+//!   [`registry`] (the registry, dynamic loading, the built-in backends) and [`buffer`]
+//!   (buffers, the CPU buffer types, tensor data access, graph copy);
+//! - [`handle`]: typed handles over the C objects, tensors, graphs and ggml contexts, the only
+//!   code that reads their fields or calls their interface entries, and the `arg!` forms by
+//!   which C arguments become handles;
+//! - [`base`]: what the layer imports from ggml core, its log and aborts, the locks;
+//! - [`abi`]: the `#[repr(C)]` mirrors of the chosen family.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod abi;

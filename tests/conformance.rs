@@ -5,8 +5,12 @@
 //! - ABI parity: sizes, alignments, field offsets and enum values of every struct the layer
 //!   shares with C, from whisper.rn's headers, from our generated header, and from Rust;
 //! - symbols: the built libraries define exactly the functions of the family's `symbols` list;
-//! - differential behaviour: every program in ctests/diff prints the same stdout;
+//! - differential behaviour: every program ctests/programs.txt judges `reference` prints the
+//!   same stdout;
 //! - bad input: each hostile call gives a clear message (and an abort or an error value).
+//!
+//! Which programs run, and how each is judged, is ctests/programs.txt's to say (ctest reads it
+//! too).
 
 mod support;
 
@@ -182,7 +186,7 @@ fn rust_layout_lines() -> Vec<String> {
 
 #[test]
 fn abi_layout_matches_between_whisper_rn_headers_our_header_and_rust() {
-    let source = vec![root().join("ctests/abi/abi_layout.c")];
+    let source = vec![suite_program("header").source];
     let include = format!("-I{}", root().join("include").display());
     let from_whisper = build_program("abi_layout", &source, &[], Layer::Reference);
     let from_header =
@@ -232,15 +236,7 @@ fn differential(source: &std::path::Path, layers: &[Layer]) -> Result<usize, Str
 
 #[test]
 fn differential_programs_print_what_the_reference_prints() {
-    let mut programs = ctest_sources("diff");
-    if RELEASE.has("api_v2") {
-        // What backend API 2 (whisper.rn 0.5) adds.
-        programs.extend(ctest_sources("diff_v2"));
-    }
-    if RELEASE.has("tensor_2d") {
-        // What whisper.rn 0.7 adds.
-        programs.extend(ctest_sources("diff_v7"));
-    }
+    let programs: Vec<_> = suite_programs("reference").into_iter().map(|p| p.source).collect();
     assert!(!programs.is_empty());
     // Each program is built three times and run three times (under qemu for the phones):
     // share them among the cores, as the other tests of this file end sooner.
@@ -279,7 +275,8 @@ fn differential_programs_print_what_the_reference_prints() {
 
 #[test]
 fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
-    let exe = build_program("bad_input", &[root().join("ctests/bad_input/bad_input.c")], &[], Layer::RustStatic);
+    let program = suite_program("hostile");
+    let exe = build_program(&program.name(), &[program.source], &[], Layer::RustStatic);
     let list = run(&exe, &["--list"], &[]);
     assert!(list.status.success());
     let list = String::from_utf8(list.stdout).unwrap();
@@ -311,10 +308,7 @@ fn behaviour_beyond_the_reference_holds() {
     // Programs that check themselves: where the reference aborts or computes wrong results
     // (wide splits, pipelined re-evaluation, allocation failure; the meta backend's graphs
     // sharing a weight), this library must not.
-    let mut programs = ctest_sources("sched_behaviour");
-    if RELEASE.has("meta") {
-        programs.extend(ctest_sources("behaviour_meta"));
-    }
+    let programs: Vec<_> = suite_programs("self").into_iter().map(|p| p.source).collect();
     assert!(!programs.is_empty());
     let mut failures = Vec::new();
     for program in &programs {
@@ -339,7 +333,7 @@ fn behaviour_beyond_the_reference_holds() {
 #[test]
 fn the_scheduler_shows_where_it_cut_the_graph() {
     // WSP_GGML_SCHED_DEBUG lists the splits (2: every node); WSP_GGML_SCHED_DOT draws them.
-    let program = root().join("ctests/diff/sched_split.c");
+    let program = root().join("ctests/sched/sched_split.c");
     let mut sources = vec![program];
     sources.extend(fixture_sources());
     let exe = build_program("sched_split", &sources, &[], Layer::RustStatic);
@@ -357,14 +351,15 @@ fn the_scheduler_shows_where_it_cut_the_graph() {
 }
 
 #[test]
-fn a_debug_build_reports_a_buffer_freed_twice() {
-    let exe =
-        build_program("double_free", &[root().join("ctests/debug_checks/double_free.c")], &[], Layer::RustDebugStatic);
-    let out = run(&exe, &[], &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "stderr: {stderr}");
-    assert!(
-        stderr.contains("wsp_ggml_backend_buffer_free: buffer 0x") && stderr.contains("was already freed"),
-        "{stderr}"
-    );
+fn a_debug_build_aborts_on_what_it_checks() {
+    // A buffer freed twice, among others: each aborts with the message programs.txt gives.
+    let programs = suite_programs("debug-abort");
+    assert!(!programs.is_empty());
+    for program in programs {
+        let exe = build_program(&program.name(), std::slice::from_ref(&program.source), &[], Layer::RustDebugStatic);
+        let out = run(&exe, &[], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{}: stderr: {stderr}", program.name());
+        assert!(stderr.contains(&program.message), "{}: lacks {:?}: {stderr}", program.name(), program.message);
+    }
 }

@@ -1,9 +1,10 @@
 //! Dynamic backend loading and the registry's thread safety, driven from cargo.
 //!
-//! ctests/loading/loading.c is linked against this library built WITHOUT the static CPU backend
-//! (feature `cpu` off) and whisper.rn's ggml core as a shared library without the CPU backend;
+//! The program ctests/programs.txt judges `loading` (ctests/registry/loading.c) is linked against
+//! this library built WITHOUT the static CPU backend (feature `cpu` off) and whisper.rn's ggml
+//! core as a shared library without the CPU backend;
 //! whisper.rn's CPU backend exists only as loadable modules (libggml-cpu-high.so, score 30, and
-//! libggml-cpu-low.so, score 10), beside deliberately broken ones (ctests/loading/modules). See
+//! libggml-cpu-low.so, score 10), beside deliberately broken ones (ctests/registry/modules). See
 //! tests/support/mod.rs for how they are built.
 //!
 //! Each scenario runs in its own process with a fresh work directory, checks itself (exit 0 and
@@ -36,7 +37,7 @@ fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let modules = loading_modules_dir().canonicalize().unwrap();
-        let exe = build_program("loading", &[root().join("ctests/loading/loading.c")], &[], Layer::RustSharedNoCpu);
+        let exe = build_program("loading", &[suite_program("loading").source], &[], Layer::RustSharedNoCpu);
         Fixture { exe, modules }
     })
 }
@@ -394,7 +395,7 @@ fn valgrind() -> Option<&'static str> {
     }
 }
 
-/// memcheck with the one suppression the CPU module needs (ctests/loading/valgrind.supp, which
+/// memcheck with the suite's suppressions (ctests/valgrind.supp; the one the CPU module needs
 /// matches frames of an unloaded module, hence --keep-debuginfo).
 fn memcheck_args(valgrind: &str) -> Vec<String> {
     vec![
@@ -404,7 +405,7 @@ fn memcheck_args(valgrind: &str) -> Vec<String> {
         "--leak-check=full".into(),
         "--errors-for-leak-kinds=definite".into(),
         "--keep-debuginfo=yes".into(),
-        format!("--suppressions={}", root().join("ctests/loading/valgrind.supp").display()),
+        format!("--suppressions={}", root().join("ctests/valgrind.supp").display()),
     ]
 }
 

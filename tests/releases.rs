@@ -143,7 +143,7 @@ fn view(release: &str, cpp: &Path, build: &Build, library_header: bool) -> Resul
         .arg(format!("-DABI_FUNCTIONS=\"{}\"", list.display()))
         .args(&defines)
         .args(&includes)
-        .arg(root().join("ctests/abi/abi_prototypes.cpp"))
+        .arg(suite_program("prototypes").source)
         .arg("-o")
         .arg(&prototypes_exe);
     checked_output(cxx, "building abi_prototypes")?;
@@ -155,7 +155,7 @@ fn view(release: &str, cpp: &Path, build: &Build, library_header: bool) -> Resul
     cc.args(["-std=c11", "-O1", "-Wall", "-Werror"])
         .args(&defines)
         .args(&includes)
-        .arg(root().join("ctests/abi/abi_layout.c"))
+        .arg(suite_program("header").source)
         .arg("-o")
         .arg(&layout_exe);
     checked_output(cc, "building abi_layout")?;

@@ -52,12 +52,12 @@ fn build_programs(layer: Layer) -> Programs {
         transcribe: build_rpc_example(
             "transcribe",
             &["examples/transcribe/transcribe.cpp", &whisper_cpp_dir().join("whisper.cpp").display().to_string()],
-            &["ctests/common/accel_fixture.c"],
+            &["ctests/fixtures/accel_fixture.c"],
             layer,
         ),
         client: build_program(
             "rpc_client",
-            &[root().join("ctests/rpc/rpc_client.c")],
+            &[suite_program("rpc").source],
             &rpc_flags.iter().map(String::as_str).collect::<Vec<_>>(),
             layer,
         ),

@@ -8,7 +8,7 @@
 // CPU, with pipeline parallelism (events, copies between the devices). Last, what the GPU saw:
 // backends and buffers made and freed, graphs computed (and reordered, events recorded: Metal).
 //
-// The GPU is whisper.rn's Metal C++ over the stand-in (ctests/common/metal_standin.h), or, built with
+// The GPU is whisper.rn's Metal C++ over the stand-in (ctests/fixtures/metal_standin.h), or, built with
 // METAL_TEST_ACCEL, the ACCEL fixture in its place (0.4.3, whose Metal is Objective-C only). The
 // release table's WSP_GGML_BACKEND_MMAP_SUPPORT adds caps.mmap_support.
 #include "diff_util.h"

@@ -1,6 +1,6 @@
 // A host-memory stand-in for the Objective-C half of whisper.rn's Metal backend (0.5.5 and 0.7.x),
 // so that its C++ half (ggml-metal.cpp, -device.cpp, -ops.cpp, -common.cpp and, from 0.7, -tuning.cpp)
-// builds and runs unchanged on Linux. See ctests/common/metal_standin.h for what it promises.
+// builds and runs unchanged on Linux. See ctests/fixtures/metal_standin.h for what it promises.
 //
 // On Apple, ggml-metal-device.m and ggml-metal-context.m implement the functions that
 // ggml-metal-device.h and ggml-metal-context.h declare, over MTLDevice, MTLBuffer and command buffers.

@@ -21,7 +21,7 @@
 // allocations its Rust code made between the first and the last sampled token:
 //   rs_allocs_between_tokens=A sampled_tokens=N
 //
-// --accel-fixture OPS registers the ACCEL test device (ctests/common/accel_fixture.h), a GPU
+// --accel-fixture OPS registers the ACCEL test device (ctests/fixtures/accel_fixture.h), a GPU
 // in host memory supporting the ops OPS (few, default, almost-all or a list such as
 // MUL_MAT,ADD), before whisper starts, and lets whisper use a GPU: whisper.cpp finds it in the
 // registry and schedules its graphs over {ACCEL, CPU}. stderr then gets one line
@@ -58,7 +58,7 @@
 #include <string>
 #include <vector>
 
-// Defined only in builds linked with the Metal stand-in (ctests/common/metal_standin.h).
+// Defined only in builds linked with the Metal stand-in (ctests/fixtures/metal_standin.h).
 extern "C" void metal_standin_counters(struct metal_standin_counters * out) __attribute__((weak));
 
 namespace {

@@ -3,7 +3,7 @@
 //! Each input decodes into two parts:
 //!
 //! 1. **2d tensor access**: a byte tensor (I8, 1 to 256 bytes) in a CPU buffer, or in a TEST
-//!    buffer (ctests/common/test_backend.c, non-host memory) with or without the fixture's 2d
+//!    buffer (ctests/fixtures/test_backend.c, non-host memory) with or without the fixture's 2d
 //!    interface, and up to 8 accesses: `tensor_set_2d`, `tensor_get_2d` and their `_async` forms
 //!    (on the buffer's backend, with or without the fixture's async interface), with any offset,
 //!    run size, run count (0 to 64) and strides, overlapping ones included. A plain-loop model
@@ -43,7 +43,7 @@ use std::sync::{Mutex, Once};
 
 use ::wsp_ggml_backend as lib;
 use lib::abi::*;
-use lib::ggml::{wsp_ggml_backend_alloc_ctx_tensors_from_buft, wsp_ggml_new_tensor};
+use lib::base::ggml::{wsp_ggml_backend_alloc_ctx_tensors_from_buft, wsp_ggml_new_tensor};
 use lib::meta::buffer::chunks::chunks;
 use lib::meta::split::{self, check_static, SplitState};
 

@@ -3,7 +3,7 @@
 //! Each input decodes into a program: a small random graph of F32 element-wise ops that both
 //! backends compute (ADD, SUB, MUL, DIV, SCALE, SQR) and views (RESHAPE, VIEW, PERMUTE,
 //! TRANSPOSE) over up to 3-d tensors of at most 8x4x3 elements, with graph inputs and weights;
-//! and a configuration: which ops the TEST backend (ctests/common/test_backend.c, a non-host
+//! and a configuration: which ops the TEST backend (ctests/fixtures/test_backend.c, a non-host
 //! device whose memory is only reachable through its buffer interface) supports and wants
 //! offloaded, whether it accepts host sources and offers the async interface, where each
 //! weight lives (a TEST or a CPU buffer, usage WEIGHTS or ANY), op offloading, pipeline

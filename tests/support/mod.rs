@@ -392,13 +392,13 @@ fn cpu_module_archives() -> &'static [PathBuf] {
     })
 }
 
-/// Compiles one file of ctests/loading/modules into a position-independent object.
+/// Compiles one file of ctests/registry/modules into a position-independent object.
 fn module_object(source: &str, object: &Path, defines: &[String]) -> PathBuf {
     let mut cmd = c_driver();
     cmd.args(["-std=c11", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-c"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
     cmd.args(defines.iter().map(|d| format!("-D{d}")));
-    cmd.arg(root().join("ctests/loading/modules").join(source));
+    cmd.arg(root().join("ctests/registry/modules").join(source));
     cmd.arg("-o").arg(object);
     run_driver(cmd, &format!("compiling {source}"));
     object.to_path_buf()
@@ -406,7 +406,7 @@ fn module_object(source: &str, object: &Path, defines: &[String]) -> PathBuf {
 
 /// The modules the loading tests use, in one directory:
 /// - `libggml-cpu-high.so` and `libggml-cpu-low.so`: whisper.rn's CPU backend with scores 30 and
-///   10 (ctests/loading/modules/score.c), linked against libggml-core.so and this library;
+///   10 (ctests/registry/modules/score.c), linked against libggml-core.so and this library;
 /// - `bad-noinit.so` (score 50, no init), `bad-score0.so` (score 0; init aborts),
 ///   `bad-initnull.so` (score 100, init returns NULL), `bad-api2.so` (score 90, API version 2).
 pub fn loading_modules_dir() -> &'static Path {
@@ -489,7 +489,7 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
         cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command();
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
     cmd.arg("-I").arg(whisper_cpp_dir());
-    cmd.arg("-I").arg(root().join("ctests/common"));
+    cmd.arg("-I").arg(root().join("ctests/fixtures"));
     cmd.args(RELEASE.header_defines());
     cmd.args(extra_flags);
     cmd.args(sources);
@@ -535,18 +535,44 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
 
 /// The test fixture's sources (the non-host TEST backend).
 pub fn fixture_sources() -> Vec<PathBuf> {
-    vec![root().join("ctests/common/test_backend.c")]
+    vec![root().join("ctests/fixtures/test_backend.c")]
 }
 
-/// C files directly in ctests/<dir>, sorted.
-pub fn ctest_sources(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("ctests").join(dir))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    files.sort();
-    files
+/// A program of the conformance suite as ctests/programs.txt lists it (which ctest reads too).
+pub struct SuiteProgram {
+    pub source: PathBuf,
+    /// The text that follows the judgement (debug-abort: the message), or empty.
+    pub message: String,
+}
+
+impl SuiteProgram {
+    pub fn name(&self) -> String {
+        self.source.file_stem().unwrap().to_string_lossy().into_owned()
+    }
+}
+
+/// The programs ctests/programs.txt judges so, of those the family has the capability for, in the
+/// file's order.
+pub fn suite_programs(judged: &str) -> Vec<SuiteProgram> {
+    let manifest = std::fs::read_to_string(root().join("ctests/programs.txt")).expect("read ctests/programs.txt");
+    manifest
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (source, needs, how) = (fields.next()?, fields.next()?, fields.next()?);
+            let message = fields.collect::<Vec<_>>().join(" ");
+            (how == judged && (needs == "-" || RELEASE.has(needs)))
+                .then(|| SuiteProgram { source: root().join("ctests").join(source), message })
+        })
+        .collect()
+}
+
+/// The one program ctests/programs.txt judges so.
+pub fn suite_program(judged: &str) -> SuiteProgram {
+    let mut programs = suite_programs(judged);
+    assert_eq!(programs.len(), 1, "ctests/programs.txt should list one program judged {judged}");
+    programs.remove(0)
 }
 
 /// Runs a test program (through the target's runner) without backtraces (ggml would otherwise
@@ -627,9 +653,9 @@ pub fn rpc_flags() -> Vec<String> {
 
 /// A program of examples/ from C++ and C sources (paths under the repository root) with ggml's
 /// RPC backend, linked with `layer`, as examples/CMakeLists.txt builds transcribe and
-/// rpc-server (ctests/common on the include path, for the ACCEL fixture transcribe carries).
+/// rpc-server (ctests/fixtures on the include path, for the ACCEL fixture transcribe carries).
 pub fn build_rpc_example(name: &str, cxx_sources: &[&str], c_sources: &[&str], layer: Layer) -> PathBuf {
-    let include = format!("-I{}", root().join("ctests/common").display());
+    let include = format!("-I{}", root().join("ctests/fixtures").display());
     let mut flags = Vec::new();
     for (language, sources, cxx) in [("cxx", cxx_sources, true), ("c", c_sources, false)] {
         if sources.is_empty() {

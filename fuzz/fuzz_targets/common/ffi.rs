@@ -159,7 +159,7 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the TEST backend fixture (ctests/common/test_backend.h)
+// the TEST backend fixture (ctests/fixtures/test_backend.h)
 // ---------------------------------------------------------------------------------------------
 
 #[repr(C)]

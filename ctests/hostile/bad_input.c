@@ -443,7 +443,7 @@ static int c_sched_get_buffer_size_foreign(void) {
 }
 
 /* an eval callback that calls back into the scheduler computing the graph: the getters may
- * (ctests/diff/sched_reentry.c); a call that would change or free it aborts with a message */
+ * (ctests/sched/sched_reentry.c); a call that would change or free it aborts with a message */
 enum reentry { REENTER_FREE, REENTER_RESET, REENTER_SET_BACKEND, REENTER_ALLOC };
 struct reentry_case {
     wsp_ggml_backend_sched_t sched;

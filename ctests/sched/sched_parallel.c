@@ -9,7 +9,7 @@
 //  PA5 (only with DIFF_SHOW_PARALLEL_REEVAL=1): compute an allocated graph a second time with new inputs
 //       and print whether the result equals a CPU-only computation. The reference returns the first
 //       evaluation's outputs here (a known defect the library fixes), so this is off by default;
-//       ctests/sched_behaviour/parallel_reeval.c checks the correct behaviour.
+//       ctests/sched/parallel_reeval.c checks the correct behaviour.
 #include "sched_util.h"
 
 static void print_outputs(const char * tag, struct su_net * n) {

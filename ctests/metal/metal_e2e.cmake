@@ -8,7 +8,7 @@
 # computed some splits, the same graphs and nodes through both layers, and the CPU others. Extra
 # environment (such as WSP_GGML_METAL_DEVICES) comes from the test. To keep it short: one thread, and the encoder's context cut to 5.12 s (all of
 # sample2) with one greedy decoding pass, as the cross tests do.
-include("${CMAKE_CURRENT_LIST_DIR}/e2e_util.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../e2e/e2e_util.cmake")
 e2e_require(metal_e2e.cmake VARIABLES LIBRARY REFERENCE GPU FLASH_ATTN MODEL AUDIO FILES MODEL AUDIO)
 
 set(common -t 1 --audio-ctx 256 --no-fallback --flash-attn ${FLASH_ATTN})

@@ -1,6 +1,6 @@
 # cmake -DPROGRAM=<loading> -DSCENARIO=<name> -DMODULES=<dir> -DWORK=<dir> [-DOPS=<n>]
 #       [-DWRAPPER=<valgrind;args>] -P loading.cmake
-# Runs one scenario of ctests/loading/loading.c in a fresh work directory: it must exit 0 and
+# Runs one scenario of ctests/registry/loading.c in a fresh work directory: it must exit 0 and
 # print "PASS <scenario>" (or "SKIP <scenario>: ..."), and, under valgrind, report no errors.
 if(EXISTS "${WORK}")
     # a previous run may have left a chmod 000 directory behind
