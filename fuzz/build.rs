@@ -1,12 +1,12 @@
 //! Builds what the fuzz targets link besides the `wsp-ggml-backend` rlib: whisper.rn's ggml core
 //! with its CPU backend (the sources of ctests/ggml-core-sources.txt, as the tests build them,
-//! with WSP_GGML_USE_CPU) and the TEST backend fixture (ctests/common/test_backend.c), from the
+//! with WSP_GGML_USE_CPU) and the TEST backend fixture (ctests/fixtures/test_backend.c), from the
 //! release the chosen family builds against (features `whisper-rn-0-5-5`, `whisper-rn-0-7`;
 //! 0.4.3 without). Also:
 //! - `ops.rs` in OUT_DIR: the op numbers the targets use, read from that release's ggml.h
 //!   (they move between releases);
 //! - for the `registry` target, whisper.rn's CPU backend as loadable modules
-//!   (WSP_GGML_BACKEND_DL, with ctests/loading/modules/score.c), one copy per thread under its
+//!   (WSP_GGML_BACKEND_DL, with ctests/registry/modules/score.c), one copy per thread under its
 //!   own file name and soname; linked with -Bsymbolic, so that the module's CPU backend is its
 //!   own and not the executable's, and taking the core and the backend layer from the
 //!   executable (which exports its symbols, --export-dynamic).
@@ -45,9 +45,11 @@ fn main() {
     }
 
     let sources_list = root.join("ctests/ggml-core-sources.txt");
-    let fixture = root.join("ctests/common/test_backend.c");
+    let fixture = root.join("ctests/fixtures/test_backend.c");
     let reader = root.join("tests/support/core_sources.rs");
-    for path in [&sources_list, &reader, &fixture, &root.join("ctests/common/test_backend.h")] {
+    // the fixture's headers: its own and the kit it shares with accel_fixture.c
+    let headers = ["test_backend.h", "fixture_kit.h"].map(|h| root.join("ctests/fixtures").join(h));
+    for path in [&sources_list, &reader, &fixture, &headers[0], &headers[1]] {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -147,7 +149,7 @@ fn cpu_modules(c: &[PathBuf], cxx: &[PathBuf], root: &Path, cpp: &Path, arch_fla
     let mut objects = dl(false)
         .out_dir(out.join("cpu-dl-c"))
         .files(c.iter().filter(is_cpu))
-        .file(root.join("ctests/loading/modules/score.c"))
+        .file(root.join("ctests/registry/modules/score.c"))
         .compile_intermediates();
     objects.extend(dl(true).out_dir(out.join("cpu-dl-cxx")).files(cxx.iter().filter(is_cpu)).compile_intermediates());
     for i in 0..MODULE_COPIES {
