@@ -4,18 +4,37 @@
 # which must exit 0 too), must exit 0 and print the same stdout; of a line
 # "known-difference <label> ..." (a documented difference from the reference) only the two words
 # are compared.
+#   -DEXPECTED_OUTPUT=<file> instead of -DEXPECTED: what a record test wrote, in place of a run
+#   -DRECORD=<file> instead of -DACTUAL: only runs EXPECTED and writes its stdout to the file
+#                   (the setup test of ctests/recorded.cmake)
 if(DEFINED REQUIRE AND NOT EXISTS "${REQUIRE}")
     message(FATAL_ERROR "${REQUIRE} is missing: run scripts/setup.sh first")
 endif()
 set(wrapper_EXPECTED "")
 set(wrapper_ACTUAL ${WRAPPER})
-foreach(which EXPECTED ACTUAL)
+set(runs ACTUAL)
+if(DEFINED RECORD)
+    set(runs EXPECTED)
+elseif(DEFINED EXPECTED_OUTPUT)
+    if(NOT EXISTS "${EXPECTED_OUTPUT}")
+        message(FATAL_ERROR "${EXPECTED_OUTPUT} is missing: its record test did not run")
+    endif()
+    file(READ "${EXPECTED_OUTPUT}" out_EXPECTED)
+else()
+    list(PREPEND runs EXPECTED)
+endif()
+foreach(which IN LISTS runs)
     execute_process(COMMAND ${RUNNER} ${wrapper_${which}} "${${which}}" ${ARGS} OUTPUT_VARIABLE out_${which} ERROR_VARIABLE err_${which}
                     RESULT_VARIABLE rc_${which})
     if(NOT rc_${which} STREQUAL "0")
         message(FATAL_ERROR "${${which}} failed (${rc_${which}}):\n${err_${which}}")
     endif()
 endforeach()
+if(DEFINED RECORD)
+    file(WRITE "${RECORD}.tmp" "${out_EXPECTED}")
+    file(RENAME "${RECORD}.tmp" "${RECORD}")
+    return()
+endif()
 foreach(which EXPECTED ACTUAL)
     string(REGEX REPLACE "(known-difference [^ \n]*)[^\n]*" "\\1" out_${which} "${out_${which}}")
 endforeach()

@@ -1,15 +1,17 @@
 # cmake -DLIBRARY=<transcribe built with this library> -DREFERENCE=<transcribe-ref> -DOPS=<op set>
-#       -DTHREADS=<n> [-DWINDOW=--audio-ctx;<frames>] -DMODEL=<model> -DAUDIO=<wav> -P e2e_accel.cmake
+#       -DTHREADS=<n> [-DWINDOW=--audio-ctx;<frames>] -DMODEL=<model> -DAUDIO=<wav>
+#       -DCPU_OUTPUT=<file> -P e2e_accel.cmake
 # whisper on the ACCEL fixture and the CPU (examples/transcribe --accel-fixture OPS): the
-# library's transcript must be the CPU alone's, and the reference layer's on the same fixture
+# library's transcript must be the CPU alone's (what LIBRARY printed with the same settings and
+# no fixture, recorded in CPU_OUTPUT by a setup test), and the reference layer's on the same fixture
 # must be the same; both layers must plan the same splits for every graph (counted from the
 # WSP_GGML_SCHED_DEBUG listing), and ACCEL must have computed some of them.
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_util.cmake")
-e2e_require(e2e_accel.cmake VARIABLES LIBRARY REFERENCE OPS THREADS MODEL AUDIO FILES MODEL AUDIO)
+e2e_require(e2e_accel.cmake VARIABLES LIBRARY REFERENCE OPS THREADS MODEL AUDIO CPU_OUTPUT
+            FILES MODEL AUDIO CPU_OUTPUT)
 
 set(common -q -t ${THREADS} ${WINDOW})
-unset(ENV{WSP_GGML_SCHED_DEBUG})
-run(cpu "${LIBRARY}" ${common} "${MODEL}" "${AUDIO}")
+file(READ "${CPU_OUTPUT}" cpu_out)
 
 set(ENV{WSP_GGML_SCHED_DEBUG} 1)
 set(accel_args ${common} --accel-fixture ${OPS} --splits "${MODEL}" "${AUDIO}")

@@ -1,18 +1,19 @@
 # cmake -DLIBRARY=<transcribe-metal> -DREFERENCE=<transcribe-ref-metal> -DGPU=<backend name>
-#       -DFLASH_ATTN=on|off -DMODEL=<model> -DAUDIO=<wav> -P metal_e2e.cmake
+#       -DFLASH_ATTN=on|off -DMODEL=<model> -DAUDIO=<wav> -DCPU_OUTPUT=<file> -P metal_e2e.cmake
 # whisper built as for iOS (WSP_GGML_USE_METAL) with the GPU on: the built-in Metal backend (or, for
 # whisper.rn 0.4.3, the ACCEL fixture in its place) is whisper's GPU. The library's and the
 # reference layer's transcripts must be identical, and the CPU alone's (the library's build without
-# --gpu); the scheduler's split listings must be identical (every "## SPLIT" line of
+# --gpu, with the same settings, recorded in CPU_OUTPUT by a setup test); the scheduler's split listings must be identical (every "## SPLIT" line of
 # WSP_GGML_SCHED_DEBUG=1: backend, inputs and their sizes, for every graph); the backend GPU must have
 # computed some splits, the same graphs and nodes through both layers, and the CPU others. Extra
 # environment (such as WSP_GGML_METAL_DEVICES) comes from the test. To keep it short: one thread, and the encoder's context cut to 5.12 s (all of
 # sample2) with one greedy decoding pass, as the cross tests do.
 include("${CMAKE_CURRENT_LIST_DIR}/../e2e/e2e_util.cmake")
-e2e_require(metal_e2e.cmake VARIABLES LIBRARY REFERENCE GPU FLASH_ATTN MODEL AUDIO FILES MODEL AUDIO)
+e2e_require(metal_e2e.cmake VARIABLES LIBRARY REFERENCE GPU FLASH_ATTN MODEL AUDIO CPU_OUTPUT
+            FILES MODEL AUDIO CPU_OUTPUT)
 
 set(common -t 1 --audio-ctx 256 --no-fallback --flash-attn ${FLASH_ATTN})
-run(cpu "${LIBRARY}" -q ${common} "${MODEL}" "${AUDIO}")
+file(READ "${CPU_OUTPUT}" cpu_out)
 set(ENV{WSP_GGML_SCHED_DEBUG} 1)
 set(args ${common} --gpu --splits "${MODEL}" "${AUDIO}")
 string(TIMESTAMP t0 "%s%f")

@@ -39,17 +39,17 @@ for metal in "" 1; do
     fi
     echo "ios-on-linux: RNWHISPER_DISABLE_METAL='$metal': the archive $([ -n "$metal" ] && echo "does not register" || echo "registers") Metal"
 done
-for candidate in 0.6.0 0.5.4 0.5.1; do
-    if ! wsp_release "$candidate" 2>/dev/null; then
-        if "$here/ios/build-xcframework.sh" "$(reference "$candidate")" aarch64-apple-ios >/dev/null 2>"$work/refused.log" \
-            || ! grep -qF "whisper.rn $candidate is not served; served releases: $(wsp_served)" "$work/refused.log"; then
-            echo "ios-on-linux: build-xcframework.sh did not refuse whisper.rn $candidate" >&2
-            exit 1
-        fi
-        echo "ios-on-linux: build-xcframework.sh refuses whisper.rn $candidate: $(cat "$work/refused.log")"
-        break
-    fi
-done
+# a release the table does not serve: a package that calls itself 0.0.0 (every stable release
+# on npm is served)
+unserved=0.0.0
+mkdir -p "$work/unserved"
+sed "s/\"version\": *\"[^\"]*\"/\"version\": \"$unserved\"/" "$(reference 0.4.3)/package.json" > "$work/unserved/package.json"
+if "$here/ios/build-xcframework.sh" "$work/unserved" aarch64-apple-ios >/dev/null 2>"$work/refused.log" \
+    || ! grep -qF "whisper.rn $unserved is not served; served releases: $(wsp_served)" "$work/refused.log"; then
+    echo "ios-on-linux: build-xcframework.sh did not refuse whisper.rn $unserved" >&2
+    exit 1
+fi
+echo "ios-on-linux: build-xcframework.sh refuses whisper.rn $unserved: $(cat "$work/refused.log")"
 
 # A stand-in for build-xcframework.sh's output: the framework and the release it was built for.
 framework() {
