@@ -35,22 +35,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# The sdist, pinned by hash so that pip itself refuses anything else. pip prepares its metadata
-# in an isolated environment; its build backend may come as a wheel (building the backend and
-# its own build dependencies from sdists would take minutes).
-echo "llama-cpp-python==$VERSION --hash=sha256:$SHA256" > "$work/requirements.txt"
-python3 -m pip download --quiet --no-deps --no-binary llama-cpp-python --require-hashes \
-    -r "$work/requirements.txt" -d "$work" >&2
-sdist="$work/llama_cpp_python-$VERSION.tar.gz"
-
-actual=$(sha256sum "$sdist" | cut -d' ' -f1)
-if [ "$actual" != "$SHA256" ]; then
-    echo "fetch-rpc: sha256 mismatch for llama-cpp-python $VERSION" >&2
-    echo "  expected $SHA256" >&2
-    echo "  actual   $actual" >&2
-    exit 1
-fi
+source "$root/scripts/llama-cpp-python-sdist.sh"
+sdist=$(sdist_fetch "$VERSION" "$SHA256" "$work") || { echo "fetch-rpc: the sdist could not be had" >&2; exit 1; }
 
 ggml="llama_cpp_python-$VERSION/vendor/llama.cpp/ggml"
 paths=()
@@ -59,12 +45,8 @@ tar -xzf "$sdist" -C "$work" "${paths[@]}"
 
 rm -rf "$dest"
 mkdir -p "$dest"
-# whisper.rn's renames, in its order (so "dequantize_" ends up as "wsp_dewsp_quantize_", as in
-# whisper.rn's own sources).
 for path in "${paths[@]}"; do
-    sed -e 's/GGML_/WSP_GGML_/g' -e 's/ggml_/wsp_ggml_/g' -e 's/GGUF_/WSP_GGUF_/g' -e 's/gguf_/wsp_gguf_/g' \
-        -e 's/dequantize_/wsp_dequantize_/g' -e 's/quantize_/wsp_quantize_/g' \
-        "$work/$path" > "$dest/$(basename "$path")"
+    whisper_rn_renames < "$work/$path" > "$dest/$(basename "$path")"
 done
 echo "$SHA256" > "$stamp"
 echo "fetch-rpc: ggml-rpc from llama-cpp-python $VERSION unpacked into $dest" >&2

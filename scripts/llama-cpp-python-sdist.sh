@@ -1,0 +1,27 @@
+# Sourced by the scripts that take parts of ggml from the sdist of PyPI's llama-cpp-python
+# (fetch-rpc.sh, fetch-vulkan.sh): the pinned download and whisper.rn's renames.
+
+# sdist_fetch VERSION SHA256 WORK: downloads the sdist into WORK, pinned by hash so that pip
+# itself refuses anything else, checks the hash again, and prints the file's path. pip prepares
+# its metadata in an isolated environment; its build backend may come as a wheel (building the
+# backend and its own build dependencies from sdists would take minutes).
+sdist_fetch() {
+    local version=$1 sha256=$2 work=$3 sdist actual
+    echo "llama-cpp-python==$version --hash=sha256:$sha256" > "$work/requirements.txt"
+    python3 -m pip download --quiet --no-deps --no-binary llama-cpp-python --require-hashes \
+        -r "$work/requirements.txt" -d "$work" >&2
+    sdist="$work/llama_cpp_python-$version.tar.gz"
+    actual=$(sha256sum "$sdist" | cut -d' ' -f1)
+    if [ "$actual" != "$sha256" ]; then
+        echo "sha256 mismatch for llama-cpp-python $version: expected $sha256, got $actual" >&2
+        return 1
+    fi
+    echo "$sdist"
+}
+
+# whisper_rn_renames < IN > OUT: ggml's names as whisper.rn renames them, in its order (so that
+# "dequantize_" ends up as "wsp_dewsp_quantize_", as in whisper.rn's own sources).
+whisper_rn_renames() {
+    sed -e 's/GGML_/WSP_GGML_/g' -e 's/ggml_/wsp_ggml_/g' -e 's/GGUF_/WSP_GGUF_/g' -e 's/gguf_/wsp_gguf_/g' \
+        -e 's/dequantize_/wsp_dequantize_/g' -e 's/quantize_/wsp_quantize_/g'
+}
