@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# ggml's Vulkan backend for a family of the release table, as a static archive that a program
+# links beside whisper.rn's C++ and this library (built with the cargo feature `vulkan`, or the
+# reference layer with WSP_GGML_USE_VULKAN).
+#
+#   scripts/fetch-vulkan.sh [RELEASE]    (default 0.7.4) prints the archive's path
+#
+# - The sources come from the llama-cpp-python sdist the table's `vulkan` key names (pinned by
+#   sha256, scripts/llama-cpp-python-sdist.sh), renamed as whisper.rn renames ggml, into
+#   third_party/ggml-vulkan-<version>/. Debian's Vulkan headers lack VK_EXT_layer_settings:
+#   the one use of it (the validation layer's settings) is compiled only where the headers
+#   declare it.
+# - The shaders are compiled to SPIR-V with Debian's glslc by ggml's own generator, once, into
+#   ~/.cache/wsp-ggml-backend/vulkan/<sdist hash>-glslc-<glslc version>/ (a few minutes on 2
+#   cores; reused by every later run and every clone). The generator writes each shader as a C
+#   array: those arrays are dropped as they are written, and the SPIR-V files are embedded with
+#   the assembler's .incbin instead (146 MB of C++ otherwise, and gigabytes to compile it).
+# - The archive: third_party/ggml-vulkan-<version>/build-<release>/libwsp_ggml_vulkan.a.
+#
+# Needs libvulkan-dev, spirv-headers and glslc (installed when missing, with mesa-vulkan-drivers: lavapipe, a
+# Vulkan device on the CPU, to run it here; ggml-vulkan lists a CPU-type device only with
+# WSP_GGML_VK_VISIBLE_DEVICES=0).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+release=${1:-0.7.4}
+
+# version  sha256 of the sdist
+SDISTS='
+0.3.35 1139dbb54509074b70893fab8554e3b079aa9f4d312058ce4018ef0019e3de12
+'
+version=$("$root/scripts/release-table.sh" fact "$release" vulkan)
+if [ -z "$version" ]; then
+    echo "fetch-vulkan: the release table gives whisper.rn $release no Vulkan source" >&2
+    exit 2
+fi
+sha256=$(awk -v v="$version" '$1 == v { print $2 }' <<<"$SDISTS")
+[ -n "$sha256" ] || { echo "fetch-vulkan: no pinned hash for llama-cpp-python $version" >&2; exit 2; }
+
+missing=()
+command -v glslc >/dev/null || missing+=(glslc)
+[ -f /usr/include/vulkan/vulkan.hpp ] || missing+=(libvulkan-dev)
+[ -f /usr/include/spirv/unified1/spirv.hpp ] || missing+=(spirv-headers)
+compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" >/dev/null || missing+=(mesa-vulkan-drivers)
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 1. the sources, renamed
+src="$root/third_party/ggml-vulkan-$version"
+if [ "$(cat "$src/.sha256" 2>/dev/null)" != "$sha256" ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    source "$root/scripts/llama-cpp-python-sdist.sh"
+    sdist=$(sdist_fetch "$version" "$sha256" "$work")
+    ggml="llama_cpp_python-$version/vendor/llama.cpp/ggml"
+    tar -xzf "$sdist" -C "$work" "$ggml/src/ggml-vulkan" "$ggml/include/ggml-vulkan.h"
+    rm -rf "$src"
+    mkdir -p "$src/vulkan-shaders"
+    for file in "$work/$ggml/src/ggml-vulkan/ggml-vulkan.cpp" "$work/$ggml/include/ggml-vulkan.h" \
+                "$work/$ggml/src/ggml-vulkan/vulkan-shaders/"*; do
+        # file names too: the generator names its sources (quantize_q8_1.comp)
+        name=$(basename "$file" | whisper_rn_renames)
+        case "$file" in
+            */vulkan-shaders/*) out="$src/vulkan-shaders/$name" ;;
+            *) out="$src/$name" ;;
+        esac
+        [ -f "$file" ] && whisper_rn_renames < "$file" > "$out"
+    done
+    python3 "$root/scripts/vulkan-sources.py" guard "$src/ggml-vulkan.cpp"
+    echo "$sha256" > "$src/.sha256"
+    rm -rf "$work"
+    trap - EXIT
+fi
+
+# 2. the shaders, cached by the sdist and the compiler
+glslc_id=$(glslc --version | head -n 1 | tr -c 'A-Za-z0-9.\n' '-' | sed 's/-*$//')
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/vulkan/${sha256:0:16}-glslc-$glslc_id"
+if [ ! -f "$cache/done" ]; then
+    started=$SECONDS
+    rm -rf "$cache"
+    mkdir -p "$cache/spv" "$cache/cpp"
+    c++ -std=c++17 -O2 -pthread -o "$cache/vulkan-shaders-gen" "$src/vulkan-shaders/vulkan-shaders-gen.cpp"
+    "$cache/vulkan-shaders-gen" --output-dir "$cache/spv" --target-hpp "$cache/ggml-vulkan-shaders.hpp"
+    # one generator run per shader source (each starts its glslc compiles in parallel); the C
+    # arrays it writes are replaced by .incbin at once (scripts/vulkan-sources.py embed)
+    export cache src root
+    ls "$src/vulkan-shaders/"*.comp | xargs -P "$(nproc)" -I{} bash -c '
+        name=$(basename "{}")
+        "$cache/vulkan-shaders-gen" --glslc glslc --source "{}" --output-dir "$cache/spv" \
+            --target-hpp "$cache/ggml-vulkan-shaders.hpp" --target-cpp "$cache/cpp/$name.arrays.cpp" >/dev/null
+        python3 "$root/scripts/vulkan-sources.py" embed "$cache/cpp/$name.arrays.cpp" "$cache/spv" \
+            "$cache/cpp/$name.cpp" "$cache/cpp/$name.S"
+        rm -f "$cache/cpp/$name.arrays.cpp" "$cache/cpp/$name.arrays.cpp.d"'
+    echo "fetch-vulkan: $(ls "$cache/spv" | wc -l) shaders compiled with $(glslc --version | head -n 1) in $((SECONDS - started)) s" >&2
+    touch "$cache/done"
+fi
+
+# 3. the archive, for the release's headers
+"$root/scripts/fetch-reference.sh" "$release"
+headers="$root/third_party/whisper.rn-$release/cpp"
+[ "$release" != 0.4.3 ] || headers="$root/third_party/whisper.rn/cpp"
+build="$src/build-$release"
+archive="$build/libwsp_ggml_vulkan.a"
+if [ ! -f "$archive" ] || [ "$src/ggml-vulkan.cpp" -nt "$archive" ] || [ "$cache/done" -nt "$archive" ]; then
+    started=$SECONDS
+    rm -rf "$build"
+    mkdir -p "$build"
+    flags=(-O2 -fPIC -I"$headers" -I"$headers/ggml-cpu" -I"$src" -I"$cache")
+    objects=()
+    c++ -std=c++17 "${flags[@]}" -c "$src/ggml-vulkan.cpp" -o "$build/ggml-vulkan.o"
+    objects+=("$build/ggml-vulkan.o")
+    for shader in "$cache/cpp/"*.cpp; do
+        name=$(basename "$shader" .cpp)
+        objects+=("$build/$name.o" "$build/$name.S.o")
+    done
+    export cache build flags_line="${flags[*]}"
+    ls "$cache/cpp/"*.cpp | xargs -P "$(nproc)" -I{} bash -c '
+        name=$(basename "{}" .cpp)
+        c++ -std=c++17 $flags_line -c "{}" -o "$build/$name.o"
+        cc -c "$cache/cpp/$name.S" -o "$build/$name.S.o"'
+    ar rcs "$archive" "${objects[@]}"
+    echo "fetch-vulkan: $archive built in $((SECONDS - started)) s" >&2
+fi
+echo "$archive"
