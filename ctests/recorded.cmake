@@ -6,8 +6,12 @@ include_guard(GLOBAL)
 file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/recorded")
 
 # wsp_record(<key> <program> [ARGS args...] [ENVIRONMENT vars...] [PROCESSORS n] [REQUIRE file]):
-# the test record.<key> runs the program (it must exit 0) and keeps its stdout as <key>.out.
+# the test record.<key> runs the program (it must exit 0) and keeps its stdout as <key>.out. A key
+# already recorded in this folder is left as it is, so every test that needs a record may ask.
 function(wsp_record key program)
+    if(TEST record.${key})
+        return()
+    endif()
     cmake_parse_arguments(arg "" "PROCESSORS;REQUIRE" "ARGS;ENVIRONMENT" ${ARGN})
     set(require "")
     if(arg_REQUIRE)
