@@ -165,14 +165,16 @@ def case_sched_time(bins, quick):
     return results
 
 
-# whisper's decoder token by token: the CPU alone, and the ACCEL fixture with three op sets; and
-# where the build has whisper.rn's Metal C++ over the stand-in (whisper_decode-metal), "gpu"
+# whisper's decoder token by token: the CPU alone, and the ACCEL fixture with three op sets (the
+# argument whisper_decode takes); and each built-in GPU backend the build has (its whisper_decode-<gpu>
+# with the argument "gpu"): whisper.rn's Metal C++ over the stand-in, ggml's Vulkan on lavapipe
 DECODE_CONFIGS = ["cpu", "accel:few", "accel:default", "accel:almost-all"]
-GPU_CONFIG = "gpu"
+GPU_CONFIGS = ["metal", "vulkan"]
 
 
-def decode_program(config):
-    return "whisper_decode-metal" if config == GPU_CONFIG else "whisper_decode"
+def decode_run(config):
+    """(program, argument) of a configuration"""
+    return (f"whisper_decode-{config}", "gpu") if config in GPU_CONFIGS else ("whisper_decode", config)
 
 
 def case_whisper_decode(bins, model, out_dir, quick):
@@ -182,19 +184,20 @@ def case_whisper_decode(bins, model, out_dir, quick):
     tokens = 8 if quick else 24
     cg_tokens = 4 if quick else 12
     results = []
-    configs = DECODE_CONFIGS + ([GPU_CONFIG] if "whisper_decode-metal.ours" in bins else [])
+    configs = DECODE_CONFIGS + [gpu for gpu in GPU_CONFIGS if f"whisper_decode-{gpu}.ours" in bins]
     for config in configs:
+        program, argument = decode_run(config)
         row = {"config": config, "rounds": rounds, "tokens": tokens, "callgrind_tokens": cg_tokens}
         for lib in ("ours", "ref"):
             keep = out_dir / f"callgrind.whisper_decode.{config.replace(':', '-')}.{lib}.out"
-            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"{decode_program(config)}.{lib}"], model,
-                             config, cg_tokens])
+            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"{program}.{lib}"], model,
+                             argument, cg_tokens])
             row[f"instr_{lib}"] = int(out.split()[0]) / cg_tokens
             row[f"callgrind_{lib}"] = keep.name  # in the build directory
         row["instr_ratio"] = row["instr_ours"] / row["instr_ref"]
 
         def once(lib):
-            out, _, _ = run([bins[f"{decode_program(config)}.{lib}"], model, config, tokens, "exclusive"])
+            out, _, _ = run([bins[f"{program}.{lib}"], model, argument, tokens, "exclusive"])
             return fields(out)
 
         pairs = interleaved(rounds, lambda: once("ours"), lambda: once("ref"))
@@ -396,7 +399,7 @@ def instruction_tables(res):
         add(f"| {r['mode']} {r['nodes']} nodes | {r['sched_ours']:,.0f} | {r['sched_ref']:,.0f} | **{r['sched_ratio']:.3f}** | "
             f"{r['whole_ours']:,.0f} | {r['whole_ref']:,.0f} | {r['whole_ratio']:.3f} | {r['sched_ref'] / r['whole_ref']:.0%} |")
     add("")
-    add("### 2b. whisper's decoder token by token, CPU alone, ACCEL + CPU and (gpu) Metal stand-in + CPU (benches/whisper_decode.cpp)")
+    add("### 2b. whisper's decoder token by token, CPU alone, ACCEL + CPU, Metal stand-in + CPU and Vulkan (lavapipe) + CPU (benches/whisper_decode.cpp)")
     add("")
     add("| configuration | splits per token | supports_op / offload_op calls per token, all devices: ours | reference | "
         "scheduler instructions per token: ours | reference | **ratio** | scheduler time per token: ours (µs) | "
@@ -590,10 +593,11 @@ def main():
     }
     if not full:
         bins = {k: v for k, v in bins.items() if k.startswith(("sched_overhead.", "whisper_decode."))}
-        metal = {"whisper_decode-metal.ours": b / "examples/whisper_decode-metal",
-                 "whisper_decode-metal.ref": b / "benches/whisper_decode-ref-metal"}
-        if all(p.exists() for p in metal.values()):
-            bins.update(metal)
+        for gpu in GPU_CONFIGS:
+            programs = {f"whisper_decode-{gpu}.ours": b / f"examples/whisper_decode-{gpu}",
+                        f"whisper_decode-{gpu}.ref": b / f"benches/whisper_decode-ref-{gpu}"}
+            if all(p.exists() for p in programs.values()):
+                bins.update(programs)
     missing = [str(p) for p in bins.values() if not p.exists()]
     if missing:
         raise SystemExit(f"missing programs (run scripts/bench.sh): {missing}")
@@ -608,7 +612,7 @@ def main():
         res["allocations"] = case_allocations(bins, args.model, args.samples, args.quick)
     log("2. scheduler instructions (callgrind)")
     res["instructions"] = case_instructions(bins, args.quick)
-    log("2b. whisper's decoder token by token (CPU, ACCEL+CPU, Metal stand-in+CPU)")
+    log("2b. whisper's decoder token by token (CPU, ACCEL+CPU, Metal stand-in+CPU, Vulkan+CPU)")
     res["whisper_decode"] = case_whisper_decode(bins, args.model, args.build, args.quick)
     if not full:
         res["seconds"] = time.time() - started

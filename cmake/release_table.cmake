@@ -10,6 +10,7 @@
 #       <prefix>_BUILTINS          the built-in backends its registry knows, in order
 #       <prefix>_SYMBOLS           the file under ctests/ that lists its functions
 #       <prefix>_RPC               the llama-cpp-python release whose ggml-rpc builds against it
+#       <prefix>_VULKAN            the llama-cpp-python release whose ggml-vulkan builds against it
 
 set(_wsp_release_table "${CMAKE_CURRENT_LIST_DIR}/../releases.txt")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_wsp_release_table}")
@@ -52,6 +53,7 @@ function(wsp_release_facts release prefix)
     _wsp_release_fact("${family}" builtins builtins)
     _wsp_release_fact("${family}" symbols symbols)
     _wsp_release_fact("${family}" rpc rpc)
+    _wsp_release_fact("${family}" vulkan vulkan)
     set(features "")
     if(feature)
         set(features --features ${feature})
@@ -68,4 +70,5 @@ function(wsp_release_facts release prefix)
     set(${prefix}_BUILTINS "${builtins}" PARENT_SCOPE)
     set(${prefix}_SYMBOLS "${symbols}" PARENT_SCOPE)
     set(${prefix}_RPC "${rpc}" PARENT_SCOPE)
+    set(${prefix}_VULKAN "${vulkan}" PARENT_SCOPE)
 endfunction()

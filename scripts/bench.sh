@@ -30,14 +30,22 @@ model=$(scripts/make-model.sh)
 samples=$(scripts/make-samples.sh)
 
 if [ "$release" != 0.4.3 ]; then
-    # The library into target/whisper-rn-<release>, the programs into build/bench-<release>.
+    # The library into target/whisper-rn-<release>, the programs into build/bench-<release>: with
+    # whisper_decode over whisper.rn's Metal C++ on the stand-in (the "metal" case) and, where the
+    # release table gives the family a Vulkan source, over ggml's Vulkan on lavapipe ("vulkan")
+    vulkan=OFF
+    gpu_programs=(whisper_decode-metal whisper_decode-ref-metal)
+    if [ -n "$(scripts/release-table.sh fact "$release" vulkan)" ]; then
+        vulkan=ON
+        gpu_programs+=(whisper_decode-vulkan whisper_decode-ref-vulkan)
+        export $(scripts/fetch-vulkan.sh --environment)
+    fi
     cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
         -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON -DWSP_GGML_BACKEND_RPC=OFF \
-        -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
-    # with whisper_decode over whisper.rn's Metal C++ on the stand-in (the "gpu" case)
+        -DWSP_GGML_BACKEND_VULKAN=$vulkan -DWSP_WHISPER_RN_RELEASE="$release" \
+        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     cmake --build "build/bench-$release" -j "$(nproc)" --target \
-        sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref \
-        whisper_decode-metal whisper_decode-ref-metal >/dev/null
+        sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref "${gpu_programs[@]}" >/dev/null
     python3 benches/run.py --build "build/bench-$release" --model "$model" --samples "$samples" \
         --out "benches/results-$release" --markdown BENCHMARKS.md --release "$release" "${quick[@]}"
     echo "bench: wrote benches/results-$release/{results.json,summary.md} and BENCHMARKS.md" >&2

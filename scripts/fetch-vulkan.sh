@@ -3,7 +3,12 @@
 # links beside whisper.rn's C++ and this library (built with the cargo feature `vulkan`, or the
 # reference layer with WSP_GGML_USE_VULKAN).
 #
-#   scripts/fetch-vulkan.sh [RELEASE]    (default 0.7.4) prints the archive's path
+#   scripts/fetch-vulkan.sh [RELEASE]        (default 0.7.4) prints the archive's path
+#   scripts/fetch-vulkan.sh --environment    prints the environment the tests and benchmarks
+#                                            run Vulkan with (NAME=value, one a line): Mesa's
+#                                            lavapipe made visible, and Mesa's shader cache
+#                                            under ~/.cache (its first run compiles every
+#                                            pipeline with LLVM, tens of seconds)
 #
 # - The sources come from the llama-cpp-python sdist the table's `vulkan` key names (pinned by
 #   sha256, scripts/llama-cpp-python-sdist.sh), renamed as whisper.rn renames ggml, into
@@ -22,6 +27,11 @@
 # WSP_GGML_VK_VISIBLE_DEVICES=0).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --environment ]; then
+    echo "WSP_GGML_VK_VISIBLE_DEVICES=0"
+    echo "MESA_SHADER_CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/mesa-shader-cache"
+    exit 0
+fi
 release=${1:-0.7.4}
 
 # version  sha256 of the sdist

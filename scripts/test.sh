@@ -58,11 +58,15 @@ for release in "${releases[@]}"; do
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
-    # the lean suite has no RPC test (the examples are built without it) and no memcheck
+    # the lean suite has no RPC test (the examples are built without it) and no memcheck; the
+    # full suite has Vulkan (on Mesa's lavapipe) where the release table gives the family a source
     full=ON
     if [ "$suite" = lean ]; then full=OFF; fi
+    vulkan=OFF
+    if [ "$suite" = full ] && [ -n "$($table fact "$release" vulkan)" ]; then vulkan=ON; fi
     cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$full" \
-        -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+        -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_VULKAN="$vulkan" \
+        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then
         # What only cargo tests: the unit tests, the hot path's allocations, and (one check for
         # all families, run with the default one) the header and the releases' headers. The

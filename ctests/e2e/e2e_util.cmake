@@ -1,4 +1,4 @@
-# Helpers of the end-to-end test scripts (e2e_accel.cmake, metal_e2e.cmake), for cmake -P.
+# Helpers of the end-to-end test scripts (e2e_accel.cmake, gpu_e2e.cmake), for cmake -P.
 
 # e2e_require(<script> VARIABLES <name>... FILES <name>...): every -D<name> given, every file there
 function(e2e_require script)

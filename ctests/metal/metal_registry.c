@@ -1,7 +1,7 @@
 // metal_registry: the registry of a program built as whisper.rn builds for iOS (WSP_GGML_USE_METAL,
 // so Metal is registered before the CPU), printed for comparison between the reference backend
-// layer and this library: regs, devices (names, descriptions, types, props, buffer types, memory),
-// the reg features, dev_by_type, init_by_type and init_best; then a small graph through a scheduler
+// layer and this library (fixtures/registry_listing.h; each backend's line says whether it is
+// Metal); then a small graph through a scheduler
 // over [GPU, CPU]: where each tensor is placed (a weight in a Metal buffer, a NORM that Metal refuses,
 // a batch of 32 rows offloaded from a CPU weight), the splits and copies, and the results' bits.
 // With two GPU devices (0.7: WSP_GGML_METAL_DEVICES=2), also a chain of products across both and the
@@ -11,7 +11,7 @@
 // The GPU is whisper.rn's Metal C++ over the stand-in (ctests/fixtures/metal_standin.h), or, built with
 // METAL_TEST_ACCEL, the ACCEL fixture in its place (0.4.3, whose Metal is Objective-C only). The
 // release table's WSP_GGML_BACKEND_MMAP_SUPPORT adds caps.mmap_support.
-#include "diff_util.h"
+#include "registry_listing.h"
 
 #include "ggml-cpu.h"
 #include "ggml-metal.h"
@@ -21,110 +21,14 @@
 #include "metal_standin.h"
 #endif
 
-static const char * type_name(enum wsp_ggml_backend_dev_type type) {
-    switch (type) {
-        case WSP_GGML_BACKEND_DEVICE_TYPE_CPU:   return "CPU";
-        case WSP_GGML_BACKEND_DEVICE_TYPE_GPU:   return "GPU";
-#if WSP_GGML_BACKEND_API_VERSION >= 2
-        case WSP_GGML_BACKEND_DEVICE_TYPE_IGPU:  return "IGPU";
-#endif
-        case WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL: return "ACCEL";
-        default:                                 return "other";  // 0.7's META
-    }
-}
-
-static void print_buft(const char * label, wsp_ggml_backend_buffer_type_t buft) {
-    if (buft == NULL) {
-        printf("%s (null)\n", label);
-        return;
-    }
-    printf("%s %s alignment=%zu max_size=%zu is_host=%d\n", label, wsp_ggml_backend_buft_name(buft),
-           wsp_ggml_backend_buft_get_alignment(buft), wsp_ggml_backend_buft_get_max_size(buft),
-           wsp_ggml_backend_buft_is_host(buft) ? 1 : 0);
-}
-
-static void print_features(wsp_ggml_backend_reg_t reg) {
-    typedef struct wsp_ggml_backend_feature * (*get_features_t)(wsp_ggml_backend_reg_t);
-    get_features_t get_features = (get_features_t) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_get_features");
-    printf("  features:");
-    if (get_features == NULL) {
-        printf(" (no get_features)\n");
-        return;
-    }
-    for (struct wsp_ggml_backend_feature * f = get_features(reg); f->name != NULL; f++) {
-        printf(" %s=%s", f->name, f->value);
-    }
-    printf("\n");
-}
-
-static void print_device(size_t index, wsp_ggml_backend_dev_t dev) {
-    wsp_ggml_backend_reg_t reg = wsp_ggml_backend_dev_backend_reg(dev);
-    printf("dev %zu %s | %s | type=%s reg=%s\n", index, wsp_ggml_backend_dev_name(dev), wsp_ggml_backend_dev_description(dev),
-           type_name(wsp_ggml_backend_dev_type(dev)), reg ? wsp_ggml_backend_reg_name(reg) : "(null)");
-    struct wsp_ggml_backend_dev_props props;
-    wsp_ggml_backend_dev_get_props(dev, &props);
-    printf("  props name=%s description=%s type=%s\n", props.name, props.description, type_name(props.type));
-#if WSP_GGML_BACKEND_API_VERSION >= 2
-    printf("  props device_id=%s\n", props.device_id ? props.device_id : "(null)");
-#endif
-    printf("  caps async=%d host_buffer=%d buffer_from_host_ptr=%d events=%d", props.caps.async, props.caps.host_buffer,
-           props.caps.buffer_from_host_ptr, props.caps.events);
-#ifdef WSP_GGML_BACKEND_MMAP_SUPPORT
-    printf(" mmap_support=%d", props.caps.mmap_support);
-#endif
-    printf("\n");
-    if (props.type != WSP_GGML_BACKEND_DEVICE_TYPE_CPU) {  // the CPU's memory is the machine's, which moves
-        size_t free_mem = 0, total = 0;
-        wsp_ggml_backend_dev_memory(dev, &free_mem, &total);
-        printf("  memory free=%zu total=%zu props_free=%zu props_total=%zu\n", free_mem, total, props.memory_free,
-               props.memory_total);
-    }
-    print_buft("  buffer_type", wsp_ggml_backend_dev_buffer_type(dev));
-    print_buft("  host_buffer_type", wsp_ggml_backend_dev_host_buffer_type(dev));
-}
-
-static void print_backend(const char * label, wsp_ggml_backend_t backend) {
-    if (backend == NULL) {
-        printf("%s (null)\n", label);
-        return;
-    }
-    printf("%s backend=%s device=%s", label, wsp_ggml_backend_name(backend), wsp_ggml_backend_dev_name(wsp_ggml_backend_get_device(backend)));
 #ifndef METAL_TEST_ACCEL
+static void note_is_metal(wsp_ggml_backend_t backend) {
     printf(" is_metal=%d", wsp_ggml_backend_is_metal(backend) ? 1 : 0);
-#endif
-    printf("\n");
-    wsp_ggml_backend_free(backend);
 }
-
-static void print_registry(void) {
-    const size_t n_regs = wsp_ggml_backend_reg_count();
-    printf("reg_count %zu\n", n_regs);
-    for (size_t i = 0; i < n_regs; i++) {
-        wsp_ggml_backend_reg_t reg = wsp_ggml_backend_reg_get(i);
-        printf("reg %zu %s devs=%zu\n", i, wsp_ggml_backend_reg_name(reg), wsp_ggml_backend_reg_dev_count(reg));
-        print_features(reg);
-    }
-    const size_t n_devs = wsp_ggml_backend_dev_count();
-    printf("dev_count %zu\n", n_devs);
-    for (size_t i = 0; i < n_devs; i++) {
-        print_device(i, wsp_ggml_backend_dev_get(i));
-    }
-    const enum wsp_ggml_backend_dev_type types[] = {
-        WSP_GGML_BACKEND_DEVICE_TYPE_GPU,
-#if WSP_GGML_BACKEND_API_VERSION >= 2
-        WSP_GGML_BACKEND_DEVICE_TYPE_IGPU,
+#define BACKEND_NOTE note_is_metal
+#else
+#define BACKEND_NOTE NULL
 #endif
-        WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL, WSP_GGML_BACKEND_DEVICE_TYPE_CPU,
-    };
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        wsp_ggml_backend_dev_t dev = wsp_ggml_backend_dev_by_type(types[i]);
-        printf("dev_by_type %s %s\n", type_name(types[i]), dev ? wsp_ggml_backend_dev_name(dev) : "(null)");
-        char label[64];
-        snprintf(label, sizeof(label), "init_by_type %s", type_name(types[i]));
-        print_backend(label, wsp_ggml_backend_init_by_type(types[i], NULL));
-    }
-    print_backend("init_best", wsp_ggml_backend_init_best());
-}
 
 static void print_placement(wsp_ggml_backend_sched_t sched, struct wsp_ggml_tensor * t) {
     wsp_ggml_backend_t backend = wsp_ggml_backend_sched_get_tensor_backend(sched, t);
@@ -299,7 +203,7 @@ static void print_gpu_counters(void) {
 }
 
 int main(void) {
-    print_registry();
+    rl_print_registry(BACKEND_NOTE);
     run_graph();
     run_two_gpus();
     print_gpu_counters();

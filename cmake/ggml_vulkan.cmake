@@ -1,0 +1,39 @@
+# ggml's Vulkan backend for the examples and tests: libwsp_ggml_vulkan.a, built by
+# scripts/fetch-vulkan.sh from PyPI's llama-cpp-python sdist (checked against its sha256, renamed as
+# whisper.rn renames ggml, never committed) against the headers of the configured whisper.rn
+# release, and the layers with it built in:
+#   wsp_ggml_vulkan                   the archive, with the Vulkan loader
+#   wsp_whisper_rn_reference_vulkan   whisper.rn's backend layer with WSP_GGML_USE_VULKAN: it
+#                                     registers Vulkan before the CPU
+#   wsp_ggml_backend_vulkan_static    this library with the built-in backends vulkan and cpu (cargo
+#                                     features; its own target dir)
+# Here the device is Mesa's lavapipe (Vulkan on the CPU), which ggml-vulkan lists only with
+# WSP_GGML_VK_VISIBLE_DEVICES=0: WSP_VULKAN_TEST_ENVIRONMENT, the environment the tests run Vulkan
+# with (scripts/fetch-vulkan.sh --environment). Included after whisper_rn.cmake, whose variables
+# it uses.
+
+execute_process(
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-vulkan.sh" "${WSP_WHISPER_RN_RELEASE}"
+    OUTPUT_VARIABLE _vulkan_archive OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _fetch_vulkan_result)
+if(NOT _fetch_vulkan_result EQUAL 0)
+    message(FATAL_ERROR "building ggml-vulkan failed (pip and PyPI must be reachable, and apt-get for "
+                        "the Vulkan headers and glslc); configure with -DWSP_GGML_BACKEND_VULKAN=OFF to build without it")
+endif()
+find_package(Vulkan REQUIRED)
+
+add_library(wsp_ggml_vulkan STATIC IMPORTED GLOBAL)
+set_target_properties(wsp_ggml_vulkan PROPERTIES IMPORTED_LOCATION "${_vulkan_archive}"
+    INTERFACE_LINK_LIBRARIES "Vulkan::Vulkan;stdc++"
+    INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/third_party/ggml-vulkan-${WSP_RELEASE_VULKAN}")
+
+wsp_reference_layer(wsp_whisper_rn_reference_vulkan)
+wsp_whisper_rn_options(wsp_whisper_rn_reference_vulkan)
+target_link_libraries(wsp_whisper_rn_reference_vulkan PRIVATE wsp_ggml_vulkan)  # ggml-vulkan.h
+target_compile_definitions(wsp_whisper_rn_reference_vulkan PRIVATE WSP_GGML_USE_VULKAN)
+
+wsp_cargo_library(wsp_ggml_backend_vulkan /vulkan vulkan cpu)
+
+execute_process(COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-vulkan.sh" --environment
+                OUTPUT_VARIABLE WSP_VULKAN_TEST_ENVIRONMENT OUTPUT_STRIP_TRAILING_WHITESPACE)
+string(REPLACE "\n" ";" WSP_VULKAN_TEST_ENVIRONMENT "${WSP_VULKAN_TEST_ENVIRONMENT}")
