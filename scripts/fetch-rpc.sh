@@ -13,16 +13,18 @@
 # and transport.cpp) compiles against 0.7's headers.
 set -euo pipefail
 
-# version  sha256 of the sdist  files under vendor/llama.cpp/ggml/
+# version  files under vendor/llama.cpp/ggml/
 RELEASES='
-0.3.14 c7ffd71685923a911206a40e972c1ec739aa21032100fdc8618316571b173507 src/ggml-rpc/ggml-rpc.cpp include/ggml-rpc.h
-0.3.35 1139dbb54509074b70893fab8554e3b079aa9f4d312058ce4018ef0019e3de12 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
+0.3.14 src/ggml-rpc/ggml-rpc.cpp include/ggml-rpc.h
+0.3.35 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
 '
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/llama-cpp-python-sdist.sh"
 VERSION=${1:-$("$root/scripts/release-table.sh" fact "$("$root/scripts/release-table.sh" newest | head -1)" rpc)}
-read -r _ SHA256 FILES < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
-if [ -z "${SHA256:-}" ]; then
+read -r _ FILES < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
+SHA256=$(sdist_sha256 "$VERSION")
+if [ -z "${FILES:-}" ] || [ -z "$SHA256" ]; then
     echo "fetch-rpc: unknown llama-cpp-python release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
     exit 2
 fi
@@ -35,8 +37,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source "$root/scripts/llama-cpp-python-sdist.sh"
-sdist=$(sdist_fetch "$VERSION" "$SHA256" "$work") || { echo "fetch-rpc: the sdist could not be had" >&2; exit 1; }
+sdist=$(sdist_fetch "$VERSION" "$work") || { echo "fetch-rpc: the sdist could not be had" >&2; exit 1; }
 
 ggml="llama_cpp_python-$VERSION/vendor/llama.cpp/ggml"
 paths=()

@@ -34,16 +34,13 @@ if [ "${1:-}" = --environment ]; then
 fi
 release=${1:-0.7.4}
 
-# version  sha256 of the sdist
-SDISTS='
-0.3.35 1139dbb54509074b70893fab8554e3b079aa9f4d312058ce4018ef0019e3de12
-'
+source "$root/scripts/llama-cpp-python-sdist.sh"
 version=$("$root/scripts/release-table.sh" fact "$release" vulkan)
 if [ -z "$version" ]; then
     echo "fetch-vulkan: the release table gives whisper.rn $release no Vulkan source" >&2
     exit 2
 fi
-sha256=$(awk -v v="$version" '$1 == v { print $2 }' <<<"$SDISTS")
+sha256=$(sdist_sha256 "$version")
 [ -n "$sha256" ] || { echo "fetch-vulkan: no pinned hash for llama-cpp-python $version" >&2; exit 2; }
 
 missing=()
@@ -63,8 +60,7 @@ src="$root/third_party/ggml-vulkan-$version"
 if [ "$(cat "$src/.sha256" 2>/dev/null)" != "$sha256" ]; then
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
-    source "$root/scripts/llama-cpp-python-sdist.sh"
-    sdist=$(sdist_fetch "$version" "$sha256" "$work")
+    sdist=$(sdist_fetch "$version" "$work")
     ggml="llama_cpp_python-$version/vendor/llama.cpp/ggml"
     tar -xzf "$sdist" -C "$work" "$ggml/src/ggml-vulkan" "$ggml/include/ggml-vulkan.h"
     rm -rf "$src"

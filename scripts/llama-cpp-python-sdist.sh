@@ -1,12 +1,25 @@
 # Sourced by the scripts that take parts of ggml from the sdist of PyPI's llama-cpp-python
 # (fetch-rpc.sh, fetch-vulkan.sh): the pinned download and whisper.rn's renames.
 
-# sdist_fetch VERSION SHA256 WORK: downloads the sdist into WORK, pinned by hash so that pip
-# itself refuses anything else, checks the hash again, and prints the file's path. pip prepares
-# its metadata in an isolated environment; its build backend may come as a wheel (building the
+# sdist_sha256 VERSION: the pinned sha256 of a release's sdist (nothing for one not pinned)
+sdist_sha256() {
+    awk -v v="$1" '$1 == v { print $2 }' <<'EOF_SDISTS'
+0.3.14 c7ffd71685923a911206a40e972c1ec739aa21032100fdc8618316571b173507
+0.3.35 1139dbb54509074b70893fab8554e3b079aa9f4d312058ce4018ef0019e3de12
+EOF_SDISTS
+}
+
+# sdist_fetch VERSION WORK: downloads the sdist into WORK, pinned by hash so that pip itself
+# refuses anything else, checks the hash again, and prints the file's path. pip prepares its
+# metadata in an isolated environment; its build backend may come as a wheel (building the
 # backend and its own build dependencies from sdists would take minutes).
 sdist_fetch() {
-    local version=$1 sha256=$2 work=$3 sdist actual
+    local version=$1 work=$2 sdist actual sha256
+    sha256=$(sdist_sha256 "$version")
+    if [ -z "$sha256" ]; then
+        echo "llama-cpp-python $version: no pinned sha256 (scripts/llama-cpp-python-sdist.sh)" >&2
+        return 1
+    fi
     echo "llama-cpp-python==$version --hash=sha256:$sha256" > "$work/requirements.txt"
     python3 -m pip download --quiet --no-deps --no-binary llama-cpp-python --require-hashes \
         -r "$work/requirements.txt" -d "$work" >&2
