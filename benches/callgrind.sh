@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Instructions the scheduler spends, without the backends' compute and ggml-alloc: callgrind
 # collects only inside wsp_ggml_backend_sched_{reset,alloc_graph,graph_compute}, and stops
-# collecting inside the work they delegate (backend graph_compute, Metal's graph_optimize, which
-# reorders a split's nodes for the GPU, and ggml-alloc's reserve/alloc).
+# collecting inside the work they delegate (backend graph_compute, Metal's and Vulkan's
+# graph_optimize, which reorder a split's nodes for the GPU, Vulkan's synchronize, which waits for
+# the work its graph_compute queued, and ggml-alloc's reserve/alloc).
 # With --whole it collects everything those three functions do, delegated work included.
 # Prints the instructions collected over all timed iterations of the program (sched_overhead
 # and whisper_decode start instrumenting after their warm-up): divide by the iterations.
@@ -16,7 +17,10 @@ exclude=(--toggle-collect=wsp_ggml_gallocr_alloc_graph
          --toggle-collect=wsp_ggml_gallocr_reserve_n
          '--toggle-collect=*wsp_ggml_backend_cpu_graph_compute*'
          --toggle-collect=tb_backend_graph_compute
-         '--toggle-collect=*wsp_ggml_backend_metal_graph_optimize*')
+         '--toggle-collect=*wsp_ggml_backend_metal_graph_optimize*'
+         '--toggle-collect=*wsp_ggml_backend_vk_graph_compute*'
+         '--toggle-collect=*wsp_ggml_backend_vk_synchronize*'
+         '--toggle-collect=*wsp_ggml_vk_graph_optimize*')
 out=""
 while [ $# -gt 0 ]; do
     case "$1" in

@@ -19,7 +19,7 @@
 // (counted with "exclusive" only, 0 otherwise), the token hash and the median and minimum
 // nanoseconds per token of the whole whisper_decode call and of the scheduler's three calls.
 // With "exclusive", the work the scheduler delegates is timed and subtracted as in
-// benches/sched_overhead.c: every backend's graph_compute and graph_optimize (their interface
+// benches/sched_overhead.c: every backend's graph_compute, synchronize and graph_optimize (their interface
 // pointers swapped for timing wrappers) and ggml-alloc's entry points (-Wl,--wrap); adds median_sched_ns,
 // min_sched_ns, median_delegated_ns and median_alloc_own_ns (the share of the scheduler's own time
 // spent in sched_alloc_graph: planning); the devices' supports_op and offload_op are swapped
@@ -63,10 +63,11 @@ uint64_t g_delegated_ns; // in delegated work since the last token started
 uint64_t g_alloc_own_ns; // of g_sched_ns - g_delegated_ns: in sched_alloc_graph, the rest in graph_compute and reset
 int g_splits = -1;       // of the last graph allocated
 
-// the backends' own graph_compute (and graph_optimize), swapped for timing wrappers
+// the backends' own graph_compute, synchronize (and graph_optimize), swapped for timing wrappers
 struct swapped_backend {
     wsp_ggml_backend_t owner;
     enum wsp_ggml_status (*graph_compute)(wsp_ggml_backend_t, struct wsp_ggml_cgraph *);
+    void (*synchronize)(wsp_ggml_backend_t);
     void (*graph_optimize)(wsp_ggml_backend_t, struct wsp_ggml_cgraph *);
 };
 swapped_backend g_swapped[MAX_BACKENDS];
@@ -92,6 +93,13 @@ enum wsp_ggml_status timed_graph_compute(wsp_ggml_backend_t backend, struct wsp_
     const enum wsp_ggml_status status = swapped(backend).graph_compute(backend, graph);
     g_delegated_ns += now_ns() - t0;
     return status;
+}
+
+// a GPU's graph_compute may only queue the work (Vulkan's does): the wait for it is the backend's
+void timed_synchronize(wsp_ggml_backend_t backend) {
+    const uint64_t t0 = now_ns();
+    swapped(backend).synchronize(backend);
+    g_delegated_ns += now_ns() - t0;
 }
 
 [[maybe_unused]] void timed_graph_optimize(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph * graph) {
@@ -157,7 +165,7 @@ void count_questions(wsp_ggml_backend_t backend) {
     }
 }
 
-// Swaps the graph_compute of the scheduler's backends (once per scheduler backend), and counts
+// Swaps the graph_compute and synchronize of the scheduler's backends (once per scheduler backend), and counts
 // their devices' answers.
 void time_backends(wsp_ggml_backend_sched_t sched) {
     for (int i = 0; i < wsp_ggml_backend_sched_get_n_backends(sched); i++) {
@@ -171,8 +179,11 @@ void time_backends(wsp_ggml_backend_sched_t sched) {
             std::abort();
         }
         swapped_backend & s = g_swapped[g_n_swapped++];
-        s = { backend, backend->iface.graph_compute, nullptr };
+        s = { backend, backend->iface.graph_compute, backend->iface.synchronize, nullptr };
         backend->iface.graph_compute = timed_graph_compute;
+        if (backend->iface.synchronize != nullptr) {
+            backend->iface.synchronize = timed_synchronize;
+        }
         optimizer<decltype(backend->iface)>::swap(s, backend->iface);
     }
 }
