@@ -417,7 +417,7 @@ def instruction_tables(res):
         f"Instructions: one callgrind run per library over {dec[0]['callgrind_tokens']} tokens, counted as in case 2, with "
         f"the backends' supports_op and offload_op calls made by the scheduler counted as the scheduler's. Time: "
         f"{dec[0]['rounds']} interleaved rounds of {dec[0]['tokens']} tokens, median per token of the scheduler's three calls "
-        f"minus the delegated work (backends' graph_compute, ggml-alloc), ratio the median of the rounds' ratios. "
+        f"minus the delegated work (backends' graph_compute and synchronize, ggml-alloc), ratio the median of the rounds' ratios. "
         f"Ratio of each process's fastest token: "
         + ", ".join(f"{r['config']} {r['sched_ratio_of_minima']['median']:.3f}" for r in dec) + ".")
     add("")
