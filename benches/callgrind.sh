@@ -11,7 +11,11 @@
 # work and collected; the ACCEL fixture's graph_compute is collected up to its call of the CPU
 # backend's (a toggle there would turn collection back on inside the CPU's).
 # With --out FILE the callgrind output is kept in FILE (for callgrind_annotate).
-#   callgrind.sh [--whole] [--out FILE] <bench-binary> <program arguments...>
+# With --cache-sim it also simulates the caches, the last level as this machine's largest cache
+# (valgrind's own guess from cpuid can be far off in a VM), and prints after the instructions
+# the last-level read and write misses of the collected code (the work it does not collect
+# still runs through the simulated caches: whisper's compute evicts them between two tokens).
+#   callgrind.sh [--whole] [--cache-sim] [--out FILE] <bench-binary> <program arguments...>
 set -euo pipefail
 exclude=(--toggle-collect=wsp_ggml_gallocr_alloc_graph
          --toggle-collect=wsp_ggml_gallocr_reserve_n
@@ -22,9 +26,16 @@ exclude=(--toggle-collect=wsp_ggml_gallocr_alloc_graph
          '--toggle-collect=*wsp_ggml_backend_vk_synchronize*'
          '--toggle-collect=*wsp_ggml_vk_graph_optimize*')
 out=""
+cache_sim=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --whole) exclude=(); shift ;;
+        --cache-sim)
+            # size, line and ways of the largest cache lscpu lists (L3 here: 32 MiB, 16-way)
+            ll=$(lscpu -C=NAME,ONE-SIZE,WAYS,COHERENCY-SIZE -B | awk 'NR > 1 { print $2, $3, $4 }' | sort -n | tail -n 1)
+            read -r size ways line <<<"$ll"
+            cache_sim=(--cache-sim=yes "--LL=$size,$ways,$line")  # valgrind's order
+            shift ;;
         --out) out=$2; shift 2 ;;
         *) break ;;
     esac
@@ -39,6 +50,11 @@ WSP_GGML_NO_BACKTRACE=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
     --toggle-collect=wsp_ggml_backend_sched_reset \
     --toggle-collect=wsp_ggml_backend_sched_alloc_graph \
     --toggle-collect=wsp_ggml_backend_sched_graph_compute \
-    "${exclude[@]}" \
+    "${exclude[@]}" "${cache_sim[@]}" \
     "$bin" "$@" >/dev/null 2>&1
-sed -n 's/^summary: //p; s/^totals: //p' "$out" | head -n 1
+# the events line names the columns: Ir first, with --cache-sim also DLmr and DLmw
+awk '/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i - 1 }
+     /^(summary|totals):/ && !done { split($0, v, " "); done = 1
+         printf "%s", v[col["Ir"] + 1]
+         if ("DLmr" in col) printf " %s %s", v[col["DLmr"] + 1], v[col["DLmw"] + 1]
+         print "" }' "$out"

@@ -190,9 +190,12 @@ def case_whisper_decode(bins, model, out_dir, quick):
         row = {"config": config, "rounds": rounds, "tokens": tokens, "callgrind_tokens": cg_tokens}
         for lib in ("ours", "ref"):
             keep = out_dir / f"callgrind.whisper_decode.{config.replace(':', '-')}.{lib}.out"
-            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--out", keep, bins[f"{program}.{lib}"], model,
-                             argument, cg_tokens])
-            row[f"instr_{lib}"] = int(out.split()[0]) / cg_tokens
+            out, _, _ = run(["bash", ROOT / "benches/callgrind.sh", "--cache-sim", "--out", keep, bins[f"{program}.{lib}"],
+                             model, argument, cg_tokens])
+            instructions, ll_read, ll_write = (int(v) for v in out.split())
+            row[f"instr_{lib}"] = instructions / cg_tokens
+            row[f"ll_read_{lib}"] = ll_read / cg_tokens
+            row[f"ll_write_{lib}"] = ll_write / cg_tokens
             row[f"callgrind_{lib}"] = keep.name  # in the build directory
         row["instr_ratio"] = row["instr_ours"] / row["instr_ref"]
 
@@ -229,7 +232,8 @@ def case_whisper_decode(bins, model, out_dir, quick):
         })
         results.append(row)
         log(f"  whisper decode {config:16}: {row['splits_min']}..{row['splits_max']} splits/token, instructions "
-            f"{row['instr_ours']:.0f} vs {row['instr_ref']:.0f} = {row['instr_ratio']:.3f}; scheduler time "
+            f"{row['instr_ours']:.0f} vs {row['instr_ref']:.0f} = {row['instr_ratio']:.3f}; last-level misses read/write "
+            f"{row['ll_read_ours']:.0f}/{row['ll_write_ours']:.0f} vs {row['ll_read_ref']:.0f}/{row['ll_write_ref']:.0f}; scheduler time "
             f"{row['sched_ours_ns']['median'] / 1e3:.1f} vs {row['sched_ref_ns']['median'] / 1e3:.1f} us = "
             f"{row['sched_ratio']['median']:.3f} [{row['sched_ratio']['min']:.3f}..{row['sched_ratio']['max']:.3f}]; planning "
             f"{row['plan_ours_ns']['median'] / 1e3:.1f} vs {row['plan_ref_ns']['median'] / 1e3:.1f} us = {row['plan_ratio']['median']:.3f}, "
@@ -402,20 +406,26 @@ def instruction_tables(res):
     add("### 2b. whisper's decoder token by token, CPU alone, ACCEL + CPU, Metal stand-in + CPU and Vulkan (lavapipe) + CPU (benches/whisper_decode.cpp)")
     add("")
     add("| configuration | splits per token | supports_op / offload_op calls per token, all devices: ours | reference | "
-        "scheduler instructions per token: ours | reference | **ratio** | scheduler time per token: ours (µs) | "
+        "scheduler instructions per token: ours | reference | **ratio** | last-level misses per token, read / write: "
+        "ours | reference | scheduler time per token: ours (µs) | "
         "reference (µs) | **ratio** [min..max] | whisper_decode per token: ours (ms) | reference (ms) |")
-    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    add("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
     for r in dec:
         splits = str(r["splits_min"]) if r["splits_min"] == r["splits_max"] else f"{r['splits_min']}–{r['splits_max']}"
         calls = {lib: f"{r['supports_op_per_token'][lib]:.0f} / {r['offload_op_per_token'][lib]:.0f}" for lib in ("ours", "ref")}
         add(f"| {r['config']} | {splits} | {calls['ours']} | {calls['ref']} | {r['instr_ours']:,.0f} | {r['instr_ref']:,.0f} | "
-            f"**{r['instr_ratio']:.3f}** | {r['sched_ours_ns']['median'] / 1e3:.1f} | {r['sched_ref_ns']['median'] / 1e3:.1f} | "
+            f"**{r['instr_ratio']:.3f}** | {r['ll_read_ours']:,.0f} / {r['ll_write_ours']:,.0f} | "
+            f"{r['ll_read_ref']:,.0f} / {r['ll_write_ref']:,.0f} | "
+            f"{r['sched_ours_ns']['median'] / 1e3:.1f} | {r['sched_ref_ns']['median'] / 1e3:.1f} | "
             f"**{r['sched_ratio']['median']:.3f}** [{r['sched_ratio']['min']:.3f}..{r['sched_ratio']['max']:.3f}] | "
             f"{r['decode_ours_ns']['median'] / 1e6:.2f} | {r['decode_ref_ns']['median'] / 1e6:.2f} |")
     add("")
     add("whisper tiny.en, 1 thread, greedy tokens after the start-of-transcript prompt and 2 warm-up tokens. "
         f"Instructions: one callgrind run per library over {dec[0]['callgrind_tokens']} tokens, counted as in case 2, with "
-        f"the backends' supports_op and offload_op calls made by the scheduler counted as the scheduler's. Time: "
+        f"the backends' supports_op and offload_op calls made by the scheduler counted as the scheduler's. Last-level "
+        f"misses: the same runs with callgrind's cache simulation, the last level as this machine's largest cache "
+        f"(benches/callgrind.sh --cache-sim), counted in the scheduler's code; the compute between two tokens runs "
+        f"through the simulated caches uncounted, so what it evicts is missed. Time: "
         f"{dec[0]['rounds']} interleaved rounds of {dec[0]['tokens']} tokens, median per token of the scheduler's three calls "
         f"minus the delegated work (backends' graph_compute and synchronize, ggml-alloc), ratio the median of the rounds' ratios. "
         f"Ratio of each process's fastest token: "
