@@ -1,9 +1,9 @@
 // metal_registry: the registry of a program built as whisper.rn builds for iOS (WSP_GGML_USE_METAL,
 // so Metal is registered before the CPU), printed for comparison between the reference backend
 // layer and this library (fixtures/registry_listing.h; each backend's line says whether it is
-// Metal); then a small graph through a scheduler
-// over [GPU, CPU]: where each tensor is placed (a weight in a Metal buffer, a NORM that Metal refuses,
-// a batch of 32 rows offloaded from a CPU weight), the splits and copies, and the results' bits.
+// Metal); then a small graph through a scheduler over [GPU, CPU]: where each tensor is placed (a
+// weight in a Metal buffer, a NORM that Metal refuses, a batch of 32 rows offloaded from a CPU
+// weight), the splits and copies, and the results' bits.
 // With two GPU devices (0.7: WSP_GGML_METAL_DEVICES=2), also a chain of products across both and the
 // CPU, with pipeline parallelism (events, copies between the devices). Last, what the GPU saw:
 // backends and buffers made and freed, graphs computed (and reordered, events recorded: Metal).
