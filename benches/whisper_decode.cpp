@@ -3,7 +3,7 @@
 // scheduler (sched_alloc_graph, sched_graph_compute, sched_reset), here over the CPU alone,
 // over the ACCEL fixture and the CPU (ctests/fixtures/accel_fixture.h), or, in a build with a
 // built-in GPU backend (whisper_decode-metal: whisper.rn's Metal C++ over the stand-in of
-// ctests/metal), over that backend and the CPU.
+// ctests/metal; whisper_decode-vulkan: ggml's Vulkan backend), over that backend and the CPU.
 //
 //   whisper_decode <model> <cpu|accel:OPS|gpu> <tokens> [exclusive|warm]
 //

@@ -76,14 +76,6 @@ static void sched_split(wsp_ggml_backend_t vk, wsp_ggml_backend_t cpu) {
     wsp_ggml_free(ctx_w);
 }
 
-static void print_floats(const char * label, const float * v, size_t n) {
-    printf("%s", label);
-    for (size_t i = 0; i < n; i++) {
-        printf(" %08x", du_bits(v[i]));
-    }
-    printf("\n");
-}
-
 static void tensor_access(wsp_ggml_backend_t vk, wsp_ggml_backend_t cpu) {
     struct wsp_ggml_context * ctx = du_ctx(2);
     struct wsp_ggml_tensor * a = su_named(wsp_ggml_new_tensor_2d(ctx, WSP_GGML_TYPE_F32, 8, 4), "a");
@@ -101,7 +93,7 @@ static void tensor_access(wsp_ggml_backend_t vk, wsp_ggml_backend_t cpu) {
     du_print_tensor("access a", a);
     float part[5];
     wsp_ggml_backend_tensor_get(a, part, 12, sizeof(part));
-    print_floats("access a[3..8]", part, 5);
+    du_print_f32("access a[3..8]", part, 5);
 
     float data[32];
     for (int i = 0; i < 32; i++) {
@@ -111,17 +103,17 @@ static void tensor_access(wsp_ggml_backend_t vk, wsp_ggml_backend_t cpu) {
     float back[32] = { 0 };
     wsp_ggml_backend_tensor_get_async(vk, b, back, 4, 64);
     wsp_ggml_backend_synchronize(vk);
-    print_floats("access async b[1..17]", back, 16);
+    du_print_f32("access async b[1..17]", back, 16);
 #ifdef WSP_GGML_BACKEND_TENSOR_2D
     // the first 3 floats of every row from rows of 5 floats, and back into rows of 6
     wsp_ggml_backend_tensor_set_2d_async(vk, b, data, 8, 12, 4, b->nb[1], 20);
     float rows[24] = { 0 };
     wsp_ggml_backend_tensor_get_2d_async(vk, b, rows, 4, 12, 4, b->nb[1], 24);
     wsp_ggml_backend_synchronize(vk);
-    print_floats("access async 2d rows", rows, 24);
+    du_print_f32("access async 2d rows", rows, 24);
     wsp_ggml_backend_tensor_set_2d(a, data + 7, 0, 8, 3, b->nb[1] * 1, 16);
     wsp_ggml_backend_tensor_get_2d(a, rows, 0, 16, 2, a->nb[1] * 2, 32);
-    print_floats("access 2d rows", rows, 16);
+    du_print_f32("access 2d rows", rows, 16);
 #endif
     du_print_tensor("access b", b);
 
