@@ -135,6 +135,15 @@ impl Answers {
         same
     }
 
+    /// Asks for `tid`'s kept description to be brought into the caches (see
+    /// [`crate::base::prefetch`]): read a few tensors later, after the compute has evicted it.
+    #[inline(always)]
+    pub fn prefetch(&self, tid: usize) {
+        if let Some(kept) = self.described.get(tid) {
+            crate::base::prefetch::prefetch(kept);
+        }
+    }
+
     /// Whether `tid`'s description was found unchanged in split `epoch`.
     #[inline(always)]
     pub fn is_same(&self, tid: Tid, epoch: u32) -> bool {
