@@ -5,6 +5,23 @@ use crate::abi::*;
 use crate::base::report::null_handle;
 use crate::handle::Tensor;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Counts the changes of what a buffer says about the tensors in it: a buffer made, a buffer
+/// released, a usage set. Through this layer only: the buffer object is this library's, and C
+/// code changes it through the API (whisper.rn's C++, its backends, ggml-alloc, RPC and Vulkan
+/// never write its fields).
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// The number of buffer changes so far (see `CHANGES`): while it stays the same, every buffer
+/// that exists says what it said, and an address names the same buffer.
+pub fn buffer_changes() -> u64 {
+    CHANGES.load(Ordering::Relaxed)
+}
+
+fn buffer_changed() {
+    CHANGES.fetch_add(1, Ordering::Relaxed);
+}
 
 handle!(
     /// A buffer.
@@ -29,6 +46,7 @@ impl Buffer {
             size,
             usage: wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY,
         });
+        buffer_changed();
         Buffer(std::ptr::NonNull::from(Box::leak(object)))
     }
 
@@ -44,6 +62,7 @@ impl Buffer {
         }
         // SAFETY: made by Box::leak in new and released once (the caller's promise).
         drop(unsafe { Box::from_raw(self.as_ptr()) });
+        buffer_changed();
     }
 
     pub fn buft(self) -> Option<BufferType> {
@@ -77,6 +96,7 @@ impl Buffer {
     pub fn set_usage(self, usage: wsp_ggml_backend_buffer_usage) {
         // SAFETY: live, and not used from another thread meanwhile (the ggml API's rule).
         unsafe { (*self.as_ptr()).usage = usage };
+        buffer_changed();
     }
 
     pub fn context(self) -> *mut c_void {
@@ -247,5 +267,25 @@ impl Runs {
     pub fn tensor_span(self) -> Option<usize> {
         let (last_start, _) = self.run_start(self.count.checked_sub(1)?)?;
         last_start.checked_add(self.size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn making_releasing_and_setting_the_usage_of_a_buffer_are_changes() {
+        // Other tests make buffers meanwhile: the count only grows.
+        let before = buffer_changes();
+        let buffer = Buffer::new(None, wsp_ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0);
+        let made = buffer_changes();
+        assert!(made > before);
+        buffer.set_usage(wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        let used = buffer_changes();
+        assert!(used > made);
+        // SAFETY: made above, released once, not used afterwards.
+        unsafe { buffer.destroy() };
+        assert!(buffer_changes() > used);
     }
 }

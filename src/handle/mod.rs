@@ -25,7 +25,7 @@ mod tensor;
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
-pub use buffer::Buffer;
+pub use buffer::{buffer_changes, Buffer};
 #[cfg(tensor_2d)]
 pub use buffer::Runs;
 pub use buffer_type::{BufferType, StaticBufferType};

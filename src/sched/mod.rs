@@ -127,6 +127,8 @@ pub struct Scheduler {
     copies: Vec<Option<Tensor>>,
     /// Counts splits, to refresh each tensor's info once per split.
     epoch: u32,
+    /// The [`buffer_changes`](crate::handle::buffer_changes) count when this split began.
+    buffer_changes: u64,
     node_tids: Vec<Tid>,
     leaf_tids: Vec<Tid>,
     plan: Plan,
@@ -200,6 +202,7 @@ impl Scheduler {
             tensors: Vec::with_capacity(graph_size),
             copies: Vec::new(),
             epoch: 0,
+            buffer_changes: 0,
             node_tids: Vec::with_capacity(graph_size),
             leaf_tids: Vec::with_capacity(graph_size),
             plan: Plan::default(),
@@ -309,6 +312,7 @@ impl Scheduler {
         self.is_reset = false;
         self.arena.reset();
         self.epoch = self.epoch.wrapping_add(1).max(1);
+        self.buffer_changes = crate::handle::buffer_changes();
 
         // 0.7: the graph is new to backends that cache per graph, as it may have changed.
         #[cfg(graph_uid)]

@@ -71,10 +71,11 @@ impl Scheduler {
 
     /// Fills in the [`TensorInfo`](super::table::TensorInfo) of `tid` from its tensor `t`. A tensor described as at its
     /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
-    /// while their descriptions are unchanged too (see [`Answers`]); its buffers are read again
-    /// (a buffer's usage may change between evaluations), unless it has none, nor a view
-    /// source: then they say what they said (the description holds both addresses, and a
-    /// tensor with another description in between would have been learnt again).
+    /// while their descriptions are unchanged too (see [`Answers`]). Its buffer facts stand
+    /// while it and its sources are as they were and no buffer has changed since they were read
+    /// (a buffer's usage may change between evaluations), or while it has neither a buffer nor a
+    /// view source (the description holds both addresses, and a tensor with another
+    /// description in between would have been learnt again).
     #[inline(always)]
     fn read_info(&mut self, tid: Tid, t: Tensor) {
         if self.answers.still_describes(tid, t, self.epoch) {
@@ -84,6 +85,9 @@ impl Scheduler {
             }
             if !(known && same) {
                 self.answers.forget(tid);
+            }
+            if known && same && self.table.info[tid as usize].buffers_read_at == self.buffer_changes {
+                return;
             }
             if t.buffer_ptr().is_null() && t.view_src().is_none() {
                 return;
@@ -192,6 +196,7 @@ impl Scheduler {
         // Only asked about weights (the op-offload rule), so only computed for them.
         let host = weights.is_some_and(|b| b.is_host(self.caller));
         let info = &mut self.table.info[tid as usize];
+        info.buffers_read_at = self.buffer_changes;
         let read = (storage_buft, preallocated, weights.is_some(), host);
         if (info.storage_buft, info.preallocated, info.weights, info.host) != read {
             (info.storage_buft, info.preallocated, info.weights, info.host) = read;

@@ -25,6 +25,9 @@ pub struct TensorInfo {
     pub weights: bool,
     /// The tensor's own buffer is host memory.
     pub host: bool,
+    /// The [`buffer_changes`](crate::handle::buffer_changes) count when the four facts above
+    /// were read (not a planning input: it says whether they need reading again).
+    pub buffers_read_at: u64,
     /// Flagged as a graph input (WSP_GGML_TENSOR_FLAG_INPUT).
     pub input: bool,
     pub is_view_op: bool,
@@ -80,6 +83,7 @@ impl Default for TensorInfo {
             preallocated: false,
             weights: false,
             host: false,
+            buffers_read_at: 0,
             input: false,
             is_view_op: false,
             ignores_weights: false,
