@@ -25,9 +25,9 @@ mod tensor;
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
-pub use buffer::{buffer_changes, Buffer};
 #[cfg(tensor_2d)]
 pub use buffer::Runs;
+pub use buffer::{buffer_changes, Buffer};
 pub use buffer_type::{BufferType, StaticBufferType};
 pub use cell::{CellHandle, HeldInCell};
 #[cfg(meta)]
