@@ -20,7 +20,8 @@
 //! - [`handle`]: typed handles over the C objects, tensors, graphs and ggml contexts, the only
 //!   code that reads their fields or calls their interface entries, and the `arg!` forms by
 //!   which C arguments become handles;
-//! - [`base`]: what the layer imports from ggml core, its log and aborts, the locks, cache prefetch hints;
+//! - [`base`]: what the layer imports from ggml core, its log and aborts, the locks, cache
+//!   prefetch hints;
 //! - [`abi`]: the `#[repr(C)]` mirrors of the chosen family.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
