@@ -44,7 +44,7 @@ fn main() {
     let (name, family) = match chosen.as_slice() {
         [] => families
             .iter()
-            .find(|(_, family)| facts(family, "feature").is_empty())
+            .find(|(_, family)| family.contains_key("releases") && facts(family, "feature").is_empty())
             .map(|(name, family)| (*name, family))
             .expect("releases.txt: one family has no feature"),
         [one] => *one,
@@ -74,6 +74,18 @@ fn main() {
             builtins.join(", ")
         );
     }
+
+    // The package's prefix of ggml's names (src/abi/prefix.rs): symbols and types in lower case,
+    // macros and environment variables in upper case.
+    let package = facts(family, "package").join("");
+    let prefix = families
+        .get(package.as_str())
+        .map(|package| facts(package, "prefix").join(""))
+        .filter(|prefix| !prefix.is_empty())
+        .unwrap_or_else(|| panic!("releases.txt: family {name} serves package '{package}', which has no prefix"));
+    println!("cargo:rustc-env=WSP_PACKAGE={package}");
+    println!("cargo:rustc-env=WSP_SYMBOL_PREFIX={prefix}");
+    println!("cargo:rustc-env=WSP_MACRO_PREFIX={}", prefix.to_uppercase());
 
     // For the sources (load_all's names) and the tests (which release to build against, and how).
     let releases = facts(family, "releases");

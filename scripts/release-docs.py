@@ -42,6 +42,8 @@ def read_table():
             continue
         family, key, *values = line.split()
         families.setdefault(family, collections.defaultdict(list))[key] += [v for v in values if v != "-"]
+    # a package's line (its prefix) is not a family
+    families = collections.OrderedDict((name, facts) for name, facts in families.items() if facts["releases"])
     return families, what
 
 

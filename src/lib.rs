@@ -1,6 +1,7 @@
 //! wsp-ggml-backend: a drop-in, C-ABI-identical Rust replacement for the ggml backend layer
 //! that whisper.rn vendors (`cpp/ggml-backend.cpp` and `cpp/ggml-backend-reg.cpp`, every
-//! symbol prefixed `wsp_`).
+//! symbol prefixed `wsp_`). The sources name ggml's items without the prefix; it is a fact of
+//! the release table, which `abi::prefix` and the `#[named]`/`#[prefixed]` attributes apply.
 //!
 //! One build serves one family of whisper.rn releases (the release table, `releases.txt`): 0.4
 //! (0.4.3, the default), 0.5.1 (0.5.1, 0.5.2), 0.5.3 (0.5.3, 0.5.4), 0.5.5, 0.6 (0.6.0) and 0.7

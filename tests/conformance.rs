@@ -73,110 +73,110 @@ macro_rules! rust_layout {
 fn rust_layout_lines() -> Vec<String> {
     let mut out = Vec::new();
     rust_layout!(out;
-        wsp_ggml_backend_buffer_type_i { get_name, alloc_buffer, get_alignment, get_max_size, get_alloc_size, is_host }
-        wsp_ggml_backend_buffer_type { iface, device, context }
-        wsp_ggml_backend_buffer_i { free_buffer, get_base, init_tensor, memset_tensor, set_tensor, get_tensor, cpy_tensor, clear, reset }
-        wsp_ggml_backend_buffer { iface, buft, context, size, usage }
-        wsp_ggml_backend_i { get_name, free, set_tensor_async, get_tensor_async, cpy_tensor_async, synchronize,
+        ggml_backend_buffer_type_i { get_name, alloc_buffer, get_alignment, get_max_size, get_alloc_size, is_host }
+        ggml_backend_buffer_type { iface, device, context }
+        ggml_backend_buffer_i { free_buffer, get_base, init_tensor, memset_tensor, set_tensor, get_tensor, cpy_tensor, clear, reset }
+        ggml_backend_buffer { iface, buft, context, size, usage }
+        ggml_backend_i { get_name, free, set_tensor_async, get_tensor_async, cpy_tensor_async, synchronize,
             graph_plan_create, graph_plan_free, graph_plan_update, graph_plan_compute, graph_compute, event_record, event_wait }
-        wsp_ggml_backend { guid, iface, device, context }
-        wsp_ggml_backend_event { device, context }
-        wsp_ggml_backend_device_i { get_name, get_description, get_memory, get_type, get_props, init_backend, get_buffer_type,
+        ggml_backend { guid, iface, device, context }
+        ggml_backend_event { device, context }
+        ggml_backend_device_i { get_name, get_description, get_memory, get_type, get_props, init_backend, get_buffer_type,
             get_host_buffer_type, buffer_from_host_ptr, supports_op, supports_buft, offload_op, event_new, event_free, event_synchronize }
-        wsp_ggml_backend_device { iface, reg, context }
-        wsp_ggml_backend_reg_i { get_name, get_device_count, get_device, get_proc_address }
-        wsp_ggml_backend_reg { api_version, iface, context }
-        wsp_ggml_backend_dev_caps { r#async, host_buffer, buffer_from_host_ptr, events }
-        wsp_ggml_backend_dev_props { name, description, memory_free, memory_total, r#type, caps }
-        wsp_ggml_backend_feature { name, value }
-        wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph }
-        wsp_ggml_tensor { r#type, buffer, ne, nb, op, op_params, flags, src, view_src, view_offs, data, name, extra, padding }
-        wsp_ggml_hash_set { size, used, keys }
-        wsp_ggml_cgraph { size, n_nodes, n_leafs, nodes, grads, grad_accs, leafs, use_counts, visited_hash_set, order }
-        wsp_ggml_init_params { mem_size, mem_buffer, no_alloc }
+        ggml_backend_device { iface, reg, context }
+        ggml_backend_reg_i { get_name, get_device_count, get_device, get_proc_address }
+        ggml_backend_reg { api_version, iface, context }
+        ggml_backend_dev_caps { r#async, host_buffer, buffer_from_host_ptr, events }
+        ggml_backend_dev_props { name, description, memory_free, memory_total, r#type, caps }
+        ggml_backend_feature { name, value }
+        ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph }
+        ggml_tensor { r#type, buffer, ne, nb, op, op_params, flags, src, view_src, view_offs, data, name, extra, padding }
+        ggml_hash_set { size, used, keys }
+        ggml_cgraph { size, n_nodes, n_leafs, nodes, grads, grad_accs, leafs, use_counts, visited_hash_set, order }
+        ggml_init_params { mem_size, mem_buffer, no_alloc }
     );
-    use wsp_ggml_backend_buffer_usage::*;
-    use wsp_ggml_backend_dev_type::*;
-    use wsp_ggml_status::*;
+    use ggml_backend_buffer_usage::*;
+    use ggml_backend_dev_type::*;
+    use ggml_status::*;
     for (name, value) in [
-        ("WSP_GGML_BACKEND_BUFFER_USAGE_ANY", WSP_GGML_BACKEND_BUFFER_USAGE_ANY as i64),
-        ("WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS", WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS as i64),
-        ("WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE", WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE as i64),
-        ("WSP_GGML_BACKEND_DEVICE_TYPE_CPU", WSP_GGML_BACKEND_DEVICE_TYPE_CPU as i64),
-        ("WSP_GGML_BACKEND_DEVICE_TYPE_GPU", WSP_GGML_BACKEND_DEVICE_TYPE_GPU as i64),
-        ("WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL", WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL as i64),
-        ("WSP_GGML_STATUS_ALLOC_FAILED", WSP_GGML_STATUS_ALLOC_FAILED as i64),
-        ("WSP_GGML_STATUS_FAILED", WSP_GGML_STATUS_FAILED as i64),
-        ("WSP_GGML_STATUS_SUCCESS", WSP_GGML_STATUS_SUCCESS as i64),
-        ("WSP_GGML_STATUS_ABORTED", WSP_GGML_STATUS_ABORTED as i64),
-        ("WSP_GGML_OP_NONE", WSP_GGML_OP_NONE as i64),
-        ("WSP_GGML_OP_RESHAPE", WSP_GGML_OP_RESHAPE as i64),
-        ("WSP_GGML_OP_VIEW", WSP_GGML_OP_VIEW as i64),
-        ("WSP_GGML_OP_PERMUTE", WSP_GGML_OP_PERMUTE as i64),
-        ("WSP_GGML_OP_TRANSPOSE", WSP_GGML_OP_TRANSPOSE as i64),
-        ("WSP_GGML_OP_ROPE", WSP_GGML_OP_ROPE as i64),
-        ("WSP_GGML_TENSOR_FLAG_INPUT", WSP_GGML_TENSOR_FLAG_INPUT as i64),
-        ("WSP_GGML_TENSOR_FLAG_OUTPUT", WSP_GGML_TENSOR_FLAG_OUTPUT as i64),
-        ("WSP_GGML_LOG_LEVEL_DEBUG", WSP_GGML_LOG_LEVEL_DEBUG as i64),
-        ("WSP_GGML_LOG_LEVEL_INFO", WSP_GGML_LOG_LEVEL_INFO as i64),
-        ("WSP_GGML_LOG_LEVEL_WARN", WSP_GGML_LOG_LEVEL_WARN as i64),
-        ("WSP_GGML_LOG_LEVEL_ERROR", WSP_GGML_LOG_LEVEL_ERROR as i64),
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_ANY", GGML_BACKEND_BUFFER_USAGE_ANY as i64),
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS", GGML_BACKEND_BUFFER_USAGE_WEIGHTS as i64),
+        ("WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE", GGML_BACKEND_BUFFER_USAGE_COMPUTE as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_CPU", GGML_BACKEND_DEVICE_TYPE_CPU as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_GPU", GGML_BACKEND_DEVICE_TYPE_GPU as i64),
+        ("WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL", GGML_BACKEND_DEVICE_TYPE_ACCEL as i64),
+        ("WSP_GGML_STATUS_ALLOC_FAILED", GGML_STATUS_ALLOC_FAILED as i64),
+        ("WSP_GGML_STATUS_FAILED", GGML_STATUS_FAILED as i64),
+        ("WSP_GGML_STATUS_SUCCESS", GGML_STATUS_SUCCESS as i64),
+        ("WSP_GGML_STATUS_ABORTED", GGML_STATUS_ABORTED as i64),
+        ("WSP_GGML_OP_NONE", GGML_OP_NONE as i64),
+        ("WSP_GGML_OP_RESHAPE", GGML_OP_RESHAPE as i64),
+        ("WSP_GGML_OP_VIEW", GGML_OP_VIEW as i64),
+        ("WSP_GGML_OP_PERMUTE", GGML_OP_PERMUTE as i64),
+        ("WSP_GGML_OP_TRANSPOSE", GGML_OP_TRANSPOSE as i64),
+        ("WSP_GGML_OP_ROPE", GGML_OP_ROPE as i64),
+        ("WSP_GGML_TENSOR_FLAG_INPUT", GGML_TENSOR_FLAG_INPUT as i64),
+        ("WSP_GGML_TENSOR_FLAG_OUTPUT", GGML_TENSOR_FLAG_OUTPUT as i64),
+        ("WSP_GGML_LOG_LEVEL_DEBUG", GGML_LOG_LEVEL_DEBUG as i64),
+        ("WSP_GGML_LOG_LEVEL_INFO", GGML_LOG_LEVEL_INFO as i64),
+        ("WSP_GGML_LOG_LEVEL_WARN", GGML_LOG_LEVEL_WARN as i64),
+        ("WSP_GGML_LOG_LEVEL_ERROR", GGML_LOG_LEVEL_ERROR as i64),
     ] {
         out.push(format!("enum {name} {value}"));
     }
     #[cfg(api_v2)]
     {
-        let device_id = std::mem::offset_of!(wsp_ggml_backend_dev_props, device_id);
+        let device_id = std::mem::offset_of!(ggml_backend_dev_props, device_id);
         out.push(format!("offset wsp_ggml_backend_dev_props.device_id {device_id}"));
-        let graph_optimize = std::mem::offset_of!(wsp_ggml_backend_i, graph_optimize);
+        let graph_optimize = std::mem::offset_of!(ggml_backend_i, graph_optimize);
         out.push(format!("offset wsp_ggml_backend_i.graph_optimize {graph_optimize}"));
-        out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_IGPU {}", WSP_GGML_BACKEND_DEVICE_TYPE_IGPU as i64));
+        out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_IGPU {}", GGML_BACKEND_DEVICE_TYPE_IGPU as i64));
     }
     #[cfg(tensor_2d)]
     {
         for (field, offset) in [
-            ("wsp_ggml_backend_buffer_i.set_tensor_2d", std::mem::offset_of!(wsp_ggml_backend_buffer_i, set_tensor_2d)),
-            ("wsp_ggml_backend_buffer_i.get_tensor_2d", std::mem::offset_of!(wsp_ggml_backend_buffer_i, get_tensor_2d)),
-            ("wsp_ggml_backend_i.set_tensor_2d_async", std::mem::offset_of!(wsp_ggml_backend_i, set_tensor_2d_async)),
-            ("wsp_ggml_backend_i.get_tensor_2d_async", std::mem::offset_of!(wsp_ggml_backend_i, get_tensor_2d_async)),
-            ("wsp_ggml_cgraph.uid", std::mem::offset_of!(wsp_ggml_cgraph, uid)),
+            ("wsp_ggml_backend_buffer_i.set_tensor_2d", std::mem::offset_of!(ggml_backend_buffer_i, set_tensor_2d)),
+            ("wsp_ggml_backend_buffer_i.get_tensor_2d", std::mem::offset_of!(ggml_backend_buffer_i, get_tensor_2d)),
+            ("wsp_ggml_backend_i.set_tensor_2d_async", std::mem::offset_of!(ggml_backend_i, set_tensor_2d_async)),
+            ("wsp_ggml_backend_i.get_tensor_2d_async", std::mem::offset_of!(ggml_backend_i, get_tensor_2d_async)),
+            ("wsp_ggml_cgraph.uid", std::mem::offset_of!(ggml_cgraph, uid)),
         ] {
             out.push(format!("offset {field} {offset}"));
         }
-        out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_META {}", WSP_GGML_BACKEND_DEVICE_TYPE_META as i64));
+        out.push(format!("enum WSP_GGML_BACKEND_DEVICE_TYPE_META {}", GGML_BACKEND_DEVICE_TYPE_META as i64));
         out.push(format!("enum WSP_GGML_OP_FLASH_ATTN_EXT {}", op::FLASH_ATTN_EXT));
-        out.push(format!("enum WSP_GGML_TENSOR_FLAG_COMPUTE {WSP_GGML_TENSOR_FLAG_COMPUTE}"));
-        rust_layout!(out; wsp_ggml_backend_meta_split_state { axis, ne, n_segments });
+        out.push(format!("enum WSP_GGML_TENSOR_FLAG_COMPUTE {GGML_TENSOR_FLAG_COMPUTE}"));
+        rust_layout!(out; ggml_backend_meta_split_state { axis, ne, n_segments });
         for (name, value) in [
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_0", WSP_GGML_BACKEND_SPLIT_AXIS_0),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_1", WSP_GGML_BACKEND_SPLIT_AXIS_1),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_2", WSP_GGML_BACKEND_SPLIT_AXIS_2),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_3", WSP_GGML_BACKEND_SPLIT_AXIS_3),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED", WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL", WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_NONE", WSP_GGML_BACKEND_SPLIT_AXIS_NONE),
-            ("WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN", WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_0", GGML_BACKEND_SPLIT_AXIS_0),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_1", GGML_BACKEND_SPLIT_AXIS_1),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_2", GGML_BACKEND_SPLIT_AXIS_2),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_3", GGML_BACKEND_SPLIT_AXIS_3),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED", GGML_BACKEND_SPLIT_AXIS_MIRRORED),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL", GGML_BACKEND_SPLIT_AXIS_PARTIAL),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_NONE", GGML_BACKEND_SPLIT_AXIS_NONE),
+            ("WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN", GGML_BACKEND_SPLIT_AXIS_UNKNOWN),
         ] {
             out.push(format!("enum {name} {value}"));
         }
-        out.push(format!("define WSP_GGML_BACKEND_META_MAX_DEVICES {WSP_GGML_BACKEND_META_MAX_DEVICES}"));
+        out.push(format!("define WSP_GGML_BACKEND_META_MAX_DEVICES {GGML_BACKEND_META_MAX_DEVICES}"));
     }
     #[cfg(mmap_support)]
     out.push(format!(
         "offset wsp_ggml_backend_dev_caps.mmap_support {}",
-        std::mem::offset_of!(wsp_ggml_backend_dev_caps, mmap_support)
+        std::mem::offset_of!(ggml_backend_dev_caps, mmap_support)
     ));
     #[cfg(meta_nr)]
     out.push(format!(
         "offset wsp_ggml_backend_meta_split_state.nr {}",
-        std::mem::offset_of!(wsp_ggml_backend_meta_split_state, nr)
+        std::mem::offset_of!(ggml_backend_meta_split_state, nr)
     ));
     for (name, value) in [
-        ("WSP_GGML_BACKEND_API_VERSION", WSP_GGML_BACKEND_API_VERSION as usize),
-        ("WSP_GGML_MAX_DIMS", WSP_GGML_MAX_DIMS),
-        ("WSP_GGML_MAX_SRC", WSP_GGML_MAX_SRC),
-        ("WSP_GGML_MAX_NAME", WSP_GGML_MAX_NAME),
-        ("WSP_GGML_MAX_OP_PARAMS", WSP_GGML_MAX_OP_PARAMS),
+        ("WSP_GGML_BACKEND_API_VERSION", GGML_BACKEND_API_VERSION as usize),
+        ("WSP_GGML_MAX_DIMS", GGML_MAX_DIMS),
+        ("WSP_GGML_MAX_SRC", GGML_MAX_SRC),
+        ("WSP_GGML_MAX_NAME", GGML_MAX_NAME),
+        ("WSP_GGML_MAX_OP_PARAMS", GGML_MAX_OP_PARAMS),
         ("TENSOR_ALIGNMENT", ::wsp_ggml_backend::buffer::cpu::TENSOR_ALIGNMENT),
     ] {
         out.push(format!("define {name} {value}"));

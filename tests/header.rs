@@ -1,30 +1,57 @@
-//! The checked-in C header is what cbindgen makes of the Rust sources: a change to the ABI in
-//! Rust that is not reflected in include/ fails here. `UPDATE_HEADER=1 cargo test --test header`
-//! rewrites it.
+//! The checked-in C header is what cbindgen makes of the Rust sources, with the package's prefix
+//! on every ggml name (the sources name them without it): a change to the ABI in Rust that is not
+//! reflected in include/ fails here. `UPDATE_HEADER=1 cargo test --test header` rewrites it.
 
 use std::path::Path;
+
+/// The package's prefix of ggml's names (releases.txt).
+const PREFIX: &str = env!("WSP_SYMBOL_PREFIX");
 
 #[test]
 fn checked_in_header_matches_the_rust_sources() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    // cbindgen reads a copy of the sources and of its configuration with the prefix on every ggml
+    // name, so that it lays out and wraps the lines the C compiler will read.
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefixed-src");
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_prefixed(&root.join("src"), &copy.join("src"));
+    let toml = std::fs::read_to_string(root.join("cbindgen.toml")).expect("read cbindgen.toml");
+    std::fs::write(copy.join("cbindgen.toml"), with_prefix(&toml, PREFIX)).unwrap();
+    let mut config = cbindgen::Config::from_file(copy.join("cbindgen.toml")).expect("read cbindgen.toml");
     // One header for every family: each capability's items under its macro.
     for capability in capabilities() {
-        config.defines.insert(capability.to_owned(), format!("WSP_GGML_BACKEND_{}", capability.to_uppercase()));
+        config
+            .defines
+            .insert(capability.to_owned(), with_prefix(&format!("GGML_BACKEND_{}", capability.to_uppercase()), PREFIX));
     }
-    let bindings =
-        cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("cbindgen parses the crate");
+    let bindings = cbindgen::Builder::new()
+        .with_src(copy.join("src/lib.rs"))
+        .with_config(config)
+        .generate()
+        .expect("cbindgen parses the crate");
     let mut generated = Vec::new();
     bindings.write(&mut generated);
-    let header = root.join("include/wsp_ggml_backend.h");
+    let name = format!("{PREFIX}ggml_backend.h");
+    let header = root.join("include").join(&name);
     if std::env::var_os("UPDATE_HEADER").is_some() {
         std::fs::write(&header, &generated).unwrap();
     }
     let checked_in = std::fs::read(&header).unwrap_or_default();
-    assert!(
-        checked_in == generated,
-        "include/wsp_ggml_backend.h is out of date; run UPDATE_HEADER=1 cargo test --test header"
-    );
+    assert!(checked_in == generated, "include/{name} is out of date; run UPDATE_HEADER=1 cargo test --test header");
+}
+
+/// The `.rs` files under `from`, prefixed, under `to`.
+fn copy_prefixed(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_prefixed(&path, &target);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            std::fs::write(target, with_prefix(&std::fs::read_to_string(&path).unwrap(), PREFIX)).unwrap();
+        }
+    }
 }
 
 /// Every capability some family of the release table has.
@@ -37,4 +64,29 @@ fn capabilities() -> std::collections::BTreeSet<&'static str> {
         .flat_map(|rest| rest.into_iter().skip(1))
         .filter(|&capability| capability != "-")
         .collect()
+}
+
+/// `text` with `prefix` before every name that begins with `ggml_` (in upper case before `GGML_`).
+fn with_prefix(text: &str, prefix: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut previous: Option<char> = None;
+    for (at, c) in text.char_indices() {
+        let starts_name = !previous.is_some_and(|p| p.is_ascii_alphanumeric() || p == '_');
+        if starts_name && text[at..].starts_with("ggml_") {
+            out.push_str(prefix);
+        } else if starts_name && text[at..].starts_with("GGML_") {
+            out.push_str(&prefix.to_uppercase());
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out
+}
+
+#[test]
+fn the_prefix_goes_on_whole_names_only() {
+    assert_eq!(
+        with_prefix("struct ggml_tensor; #ifdef GGML_X\nmy_ggml_y aggml_z ggml.h", "lm_"),
+        "struct lm_ggml_tensor; #ifdef LM_GGML_X\nmy_ggml_y aggml_z ggml.h"
+    );
 }

@@ -49,6 +49,8 @@ fn builds() -> Vec<Build> {
             _ => {}
         }
     }
+    // A package's line (its prefix) is not a family.
+    builds.retain(|build| !build.releases.is_empty());
     builds
 }
 

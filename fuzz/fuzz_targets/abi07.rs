@@ -43,7 +43,7 @@ use std::sync::{Mutex, Once};
 
 use ::wsp_ggml_backend as lib;
 use lib::abi::*;
-use lib::base::ggml::{wsp_ggml_backend_alloc_ctx_tensors_from_buft, wsp_ggml_new_tensor};
+use lib::base::ggml::{ggml_backend_alloc_ctx_tensors_from_buft, ggml_new_tensor};
 use lib::meta::buffer::chunks::chunks;
 use lib::meta::split::{self, check_static, SplitState};
 
@@ -55,11 +55,11 @@ use ffi::*;
 mod child;
 
 extern "C" {
-    fn wsp_ggml_type_name(ty: wsp_ggml_type) -> *const c_char;
-    fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t;
-    fn wsp_ggml_backend_dev_by_type(ty: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t;
+    fn wsp_ggml_type_name(ty: ggml_type) -> *const c_char;
+    fn wsp_ggml_backend_cpu_buffer_type() -> ggml_backend_buffer_type_t;
+    fn wsp_ggml_backend_dev_by_type(ty: ggml_backend_dev_type) -> ggml_backend_dev_t;
     fn wsp_ggml_backend_tensor_set_2d(
-        tensor: *mut wsp_ggml_tensor,
+        tensor: *mut ggml_tensor,
         data: *const c_void,
         offset: usize,
         size: usize,
@@ -68,7 +68,7 @@ extern "C" {
         stride_data: usize,
     );
     fn wsp_ggml_backend_tensor_get_2d(
-        tensor: *const wsp_ggml_tensor,
+        tensor: *const ggml_tensor,
         data: *mut c_void,
         offset: usize,
         size: usize,
@@ -77,8 +77,8 @@ extern "C" {
         stride_data: usize,
     );
     fn wsp_ggml_backend_tensor_set_2d_async(
-        backend: wsp_ggml_backend_t,
-        tensor: *mut wsp_ggml_tensor,
+        backend: ggml_backend_t,
+        tensor: *mut ggml_tensor,
         data: *const c_void,
         offset: usize,
         size: usize,
@@ -87,8 +87,8 @@ extern "C" {
         stride_data: usize,
     );
     fn wsp_ggml_backend_tensor_get_2d_async(
-        backend: wsp_ggml_backend_t,
-        tensor: *const wsp_ggml_tensor,
+        backend: ggml_backend_t,
+        tensor: *const ggml_tensor,
         data: *mut c_void,
         offset: usize,
         size: usize,
@@ -97,16 +97,16 @@ extern "C" {
         stride_data: usize,
     );
     fn wsp_ggml_backend_meta_device(
-        devs: *mut wsp_ggml_backend_dev_t,
+        devs: *mut ggml_backend_dev_t,
         n_devs: usize,
-        get_split_state: wsp_ggml_backend_meta_get_split_state_t,
+        get_split_state: ggml_backend_meta_get_split_state_t,
         userdata: *mut c_void,
-    ) -> wsp_ggml_backend_dev_t;
+    ) -> ggml_backend_dev_t;
     fn test_backend_set_2d_iface(enable: bool);
 }
 
-const TYPE_F32: wsp_ggml_type = 0;
-const TYPE_I8: wsp_ggml_type = 24;
+const TYPE_F32: ggml_type = 0;
+const TYPE_I8: ggml_type = 24;
 
 fn verbose() -> bool {
     std::env::var_os("WSP_FUZZ_VERBOSE").is_some()
@@ -132,12 +132,12 @@ fn init() {
 }
 
 /// A ggml context for a few tensors, without data.
-fn context() -> *mut wsp_ggml_context {
+fn context() -> *mut ggml_context {
     // SAFETY: plain sizes.
     let mem_size = 8 * unsafe { wsp_ggml_tensor_overhead() };
     // SAFETY: ggml allocates its own memory.
     let ctx =
-        unsafe { wsp_ggml_init(wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
+        unsafe { wsp_ggml_init(ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
     assert!(!ctx.is_null());
     ctx
 }
@@ -221,7 +221,7 @@ impl Access {
     ///
     /// # Safety
     /// `tensor` is live (and `backend` for the async forms), `data` spans `data_len` bytes.
-    unsafe fn call(&self, backend: wsp_ggml_backend_t, tensor: *mut wsp_ggml_tensor, data: *mut u8) {
+    unsafe fn call(&self, backend: ggml_backend_t, tensor: *mut ggml_tensor, data: *mut u8) {
         let a = *self;
         let d = data.cast::<c_void>();
         let (o, s, n, st, sd) = (a.offset, a.size, a.n_copies, a.stride_tensor, a.stride_data);
@@ -285,8 +285,8 @@ fn pattern(u: &mut Unstructured, n: usize) -> Result<Vec<u8>> {
 unsafe fn check_access(
     what: &str,
     a: Access,
-    backend: wsp_ggml_backend_t,
-    tensor: *mut wsp_ggml_tensor,
+    backend: ggml_backend_t,
+    tensor: *mut ggml_tensor,
     model: &mut [u8],
     u: &mut Unstructured,
     read_back: &dyn Fn() -> Option<Vec<u8>>,
@@ -342,10 +342,10 @@ fn part_2d(u: &mut Unstructured) -> Result<()> {
             (b, wsp_ggml_backend_get_default_buffer_type(b))
         };
         let ctx = context();
-        let tensor = wsp_ggml_new_tensor(ctx, TYPE_I8, 1, [nbytes as i64, 1, 1, 1].as_ptr());
-        let buffer = wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft);
+        let tensor = ggml_new_tensor(ctx, TYPE_I8, 1, [nbytes as i64, 1, 1, 1].as_ptr());
+        let buffer = ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft);
         assert!(!buffer.is_null(), "allocating the tensor failed");
-        let unallocated = wsp_ggml_new_tensor(ctx, TYPE_I8, 1, [nbytes as i64, 1, 1, 1].as_ptr());
+        let unallocated = ggml_new_tensor(ctx, TYPE_I8, 1, [nbytes as i64, 1, 1, 1].as_ptr());
         let mut model = pattern(u, nbytes)?;
         wsp_ggml_backend_tensor_set(tensor, model.as_ptr().cast(), 0, nbytes);
         let read_back = || {
@@ -382,15 +382,15 @@ fn part_2d(u: &mut Unstructured) -> Result<()> {
 
 /// The state the callback returns for every tensor (set per input; the fuzzing process is single
 /// threaded, and a child has its own copy).
-static STATE: Mutex<Option<wsp_ggml_backend_meta_split_state>> = Mutex::new(None);
+static STATE: Mutex<Option<ggml_backend_meta_split_state>> = Mutex::new(None);
 
-unsafe extern "C" fn split_state(_: *const wsp_ggml_tensor, _: *mut c_void) -> wsp_ggml_backend_meta_split_state {
+unsafe extern "C" fn split_state(_: *const ggml_tensor, _: *mut c_void) -> ggml_backend_meta_split_state {
     STATE.lock().unwrap_or_else(|e| e.into_inner()).expect("a split state is set")
 }
 
-fn empty_state() -> wsp_ggml_backend_meta_split_state {
-    wsp_ggml_backend_meta_split_state {
-        axis: WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
+fn empty_state() -> ggml_backend_meta_split_state {
+    ggml_backend_meta_split_state {
+        axis: GGML_BACKEND_SPLIT_AXIS_MIRRORED,
         ne: [0; 256],
         nr: [0; 16],
         n_segments: 1,
@@ -399,21 +399,21 @@ fn empty_state() -> wsp_ggml_backend_meta_split_state {
 
 /// A split state for a tensor of extent `ne` over `n_devs` devices, and the extent (an
 /// adding-up state adjusts the extent along its axis to its shares).
-fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<wsp_ggml_backend_meta_split_state> {
+fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<ggml_backend_meta_split_state> {
     let mut s = empty_state();
     let axes = [
-        WSP_GGML_BACKEND_SPLIT_AXIS_0,
-        WSP_GGML_BACKEND_SPLIT_AXIS_1,
-        WSP_GGML_BACKEND_SPLIT_AXIS_2,
-        WSP_GGML_BACKEND_SPLIT_AXIS_3,
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
-        WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL,
+        GGML_BACKEND_SPLIT_AXIS_0,
+        GGML_BACKEND_SPLIT_AXIS_1,
+        GGML_BACKEND_SPLIT_AXIS_2,
+        GGML_BACKEND_SPLIT_AXIS_3,
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED,
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL,
     ];
     s.axis = if u.ratio(1, 8)? {
         let any = u.arbitrary()?;
         *u.choose(&[
-            WSP_GGML_BACKEND_SPLIT_AXIS_NONE,
-            WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+            GGML_BACKEND_SPLIT_AXIS_NONE,
+            GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
             4,
             9,
             -1,
@@ -444,7 +444,7 @@ fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<wsp_g
         if (0..4).contains(&s.axis) {
             ne[s.axis as usize] = total;
         }
-        if s.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL || s.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+        if s.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL || s.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED {
             s.n_segments = 1;
             s.nr = [0; 16];
             s.nr[0] = 1;
@@ -469,11 +469,11 @@ fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<wsp_g
 /// Part 2: a meta device, one tensor with the application's split state.
 fn part_meta(u: &mut Unstructured) -> Result<()> {
     // SAFETY: the CPU device is registered at start-up.
-    let cpu = unsafe { wsp_ggml_backend_dev_by_type(wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU) };
+    let cpu = unsafe { wsp_ggml_backend_dev_by_type(ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_CPU) };
     assert!(!cpu.is_null());
     let n_devs = if u.ratio(1, 16)? { *u.choose(&[0usize, 17])? } else { u.int_in_range(1..=4)? };
     let mut with_test = false;
-    let mut devs: Vec<wsp_ggml_backend_dev_t> = Vec::with_capacity(n_devs);
+    let mut devs: Vec<ggml_backend_dev_t> = Vec::with_capacity(n_devs);
     for _ in 0..n_devs {
         let test = u.ratio(1, 4)?;
         with_test |= test;
@@ -495,7 +495,7 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
     let checked = check_static(&as_split, &ne, 1, n_devs.clamp(1, 16));
     let shares_ok = !(0..4).contains(&s.axis)
         || s.ne[..(s.n_segments.min(16) as usize) * n_devs.clamp(1, 16)].iter().all(|&v| v >= 0);
-    let meaningful = s.axis != WSP_GGML_BACKEND_SPLIT_AXIS_NONE && s.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN;
+    let meaningful = s.axis != GGML_BACKEND_SPLIT_AXIS_NONE && s.axis != GGML_BACKEND_SPLIT_AXIS_UNKNOWN;
     // A device without memory fails only where it holds bytes: an empty share gets a zero-size
     // buffer without asking the buffer type (as the reference's allocation does).
     // SAFETY: the fixture's static device.
@@ -526,8 +526,8 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
                 wsp_ggml_backend_meta_device(devs.as_ptr().cast_mut(), n_devs, Some(split_state), std::ptr::null_mut());
             let buft = wsp_ggml_backend_dev_buffer_type(meta);
             let ctx = context();
-            let tensor = wsp_ggml_new_tensor(ctx, TYPE_F32, 4, ne.as_ptr());
-            (ctx, tensor, wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft))
+            let tensor = ggml_new_tensor(ctx, TYPE_F32, 4, ne.as_ptr());
+            (ctx, tensor, ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft))
         };
         if valid {
             let (ctx, tensor, buffer) = alloc();
@@ -557,7 +557,7 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
 /// # Safety
 /// `tensor` is a live meta tensor.
 unsafe fn transfer_ok(
-    tensor: *const wsp_ggml_tensor,
+    tensor: *const ggml_tensor,
     state: &SplitState,
     n: usize,
     offset: usize,
@@ -571,8 +571,8 @@ unsafe fn transfer_ok(
         return chunks(state, &ne, &nb, 1, &slice_nb, offset, size).is_ok();
     }
     match state.axis {
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => true,
-        WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => offset % 4 == 0 && size % 4 == 0,
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED => true,
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL => offset % 4 == 0 && size % 4 == 0,
         _ => false,
     }
 }
@@ -585,11 +585,11 @@ unsafe fn transfer_ok(
 /// `tensor` is a live, allocated F32 meta tensor whose split state is `state` over `n` devices.
 unsafe fn check_meta_tensor(
     u: &mut Unstructured,
-    tensor: *mut wsp_ggml_tensor,
+    tensor: *mut ggml_tensor,
     state: &SplitState,
     n: usize,
 ) -> Result<()> {
-    let partial = state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL;
+    let partial = state.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL;
     // SAFETY: a live tensor.
     let nbytes = unsafe { wsp_ggml_nbytes(tensor) };
     let values: Vec<f32> = (0..nbytes / 4).map(|_| u.int_in_range(-8i8..=8).map(f32::from)).collect::<Result<_>>()?;

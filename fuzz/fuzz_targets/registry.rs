@@ -38,20 +38,20 @@ mod ffi;
 use ffi::{test_backend_dev, test_backend_reg};
 
 extern "C" {
-    fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t);
-    fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t);
+    fn wsp_ggml_backend_register(reg: ggml_backend_reg_t);
+    fn wsp_ggml_backend_device_register(device: ggml_backend_dev_t);
     fn wsp_ggml_backend_reg_count() -> usize;
-    fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t;
-    fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t;
+    fn wsp_ggml_backend_reg_get(index: usize) -> ggml_backend_reg_t;
+    fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> ggml_backend_reg_t;
     fn wsp_ggml_backend_dev_count() -> usize;
-    fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t;
-    fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t;
-    fn wsp_ggml_backend_dev_by_type(ty: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t;
-    fn wsp_ggml_backend_dev_backend_reg(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_reg_t;
-    fn wsp_ggml_backend_reg_dev_count(reg: wsp_ggml_backend_reg_t) -> usize;
-    fn wsp_ggml_backend_reg_dev_get(reg: wsp_ggml_backend_reg_t, index: usize) -> wsp_ggml_backend_dev_t;
-    fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t;
-    fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t);
+    fn wsp_ggml_backend_dev_get(index: usize) -> ggml_backend_dev_t;
+    fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> ggml_backend_dev_t;
+    fn wsp_ggml_backend_dev_by_type(ty: ggml_backend_dev_type) -> ggml_backend_dev_t;
+    fn wsp_ggml_backend_dev_backend_reg(device: ggml_backend_dev_t) -> ggml_backend_reg_t;
+    fn wsp_ggml_backend_reg_dev_count(reg: ggml_backend_reg_t) -> usize;
+    fn wsp_ggml_backend_reg_dev_get(reg: ggml_backend_reg_t, index: usize) -> ggml_backend_dev_t;
+    fn wsp_ggml_backend_load(path: *const c_char) -> ggml_backend_reg_t;
+    fn wsp_ggml_backend_unload(reg: ggml_backend_reg_t);
     fn wsp_ggml_backend_load_all();
 }
 
@@ -196,8 +196,8 @@ fn decode(u: &mut Unstructured) -> Result<(usize, Vec<Vec<Op>>)> {
     Ok((n_threads, rounds))
 }
 
-fn as_reg(p: usize) -> wsp_ggml_backend_reg_t {
-    p as wsp_ggml_backend_reg_t
+fn as_reg(p: usize) -> ggml_backend_reg_t {
+    p as ggml_backend_reg_t
 }
 
 /// One call of thread `t`, and the model's update.
@@ -232,10 +232,10 @@ fn step(t: usize, op: Op, m: &mut Module, test_registered: &AtomicBool) {
                 }
             }
             Op::Unload | Op::UnloadTwice | Op::UnloadUnknown => {
-                wsp_ggml_backend_unload(&NOT_A_REG as *const u8 as wsp_ggml_backend_reg_t);
+                wsp_ggml_backend_unload(&NOT_A_REG as *const u8 as ggml_backend_reg_t);
             }
             Op::DeviceRegister if m.loads > 0 => {
-                wsp_ggml_backend_device_register(m.dev as wsp_ggml_backend_dev_t);
+                wsp_ggml_backend_device_register(m.dev as ggml_backend_dev_t);
                 m.extra_devs += 1;
             }
             Op::RegisterTest => {
@@ -268,9 +268,9 @@ fn step(t: usize, op: Op, m: &mut Module, test_registered: &AtomicBool) {
             }
             Op::ByType(which) => {
                 let ty = [
-                    wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU,
-                    wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_GPU,
-                    wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_ACCEL,
+                    ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_CPU,
+                    ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_GPU,
+                    ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_ACCEL,
                 ][which as usize];
                 let dev = wsp_ggml_backend_dev_by_type(ty);
                 if which == 0 {
@@ -334,7 +334,7 @@ fn check(when: &str, modules: &[Mutex<Module>], test_registered: bool) {
     // SAFETY: listed regs and devices are live.
     unsafe {
         for &d in &devs {
-            let reg = wsp_ggml_backend_dev_backend_reg(d as wsp_ggml_backend_dev_t) as usize;
+            let reg = wsp_ggml_backend_dev_backend_reg(d as ggml_backend_dev_t) as usize;
             assert!(reg_set.contains(&reg), "{when}: device {d:#x} listed, its reg {reg:#x} is not");
         }
         for &r in &regs {

@@ -47,7 +47,7 @@ use ops::*;
 
 /// The ops a TEST op set is drawn from (bit i of a mask = OPS[i]); all of them the fixture can
 /// compute (or, for NONE and the views, needs not compute).
-const OPS: [wsp_ggml_op; 11] = [
+const OPS: [ggml_op; 11] = [
     OP_NONE,
     OP_ADD,
     OP_SUB,
@@ -55,21 +55,21 @@ const OPS: [wsp_ggml_op; 11] = [
     OP_DIV,
     OP_SCALE,
     OP_SQR,
-    WSP_GGML_OP_RESHAPE,
-    WSP_GGML_OP_VIEW,
-    WSP_GGML_OP_PERMUTE,
-    WSP_GGML_OP_TRANSPOSE,
+    GGML_OP_RESHAPE,
+    GGML_OP_VIEW,
+    GGML_OP_PERMUTE,
+    GGML_OP_TRANSPOSE,
 ];
 
-fn op_bit(op: wsp_ggml_op) -> u16 {
+fn op_bit(op: ggml_op) -> u16 {
     1 << OPS.iter().position(|&o| o == op).expect("op in OPS")
 }
 
-fn ops_of(mask: u16) -> Vec<wsp_ggml_op> {
+fn ops_of(mask: u16) -> Vec<ggml_op> {
     OPS.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &op)| op).collect()
 }
 
-fn op_name(op: wsp_ggml_op) -> String {
+fn op_name(op: ggml_op) -> String {
     // SAFETY: ggml returns a static string for every op value.
     unsafe { std::ffi::CStr::from_ptr(wsp_ggml_op_name(op)).to_string_lossy().into_owned() }
 }
@@ -88,7 +88,7 @@ fn init() {
         for (op, name) in [(OP_ADD, "ADD"), (OP_SUB, "SUB"), (OP_MUL, "MUL"), (OP_DIV, "DIV"), (OP_SQR, "SQR"), (OP_SCALE, "SCALE")] {
             assert_eq!(op_name(op), name, "op numbers out of date");
         }
-        assert_eq!(op_name(WSP_GGML_OP_TRANSPOSE), "TRANSPOSE", "op numbers out of date");
+        assert_eq!(op_name(GGML_OP_TRANSPOSE), "TRANSPOSE", "op numbers out of date");
     });
 }
 
@@ -137,7 +137,7 @@ enum Step {
 #[derive(Clone, Copy)]
 struct Info {
     home: Home,
-    op: wsp_ggml_op,
+    op: ggml_op,
     is_view: bool,
     used: bool,
 }
@@ -177,15 +177,15 @@ const MAX_NODES: usize = 64;
 const MAX_INPUTS: usize = 16;
 const GRAPH_SIZE: usize = 256;
 
-fn is_view_op(op: wsp_ggml_op) -> bool {
-    matches!(op, WSP_GGML_OP_RESHAPE | WSP_GGML_OP_VIEW | WSP_GGML_OP_PERMUTE | WSP_GGML_OP_TRANSPOSE)
+fn is_view_op(op: ggml_op) -> bool {
+    matches!(op, GGML_OP_RESHAPE | GGML_OP_VIEW | GGML_OP_PERMUTE | GGML_OP_TRANSPOSE)
 }
 
-fn new_ctx(n_tensors: usize, graph: bool) -> *mut wsp_ggml_context {
+fn new_ctx(n_tensors: usize, graph: bool) -> *mut ggml_context {
     // SAFETY: plain calls into ggml.
     unsafe {
         let graph_mem = if graph { wsp_ggml_graph_overhead_custom(GRAPH_SIZE, false) } else { 0 };
-        let ctx = wsp_ggml_init(wsp_ggml_init_params {
+        let ctx = wsp_ggml_init(ggml_init_params {
             mem_size: wsp_ggml_tensor_overhead() * n_tensors + graph_mem,
             mem_buffer: std::ptr::null_mut(),
             no_alloc: true,
@@ -195,7 +195,7 @@ fn new_ctx(n_tensors: usize, graph: bool) -> *mut wsp_ggml_context {
     }
 }
 
-fn set_name(t: *mut wsp_ggml_tensor, index: usize) {
+fn set_name(t: *mut ggml_tensor, index: usize) {
     let name = CString::new(format!("v{index}")).unwrap();
     // SAFETY: a live tensor and a NUL-terminated name.
     unsafe { wsp_ggml_set_name(t, name.as_ptr()) };
@@ -205,7 +205,7 @@ fn set_name(t: *mut wsp_ggml_tensor, index: usize) {
 ///
 /// # Safety
 /// `vals` are live tensors of `ctx` (or weights); the step was validated by the decoder.
-unsafe fn apply(ctx: *mut wsp_ggml_context, vals: &[*mut wsp_ggml_tensor], step: Step) -> *mut wsp_ggml_tensor {
+unsafe fn apply(ctx: *mut ggml_context, vals: &[*mut ggml_tensor], step: Step) -> *mut ggml_tensor {
     let t = match step {
         Step::Input(ne) => {
             let t = wsp_ggml_new_tensor_3d(ctx, 0, ne[0], ne[1], ne[2]);
@@ -237,7 +237,7 @@ unsafe fn apply(ctx: *mut wsp_ggml_context, vals: &[*mut wsp_ggml_tensor], step:
 ///
 /// # Safety
 /// `weights` are the program's weights, live.
-unsafe fn build(p: &Program, weights: &[*mut wsp_ggml_tensor]) -> (*mut wsp_ggml_context, *mut wsp_ggml_cgraph, Vec<*mut wsp_ggml_tensor>) {
+unsafe fn build(p: &Program, weights: &[*mut ggml_tensor]) -> (*mut ggml_context, *mut ggml_cgraph, Vec<*mut ggml_tensor>) {
     let ctx = new_ctx(p.steps.len() + 1, true);
     let mut vals = weights.to_vec();
     for &step in &p.steps {
@@ -259,7 +259,7 @@ unsafe fn build(p: &Program, weights: &[*mut wsp_ggml_tensor]) -> (*mut wsp_ggml
 
 /// Whether ggml_scale takes `t` (ggml_is_padded_1d) and the CPU backend computes it
 /// (contiguous).
-unsafe fn scalable(t: *mut wsp_ggml_tensor) -> bool {
+unsafe fn scalable(t: *mut ggml_tensor) -> bool {
     let t = &*t;
     t.nb[0] == 4 && t.nb[2] == t.nb[1] * t.ne[1] as usize && t.nb[3] == t.nb[2] * t.ne[2] as usize && wsp_ggml_is_contiguous(t)
 }
@@ -308,7 +308,7 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
     // SAFETY: the probe context and its tensors live until the end of this block.
     unsafe {
         let probe = new_ctx(MAX_NODES + MAX_INPUTS + 8, false);
-        let mut vals: Vec<*mut wsp_ggml_tensor> = Vec::new();
+        let mut vals: Vec<*mut ggml_tensor> = Vec::new();
         let n_weights = u.int_in_range(0..=6usize)?;
         for _ in 0..n_weights {
             // the TEST backend holds its weights only if it supports NONE (a caller's contract,
@@ -323,7 +323,7 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
             p.info.push(Info { home, op: OP_NONE, is_view: false, used: false });
         }
         let n_inputs = u.int_in_range(1..=3usize)?;
-        let push = |p: &mut Program, vals: &mut Vec<*mut wsp_ggml_tensor>, step: Step, home: Home, desc: &mut String| {
+        let push = |p: &mut Program, vals: &mut Vec<*mut ggml_tensor>, step: Step, home: Home, desc: &mut String| {
             let t = apply(probe, vals, step);
             let op = (*t).op;
             writeln!(desc, "v{} = {step:?} -> {:?} {}", vals.len(), (*t).ne, op_name(op)).unwrap();
@@ -403,7 +403,7 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
                 6..=9 => {
                     // a view of a TEST weight is pre-allocated in the TEST buffer: TEST must
                     // support the view op (a caller's contract, as above)
-                    let op = [WSP_GGML_OP_RESHAPE, WSP_GGML_OP_VIEW, WSP_GGML_OP_TRANSPOSE, WSP_GGML_OP_PERMUTE][kind as usize - 6];
+                    let op = [GGML_OP_RESHAPE, GGML_OP_VIEW, GGML_OP_TRANSPOSE, GGML_OP_PERMUTE][kind as usize - 6];
                     if xi.home == Home::TestWeight && !supports(&p, op) {
                         continue;
                     }
@@ -529,17 +529,17 @@ impl Rng {
 
 /// Everything one input makes; `Drop` frees it all, in order, on every path.
 struct World {
-    tb: wsp_ggml_backend_t,
-    tb2: wsp_ggml_backend_t,
-    cpu: wsp_ggml_backend_t,
-    cpu_ref: wsp_ggml_backend_t,
+    tb: ggml_backend_t,
+    tb2: ggml_backend_t,
+    cpu: ggml_backend_t,
+    cpu_ref: ggml_backend_t,
     /// weights: of the graph under test (TEST, CPU), of the reference
-    weight_ctxs: [*mut wsp_ggml_context; 3],
-    buffers: Vec<wsp_ggml_backend_buffer_t>,
+    weight_ctxs: [*mut ggml_context; 3],
+    buffers: Vec<ggml_backend_buffer_t>,
     /// the current graphs' contexts (under test, reference)
-    graph_ctxs: [*mut wsp_ggml_context; 2],
-    sched_a: wsp_ggml_backend_sched_t,
-    sched_b: wsp_ggml_backend_sched_t,
+    graph_ctxs: [*mut ggml_context; 2],
+    sched_a: ggml_backend_sched_t,
+    sched_b: ggml_backend_sched_t,
 }
 
 impl Drop for World {
@@ -575,7 +575,7 @@ struct Observer {
     observed: u32,
 }
 
-unsafe extern "C" fn observe(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut c_void) -> bool {
+unsafe extern "C" fn observe(t: *mut ggml_tensor, ask: bool, user_data: *mut c_void) -> bool {
     let o = &mut *(user_data as *mut Observer);
     if ask {
         o.asks += 1;
@@ -592,14 +592,14 @@ unsafe extern "C" fn observe(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut
 }
 
 /// Reads an F32 tensor (contiguous) into floats.
-unsafe fn read(t: *mut wsp_ggml_tensor) -> Vec<f32> {
+unsafe fn read(t: *mut ggml_tensor) -> Vec<f32> {
     let n = wsp_ggml_nelements(t) as usize;
     let mut v = vec![0f32; n];
     wsp_ggml_backend_tensor_get(t, v.as_mut_ptr() as *mut c_void, 0, n * 4);
     v
 }
 
-unsafe fn write(t: *mut wsp_ggml_tensor, values: &[f32]) {
+unsafe fn write(t: *mut ggml_tensor, values: &[f32]) {
     wsp_ggml_backend_tensor_set(t, values.as_ptr() as *const c_void, 0, values.len() * 4);
 }
 
@@ -669,9 +669,9 @@ fn run(data: &[u8]) -> Result<()> {
             assert!(!buffer.is_null(), "allocating the weights failed");
             w.buffers.push(buffer);
             let usage = if k < 2 && p.usage_any[k] {
-                wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY
+                ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_ANY
             } else {
-                wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS
+                ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_WEIGHTS
             };
             wsp_ggml_backend_buffer_set_usage(buffer, usage);
         }
@@ -787,9 +787,9 @@ fn run(data: &[u8]) -> Result<()> {
             }
             let status_a = wsp_ggml_backend_sched_graph_compute(w.sched_a, graph_a);
             let status_b = wsp_ggml_backend_sched_graph_compute(w.sched_b, graph_b);
-            assert_eq!(status_b, wsp_ggml_status::WSP_GGML_STATUS_SUCCESS, "CPU-only compute failed\n{desc}");
+            assert_eq!(status_b, ggml_status::GGML_STATUS_SUCCESS, "CPU-only compute failed\n{desc}");
             let n_splits = wsp_ggml_backend_sched_get_n_splits(w.sched_a);
-            assert_eq!(status_a, wsp_ggml_status::WSP_GGML_STATUS_SUCCESS, "compute failed (eval {eval}, {n_splits} splits)\n{desc}");
+            assert_eq!(status_a, ggml_status::GGML_STATUS_SUCCESS, "compute failed (eval {eval}, {n_splits} splits)\n{desc}");
             for &o in &p.outputs {
                 let (ra, rb) = (read(vals_a[o]), read(vals_b[o]));
                 if let Some(k) = (0..ra.len()).find(|&k| !same(ra[k], rb[k])) {

@@ -41,6 +41,28 @@ macro_rules! same_op {
     };
 }
 
+/// `same_prefix!("wsp_")`: the library was built for the package whose headers these are.
+macro_rules! same_prefix {
+    ($prefix:literal) => {
+        const _: () = assert!(same_str(mirror::PREFIX, $prefix), concat!("the library's prefix is not the headers' ", $prefix));
+    };
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `no_op!(NAME)`: the mirrors' `op` module has no NAME in this build (the release's ggml.h has
 /// no such op). Two glob imports of the same name are ambiguous where it is used, so this
 /// compiles only when the mirrors' glob brings no NAME.

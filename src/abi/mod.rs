@@ -18,8 +18,10 @@ mod backend_impl;
 mod ggml;
 mod layout_checks;
 mod meta;
+mod prefix;
 
 pub use backend::*;
 pub use backend_impl::*;
 pub use ggml::*;
 pub use meta::*;
+pub use prefix::*;

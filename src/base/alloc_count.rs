@@ -3,7 +3,7 @@
 //! path allocates nothing. Only the library's Rust code goes through it; ggml core, ggml-alloc
 //! and the backends allocate with C's malloc and are not counted.
 //!
-//! Exported as `wsp_rs_allocation_count` (outside the `wsp_ggml_` namespace of the spec), and
+//! Exported as `wsp_rs_allocation_count` (outside the `ggml_` namespace of the spec), and
 //! only in this variant: the default build defines no such symbol.
 
 use std::alloc::{GlobalAlloc, Layout, System};

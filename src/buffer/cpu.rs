@@ -1,9 +1,9 @@
 //! The CPU buffer types, which live in the backend layer so that every backend can use host
-//! memory: "CPU" (memory from `wsp_ggml_aligned_malloc`, owned by the buffer) and "CPU_Mapped"
-//! (memory owned by the caller, wrapped by `wsp_ggml_backend_cpu_buffer_from_ptr`).
+//! memory: "CPU" (memory from `ggml_aligned_malloc`, owned by the buffer) and "CPU_Mapped"
+//! (memory owned by the caller, wrapped by `ggml_backend_cpu_buffer_from_ptr`).
 
 use crate::abi::*;
-use crate::base::ggml::{wsp_ggml_aligned_free, wsp_ggml_aligned_malloc};
+use crate::base::ggml::{ggml_aligned_free, ggml_aligned_malloc};
 use crate::base::report::log_error;
 use crate::buffer::new_buffer;
 use crate::handle::{arg, Buffer, BufferType, StaticBufferType, Tensor};
@@ -14,9 +14,9 @@ use wsp_ggml_backend_macros::callback;
 pub const TENSOR_ALIGNMENT: usize = 32;
 
 const fn cpu_buffer_type(
-    get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char,
+    get_name: unsafe extern "C" fn(ggml_backend_buffer_type_t) -> *const c_char,
 ) -> StaticBufferType {
-    StaticBufferType::new(wsp_ggml_backend_buffer_type_i {
+    StaticBufferType::new(ggml_backend_buffer_type_i {
         get_name: Some(get_name),
         alloc_buffer: Some(cpu_buft_alloc_buffer),
         get_alignment: Some(cpu_buft_get_alignment),
@@ -44,25 +44,22 @@ pub fn buffer_from_ptr(caller: &str, ptr: *mut c_void, size: usize) -> Option<Bu
     Some(new_buffer(Some(CPU_MAPPED_BUFFER_TYPE.handle()), CPU_BORROWED_BUFFER_IFACE, ptr, size))
 }
 
-#[callback(wsp_ggml_backend_buft_name)]
-unsafe extern "C" fn cpu_buft_name(_: wsp_ggml_backend_buffer_type_t) -> *const c_char {
+#[callback(ggml_backend_buft_name)]
+unsafe extern "C" fn cpu_buft_name(_: ggml_backend_buffer_type_t) -> *const c_char {
     c"CPU".as_ptr()
 }
 
-#[callback(wsp_ggml_backend_buft_name)]
-unsafe extern "C" fn cpu_mapped_buft_name(_: wsp_ggml_backend_buffer_type_t) -> *const c_char {
+#[callback(ggml_backend_buft_name)]
+unsafe extern "C" fn cpu_mapped_buft_name(_: ggml_backend_buffer_type_t) -> *const c_char {
     c"CPU_Mapped".as_ptr()
 }
 
-#[callback(wsp_ggml_backend_buft_alloc_buffer)]
-unsafe extern "C" fn cpu_buft_alloc_buffer(
-    buft: wsp_ggml_backend_buffer_type_t,
-    size: usize,
-) -> wsp_ggml_backend_buffer_t {
+#[callback(ggml_backend_buft_alloc_buffer)]
+unsafe extern "C" fn cpu_buft_alloc_buffer(buft: ggml_backend_buffer_type_t, size: usize) -> ggml_backend_buffer_t {
     // SAFETY: ggml's allocator, for any size.
-    let data = unsafe { wsp_ggml_aligned_malloc(size) };
+    let data = unsafe { ggml_aligned_malloc(size) };
     if data.is_null() {
-        log_error!("wsp_ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size {size}\n");
+        log_error!("{PREFIX}ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size {size}\n");
         return std::ptr::null_mut();
     }
     // SAFETY: called through the interface of a live buffer type.
@@ -70,13 +67,13 @@ unsafe extern "C" fn cpu_buft_alloc_buffer(
     new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size).as_ptr()
 }
 
-#[callback(wsp_ggml_backend_buft_get_alignment)]
-unsafe extern "C" fn cpu_buft_get_alignment(_: wsp_ggml_backend_buffer_type_t) -> usize {
+#[callback(ggml_backend_buft_get_alignment)]
+unsafe extern "C" fn cpu_buft_get_alignment(_: ggml_backend_buffer_type_t) -> usize {
     TENSOR_ALIGNMENT
 }
 
-#[callback(wsp_ggml_backend_buft_is_host)]
-unsafe extern "C" fn cpu_buft_is_host(_: wsp_ggml_backend_buffer_type_t) -> bool {
+#[callback(ggml_backend_buft_is_host)]
+unsafe extern "C" fn cpu_buft_is_host(_: ggml_backend_buffer_type_t) -> bool {
     true
 }
 
@@ -91,23 +88,23 @@ fn tensor_bytes(tensor: Tensor, offset: usize) -> *mut u8 {
     tensor.data().cast::<u8>().wrapping_add(offset)
 }
 
-#[callback(wsp_ggml_backend_buffer_get_base)]
-unsafe extern "C" fn cpu_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
+#[callback(ggml_backend_buffer_get_base)]
+unsafe extern "C" fn cpu_buffer_get_base(buffer: ggml_backend_buffer_t) -> *mut c_void {
     let data = arg!(buffer).context() as usize;
     data.next_multiple_of(TENSOR_ALIGNMENT) as *mut c_void
 }
 
-#[callback(wsp_ggml_backend_buffer_free)]
-unsafe extern "C" fn cpu_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+#[callback(ggml_backend_buffer_free)]
+unsafe extern "C" fn cpu_buffer_free(buffer: ggml_backend_buffer_t) {
     let buffer = arg!(buffer);
-    // SAFETY: the memory came from wsp_ggml_aligned_malloc with this size, and is freed once.
-    unsafe { wsp_ggml_aligned_free(buffer.context(), buffer.size()) }
+    // SAFETY: the memory came from ggml_aligned_malloc with this size, and is freed once.
+    unsafe { ggml_aligned_free(buffer.context(), buffer.size()) }
 }
 
-#[callback(wsp_ggml_backend_tensor_memset)]
+#[callback(ggml_backend_tensor_memset)]
 unsafe extern "C" fn cpu_buffer_memset_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
     value: u8,
     offset: usize,
     size: usize,
@@ -118,10 +115,10 @@ unsafe extern "C" fn cpu_buffer_memset_tensor(
     unsafe { std::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_set)]
+#[callback(ggml_backend_tensor_set)]
 unsafe extern "C" fn cpu_buffer_set_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -132,10 +129,10 @@ unsafe extern "C" fn cpu_buffer_set_tensor(
     unsafe { std::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_get)]
+#[callback(ggml_backend_tensor_get)]
 unsafe extern "C" fn cpu_buffer_get_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *const wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -146,11 +143,11 @@ unsafe extern "C" fn cpu_buffer_get_tensor(
     unsafe { std::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_copy)]
+#[callback(ggml_backend_tensor_copy)]
 unsafe extern "C" fn cpu_buffer_cpy_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    src: *const wsp_ggml_tensor,
-    dst: *mut wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    src: *const ggml_tensor,
+    dst: *mut ggml_tensor,
 ) -> bool {
     let (src, dst) = (arg!(src), arg!(dst));
     if !src.buffer().is_some_and(|b| b.is_host(FN)) {
@@ -162,15 +159,15 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     true
 }
 
-#[callback(wsp_ggml_backend_buffer_clear)]
-unsafe extern "C" fn cpu_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+#[callback(ggml_backend_buffer_clear)]
+unsafe extern "C" fn cpu_buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
     let buffer = arg!(buffer);
     // SAFETY: the buffer's memory is `size` bytes from its context.
     unsafe { std::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }
 }
 
 /// Memory the buffer owns (freed with it).
-const CPU_OWNED_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
+const CPU_OWNED_BUFFER_IFACE: ggml_backend_buffer_i = ggml_backend_buffer_i {
     free_buffer: Some(cpu_buffer_free),
     get_base: Some(cpu_buffer_get_base),
     memset_tensor: Some(cpu_buffer_memset_tensor),
@@ -178,9 +175,9 @@ const CPU_OWNED_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffe
     get_tensor: Some(cpu_buffer_get_tensor),
     cpy_tensor: Some(cpu_buffer_cpy_tensor),
     clear: Some(cpu_buffer_clear),
-    ..wsp_ggml_backend_buffer_i::NONE
+    ..ggml_backend_buffer_i::NONE
 };
 
 /// Memory the caller owns (left alone when the buffer is freed).
-const CPU_BORROWED_BUFFER_IFACE: wsp_ggml_backend_buffer_i =
-    wsp_ggml_backend_buffer_i { free_buffer: None, ..CPU_OWNED_BUFFER_IFACE };
+const CPU_BORROWED_BUFFER_IFACE: ggml_backend_buffer_i =
+    ggml_backend_buffer_i { free_buffer: None, ..CPU_OWNED_BUFFER_IFACE };

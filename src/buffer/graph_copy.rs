@@ -7,11 +7,11 @@ use crate::base::report::*;
 use crate::handle::{Backend, Buffer, Graph, Tensor};
 use std::collections::HashMap;
 
-/// A refused request, logged by the export that returns WSP_GGML_STATUS_FAILED for it.
+/// A refused request, logged by the export that returns GGML_STATUS_FAILED for it.
 pub struct Refused(pub String);
 
 /// Points an unallocated view at its source's memory.
-pub fn view_init(tensor: Tensor) -> Result<wsp_ggml_status, Refused> {
+pub fn view_init(tensor: Tensor) -> Result<ggml_status, Refused> {
     if tensor.buffer().is_some() {
         return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
     }
@@ -31,12 +31,12 @@ pub fn tensor_alloc(
     buffer: Buffer,
     tensor: Tensor,
     addr: *mut std::ffi::c_void,
-) -> Result<wsp_ggml_status, Refused> {
+) -> Result<ggml_status, Refused> {
     if tensor.buffer().is_some() || !tensor.data().is_null() {
         return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
     }
     if tensor.view_src().is_some() {
-        return Err(Refused(format!("tensor {} is a view; use wsp_ggml_backend_view_init", tensor.name())));
+        return Err(Refused(format!("tensor {} is a view; use {PREFIX}ggml_backend_view_init", tensor.name())));
     }
     let base = crate::buffer::base(caller, buffer) as usize;
     let end = base + buffer.size();
@@ -59,21 +59,21 @@ pub fn tensor_alloc(
 // graph copy
 // ---------------------------------------------------------------------------------------------
 
-const CALLER: &str = "wsp_ggml_backend_graph_copy";
+const CALLER: &str = symbol!("ggml_backend_graph_copy");
 
 /// The state of one graph copy: original tensor → its copy, and whether the copy's data has
 /// been initialised.
 struct GraphCopier {
     copies: HashMap<Tensor, (Tensor, bool)>,
-    ctx_allocated: *mut wsp_ggml_context,
-    ctx_unallocated: *mut wsp_ggml_context,
+    ctx_allocated: *mut ggml_context,
+    ctx_unallocated: *mut ggml_context,
 }
 
 impl GraphCopier {
     /// A new tensor in `ctx` with the same type, shape and strides as `src`.
-    fn dup_layout(ctx: *mut wsp_ggml_context, src: Tensor) -> Tensor {
+    fn dup_layout(ctx: *mut ggml_context, src: Tensor) -> Tensor {
         // SAFETY: the contexts were sized for every tensor the copy makes; src is live.
-        let dup = unsafe { Tensor::from_raw(wsp_ggml_dup_tensor(ctx, src.as_ptr())) };
+        let dup = unsafe { Tensor::from_raw(ggml_dup_tensor(ctx, src.as_ptr())) };
         let dup = dup.unwrap_or_else(|| fatal!("{CALLER}: out of context memory"));
         dup.copy_strides_from(src);
         dup
@@ -96,7 +96,7 @@ impl GraphCopier {
         }
         dst.copy_op_from(src);
         // SAFETY: both are live tensors; ggml copies the name.
-        unsafe { wsp_ggml_set_name(dst.as_ptr(), src.name_ptr()) };
+        unsafe { ggml_set_name(dst.as_ptr(), src.name_ptr()) };
         for (slot, &source) in src.srcs().iter().enumerate() {
             if let Some(source) = source {
                 let source_copy = self.dup(source);
@@ -119,7 +119,7 @@ impl GraphCopier {
             if let Some(view_src) = src.view_src() {
                 self.init(view_src);
             }
-            let initialised = matches!(view_init(dst), Ok(wsp_ggml_status::WSP_GGML_STATUS_SUCCESS));
+            let initialised = matches!(view_init(dst), Ok(ggml_status::GGML_STATUS_SUCCESS));
             ensure!(initialised, "{CALLER}: cannot initialize view {}", dst.name());
         } else {
             crate::buffer::tensor_io::copy(CALLER, src, dst);
@@ -144,7 +144,7 @@ fn count_reachable(nodes: &[Tensor]) -> usize {
     seen.len()
 }
 
-pub const EMPTY_GRAPH_COPY: wsp_ggml_backend_graph_copy = wsp_ggml_backend_graph_copy {
+pub const EMPTY_GRAPH_COPY: ggml_backend_graph_copy = ggml_backend_graph_copy {
     buffer: std::ptr::null_mut(),
     ctx_allocated: std::ptr::null_mut(),
     ctx_unallocated: std::ptr::null_mut(),
@@ -153,22 +153,22 @@ pub const EMPTY_GRAPH_COPY: wsp_ggml_backend_graph_copy = wsp_ggml_backend_graph
 
 /// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
 /// `backend`. All fields are NULL (with a log line) when it cannot be done.
-pub fn graph_copy(backend: Backend, graph: Graph) -> wsp_ggml_backend_graph_copy {
+pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
     let nodes = graph.nodes();
     // Sized for exactly what is copied, so that the contexts cannot run out.
     let n_tensors = count_reachable(nodes);
     // SAFETY: ggml's size queries have no preconditions.
     let mem_size =
-        unsafe { wsp_ggml_tensor_overhead() * n_tensors.max(1) + wsp_ggml_graph_overhead_custom(graph.size(), false) };
-    let params = || wsp_ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
+        unsafe { ggml_tensor_overhead() * n_tensors.max(1) + ggml_graph_overhead_custom(graph.size(), false) };
+    let params = || ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
     // SAFETY: ggml_init with valid parameters; the contexts are freed below or by copy_free.
-    let (ctx_allocated, ctx_unallocated) = unsafe { (wsp_ggml_init(params()), wsp_ggml_init(params())) };
+    let (ctx_allocated, ctx_unallocated) = unsafe { (ggml_init(params()), ggml_init(params())) };
     let fail = |what: &str| {
         log_error!("{CALLER}: failed to allocate {what} for graph copy\n");
         // SAFETY: NULL or contexts made above, freed once.
         unsafe {
-            wsp_ggml_free(ctx_allocated);
-            wsp_ggml_free(ctx_unallocated);
+            ggml_free(ctx_allocated);
+            ggml_free(ctx_unallocated);
         }
         EMPTY_GRAPH_COPY
     };
@@ -180,7 +180,7 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> wsp_ggml_backend_graph_copy
         copier.dup(node);
     }
     // SAFETY: a live context and backend.
-    let buffer = unsafe { wsp_ggml_backend_alloc_ctx_tensors(ctx_allocated, backend.as_ptr()) };
+    let buffer = unsafe { ggml_backend_alloc_ctx_tensors(ctx_allocated, backend.as_ptr()) };
     if buffer.is_null() {
         return fail("buffer");
     }
@@ -188,17 +188,17 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> wsp_ggml_backend_graph_copy
         copier.init(node);
     }
     // SAFETY: a live context with room for a graph of this size (counted in mem_size).
-    let copy = unsafe { Graph::from_raw(wsp_ggml_new_graph_custom(ctx_allocated, graph.size(), false)) };
+    let copy = unsafe { Graph::from_raw(ggml_new_graph_custom(ctx_allocated, graph.size(), false)) };
     let copy = copy.unwrap_or_else(|| fatal!("{CALLER}: out of context memory"));
     copy.set_nodes(nodes.iter().map(|node| copier.copies[node].0));
-    wsp_ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: copy.as_ptr() }
+    ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: copy.as_ptr() }
 }
 
 /// Releases a graph copy's buffer and contexts.
 ///
 /// # Safety
 /// `copy` was made by [`graph_copy`] (or is all NULL) and is not used afterwards.
-pub unsafe fn graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
+pub unsafe fn graph_copy_free(copy: ggml_backend_graph_copy) {
     // SAFETY: the copy's own buffer (or NULL), released once.
     if let Some(buffer) = unsafe { Buffer::from_raw(copy.buffer) } {
         // SAFETY: the caller gives the copy up.
@@ -206,8 +206,8 @@ pub unsafe fn graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
     }
     // SAFETY: NULL or the copy's contexts, freed once.
     unsafe {
-        wsp_ggml_free(copy.ctx_allocated);
-        wsp_ggml_free(copy.ctx_unallocated);
+        ggml_free(copy.ctx_allocated);
+        ggml_free(copy.ctx_unallocated);
     }
 }
 

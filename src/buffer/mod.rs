@@ -16,12 +16,7 @@ use std::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
 
 /// A new buffer object, released by [`free_buffer`].
-pub fn new_buffer(
-    buft: Option<BufferType>,
-    iface: wsp_ggml_backend_buffer_i,
-    context: *mut c_void,
-    size: usize,
-) -> Buffer {
+pub fn new_buffer(buft: Option<BufferType>, iface: ggml_backend_buffer_i, context: *mut c_void, size: usize) -> Buffer {
     let buffer = Buffer::new(buft, iface, context, size);
     live_buffers::created(buffer);
     buffer
@@ -33,7 +28,7 @@ pub fn new_buffer(
 pub fn alloc_ctx_tensors(ctx: crate::handle::Context, buft: BufferType) -> Option<Buffer> {
     // SAFETY: a live context and buffer type; ggml-alloc returns NULL or a new live buffer.
     unsafe {
-        Buffer::from_raw(crate::base::ggml::wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx.as_ptr(), buft.as_ptr()))
+        Buffer::from_raw(crate::base::ggml::ggml_backend_alloc_ctx_tensors_from_buft(ctx.as_ptr(), buft.as_ptr()))
     }
 }
 
@@ -51,6 +46,7 @@ pub unsafe fn free_buffer(buffer: Buffer) {
 /// behaviour in C) is reported instead of corrupting the heap. Release builds keep nothing.
 #[cfg(debug_assertions)]
 mod live_buffers {
+    use crate::abi::PREFIX;
     use crate::handle::Buffer;
     use std::collections::HashSet;
     use std::sync::{Mutex, OnceLock};
@@ -67,7 +63,7 @@ mod live_buffers {
     pub fn freeing(buffer: Buffer) {
         if !live().remove(&(buffer.as_ptr() as usize)) {
             crate::base::report::fatal!(
-                "wsp_ggml_backend_buffer_free: buffer {:p} was already freed (or never created)",
+                "{PREFIX}ggml_backend_buffer_free: buffer {:p} was already freed (or never created)",
                 buffer.as_ptr()
             );
         }
@@ -87,7 +83,7 @@ mod live_buffers {
 /// backend: no memory, no interface.
 pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffer> {
     if size == 0 {
-        return Some(new_buffer(Some(buft), wsp_ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0));
+        return Some(new_buffer(Some(buft), ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0));
     }
     buft.alloc_buffer(caller, size)
 }
@@ -115,7 +111,7 @@ pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
 pub fn is_meta(caller: &str, buffer: Buffer) -> bool {
     #[cfg(meta)]
     return buffer.buft().and_then(BufferType::device).is_some_and(|device| {
-        device.device_type(caller) == crate::abi::wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META
+        device.device_type(caller) == crate::abi::ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_META
     });
     #[cfg(not(meta))]
     return {
@@ -132,7 +128,7 @@ pub fn clear(caller: &str, buffer: Buffer, value: u8) {
 }
 
 /// Sets the usage of a buffer and, for a multi-buffer, of every part.
-pub fn set_usage(buffer: Buffer, usage: wsp_ggml_backend_buffer_usage) {
+pub fn set_usage(buffer: Buffer, usage: ggml_backend_buffer_usage) {
     buffer.set_usage(usage);
     for &part in multi_buffer_parts(buffer) {
         set_usage(part, usage);
@@ -153,8 +149,8 @@ pub unsafe fn copy_tensor(caller: &str, src: Tensor, dst: Tensor) -> bool {
 // multi-buffer: one buffer object that owns several buffers of the same type
 // ---------------------------------------------------------------------------------------------
 
-#[callback(wsp_ggml_backend_buffer_free)]
-unsafe extern "C" fn multi_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+#[callback(ggml_backend_buffer_free)]
+unsafe extern "C" fn multi_buffer_free(buffer: ggml_backend_buffer_t) {
     // SAFETY: called by Buffer::destroy with a live multi-buffer.
     let Some(buffer) = (unsafe { Buffer::from_raw(buffer) }) else { return };
     // SAFETY: a multi-buffer's context is the parts vector that multi_buffer_alloc boxed;
@@ -166,20 +162,20 @@ unsafe extern "C" fn multi_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     }
 }
 
-#[callback(wsp_ggml_backend_buffer_clear)]
-unsafe extern "C" fn multi_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+#[callback(ggml_backend_buffer_clear)]
+unsafe extern "C" fn multi_buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
     // SAFETY: called through the interface of a live multi-buffer.
     if let Some(buffer) = unsafe { Buffer::from_raw(buffer) } {
         for &part in multi_buffer_parts(buffer) {
-            clear("wsp_ggml_backend_buffer_clear", part, value);
+            clear(symbol!("ggml_backend_buffer_clear"), part, value);
         }
     }
 }
 
-const MULTI_BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
+const MULTI_BUFFER_IFACE: ggml_backend_buffer_i = ggml_backend_buffer_i {
     free_buffer: Some(multi_buffer_free),
     clear: Some(multi_buffer_clear),
-    ..wsp_ggml_backend_buffer_i::NONE
+    ..ggml_backend_buffer_i::NONE
 };
 
 /// One buffer that owns `parts` (at least one); its size is theirs added up.
@@ -204,7 +200,7 @@ fn multi_buffer_parts<'a>(buffer: Buffer) -> &'a [Buffer] {
 }
 
 /// Sets the usage of every part of a multi-buffer.
-pub fn multi_buffer_set_usage(caller: &str, buffer: Buffer, usage: wsp_ggml_backend_buffer_usage) {
+pub fn multi_buffer_set_usage(caller: &str, buffer: Buffer, usage: ggml_backend_buffer_usage) {
     ensure!(is_multi_buffer(buffer), "{caller}: buffer is not a multi-buffer");
     for &part in multi_buffer_parts(buffer) {
         set_usage(part, usage);

@@ -290,7 +290,7 @@ pub unsafe fn get_2d_async(
     )
 }
 
-/// wsp_ggml_backend_tensor_copy: `copy` after checking the layouts.
+/// ggml_backend_tensor_copy: `copy` after checking the layouts.
 pub fn checked_copy(caller: &str, src: Tensor, dst: Tensor) {
     check_copy(caller, src, dst);
     copy(caller, src, dst)

@@ -13,7 +13,7 @@ use std::ffi::{c_char, c_void};
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> wsp_ggml_guid_t {
+pub unsafe extern "C" fn ggml_backend_guid(backend: ggml_backend_t) -> ggml_guid_t {
     arg!(backend, optional).map_or(std::ptr::null_mut(), |b| b.guid())
 }
 
@@ -23,7 +23,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_guid(backend: wsp_ggml_backend_t) -> w
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_name(backend: ggml_backend_t) -> *const c_char {
     arg!(backend, optional).map_or(c"NULL".as_ptr(), |b| b.name(FN))
 }
 
@@ -33,7 +33,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_name(backend: wsp_ggml_backend_t) -> *
 /// `backend` is NULL or a live backend, not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
+pub unsafe extern "C" fn ggml_backend_free(backend: ggml_backend_t) {
     if let Some(backend) = arg!(backend, optional) {
         backend.free(FN);
     }
@@ -43,9 +43,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_free(backend: wsp_ggml_backend_t) {
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(
-    backend: wsp_ggml_backend_t,
-) -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_get_default_buffer_type(backend: ggml_backend_t) -> ggml_backend_buffer_type_t {
     arg!(backend).device_or_abort(FN).buffer_type(FN).to_c()
 }
 
@@ -55,10 +53,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_default_buffer_type(
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(
-    backend: wsp_ggml_backend_t,
-    size: usize,
-) -> wsp_ggml_backend_buffer_t {
+pub unsafe extern "C" fn ggml_backend_alloc_buffer(backend: ggml_backend_t, size: usize) -> ggml_backend_buffer_t {
     let buft = arg!(backend, or std::ptr::null_mut()).device_or_abort(FN).buffer_type(FN);
     buft.and_then(|buft| crate::buffer::alloc_buffer(FN, buft, size)).to_c()
 }
@@ -67,7 +62,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_alloc_buffer(
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backend_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_get_alignment(backend: ggml_backend_t) -> usize {
     arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).alignment(FN)
 }
 
@@ -75,7 +70,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_alignment(backend: wsp_ggml_backen
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_get_max_size(backend: ggml_backend_t) -> usize {
     arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).max_size()
 }
 
@@ -83,8 +78,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_max_size(backend: wsp_ggml_backend
 /// `tensor` is NULL or a live tensor; `data` holds `size` readable bytes.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(
-    tensor: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_set(
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -98,8 +93,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set(
 /// `tensor` is NULL or a live tensor; `data` has room for `size` bytes.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_get(
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -113,12 +108,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get(
 /// `tensor` is NULL or a live tensor.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(
-    tensor: *mut wsp_ggml_tensor,
-    value: u8,
-    offset: usize,
-    size: usize,
-) {
+pub unsafe extern "C" fn ggml_backend_tensor_memset(tensor: *mut ggml_tensor, value: u8, offset: usize, size: usize) {
     tensor_io::memset(FN, arg!(tensor), value, offset, size)
 }
 
@@ -127,9 +117,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_memset(
 /// until the backend is synchronized.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_set_async(
+    backend: ggml_backend_t,
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -144,9 +134,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_async(
 /// backend is synchronized.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_get_async(
+    backend: ggml_backend_t,
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -161,8 +151,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_async(
 #[cfg(tensor_2d)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
-    tensor: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_set_2d(
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -181,8 +171,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d(
 #[cfg(tensor_2d)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_get_2d(
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -202,9 +192,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d(
 #[cfg(tensor_2d)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_set_2d_async(
+    backend: ggml_backend_t,
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -224,9 +214,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_set_2d_async(
 #[cfg(tensor_2d)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_get_2d_async(
+    backend: ggml_backend_t,
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -244,7 +234,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_get_2d_async(
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_t) {
+pub unsafe extern "C" fn ggml_backend_synchronize(backend: ggml_backend_t) {
     arg!(backend).synchronize()
 }
 
@@ -252,10 +242,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_synchronize(backend: wsp_ggml_backend_
 /// `backend` is NULL or a live backend; `cgraph` is a live graph.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(
-    backend: wsp_ggml_backend_t,
-    cgraph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_backend_graph_plan_t {
+pub unsafe extern "C" fn ggml_backend_graph_plan_create(
+    backend: ggml_backend_t,
+    cgraph: *mut ggml_cgraph,
+) -> ggml_backend_graph_plan_t {
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `cgraph`.
     unsafe { backend.graph_plan_create(FN, cgraph) }
@@ -265,10 +255,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_create(
 /// `backend` is NULL or a live backend; `plan` was made by it and is not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(
-    backend: wsp_ggml_backend_t,
-    plan: wsp_ggml_backend_graph_plan_t,
-) {
+pub unsafe extern "C" fn ggml_backend_graph_plan_free(backend: ggml_backend_t, plan: ggml_backend_graph_plan_t) {
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `plan`.
     unsafe { backend.graph_plan_free(FN, plan) }
@@ -278,47 +265,44 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_free(
 /// `backend` is NULL or a live backend; `plan` was made by it.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_plan_compute(
-    backend: wsp_ggml_backend_t,
-    plan: wsp_ggml_backend_graph_plan_t,
-) -> wsp_ggml_status {
+pub unsafe extern "C" fn ggml_backend_graph_plan_compute(
+    backend: ggml_backend_t,
+    plan: ggml_backend_graph_plan_t,
+) -> ggml_status {
     let backend = arg!(backend);
     // SAFETY: the caller's promise for `plan`.
     unsafe { backend.graph_plan_compute(FN, plan) }
 }
 
-/// Computes the graph and waits for the backend. WSP_GGML_STATUS_FAILED (with a log line) for
+/// Computes the graph and waits for the backend. GGML_STATUS_FAILED (with a log line) for
 /// a NULL backend or graph.
 ///
 /// # Safety
 /// `backend` is NULL or a live backend; `cgraph` is NULL or a live, allocated graph.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_compute(
-    backend: wsp_ggml_backend_t,
-    cgraph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_status {
-    let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
-    let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+pub unsafe extern "C" fn ggml_backend_graph_compute(backend: ggml_backend_t, cgraph: *mut ggml_cgraph) -> ggml_status {
+    let backend = arg!(backend, or ggml_status::GGML_STATUS_FAILED);
+    let cgraph = arg!(cgraph, or ggml_status::GGML_STATUS_FAILED);
     // SAFETY: the caller's promise for the graph.
     let status = unsafe { backend.graph_compute(FN, cgraph.as_ptr()) };
     backend.synchronize();
     status
 }
 
-/// Starts computing the graph. WSP_GGML_STATUS_FAILED (with a log line) for a NULL backend or
+/// Starts computing the graph. GGML_STATUS_FAILED (with a log line) for a NULL backend or
 /// graph.
 ///
 /// # Safety
-/// As for `wsp_ggml_backend_graph_compute`.
+/// As for `ggml_backend_graph_compute`.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(
-    backend: wsp_ggml_backend_t,
-    cgraph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_status {
-    let backend = arg!(backend, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
-    let cgraph = arg!(cgraph, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+pub unsafe extern "C" fn ggml_backend_graph_compute_async(
+    backend: ggml_backend_t,
+    cgraph: *mut ggml_cgraph,
+) -> ggml_status {
+    let backend = arg!(backend, or ggml_status::GGML_STATUS_FAILED);
+    let cgraph = arg!(cgraph, or ggml_status::GGML_STATUS_FAILED);
     // SAFETY: the caller's promise for the graph.
     unsafe { backend.graph_compute(FN, cgraph.as_ptr()) }
 }
@@ -327,7 +311,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_graph_compute_async(
 /// `backend` and `op` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+pub unsafe extern "C" fn ggml_backend_supports_op(backend: ggml_backend_t, op: *const ggml_tensor) -> bool {
     arg!(backend).device_or_abort(FN).supports_op(FN, arg!(op))
 }
 
@@ -335,10 +319,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_supports_op(backend: wsp_ggml_backend_
 /// `backend` and `buft` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_supports_buft(
-    backend: wsp_ggml_backend_t,
-    buft: wsp_ggml_backend_buffer_type_t,
-) -> bool {
+pub unsafe extern "C" fn ggml_backend_supports_buft(backend: ggml_backend_t, buft: ggml_backend_buffer_type_t) -> bool {
     arg!(backend).device_or_abort(FN).supports_buft(FN, arg!(buft))
 }
 
@@ -346,7 +327,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_supports_buft(
 /// `backend` and `op` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t, op: *const wsp_ggml_tensor) -> bool {
+pub unsafe extern "C" fn ggml_backend_offload_op(backend: ggml_backend_t, op: *const ggml_tensor) -> bool {
     arg!(backend).device_or_abort(FN).offload_op(arg!(op))
 }
 
@@ -354,7 +335,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_offload_op(backend: wsp_ggml_backend_t
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_get_device(backend: ggml_backend_t) -> ggml_backend_dev_t {
     arg!(backend).device().to_c()
 }
 
@@ -365,7 +346,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_get_device(backend: wsp_ggml_backend_t
 #[cfg(not(const_copy_source))]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
+pub unsafe extern "C" fn ggml_backend_tensor_copy(src: *mut ggml_tensor, dst: *mut ggml_tensor) {
     tensor_io::checked_copy(FN, arg!(src), arg!(dst))
 }
 
@@ -376,7 +357,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *mut wsp_ggml_tensor,
 #[cfg(const_copy_source)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tensor, dst: *mut wsp_ggml_tensor) {
+pub unsafe extern "C" fn ggml_backend_tensor_copy(src: *const ggml_tensor, dst: *mut ggml_tensor) {
     tensor_io::checked_copy(FN, arg!(src), arg!(dst))
 }
 
@@ -388,11 +369,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy(src: *const wsp_ggml_tenso
 #[cfg(not(const_copy_source))]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
-    backend_src: wsp_ggml_backend_t,
-    backend_dst: wsp_ggml_backend_t,
-    src: *mut wsp_ggml_tensor,
-    dst: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_copy_async(
+    backend_src: ggml_backend_t,
+    backend_dst: ggml_backend_t,
+    src: *mut ggml_tensor,
+    dst: *mut ggml_tensor,
 ) {
     let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
     tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))
@@ -405,11 +386,11 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
 #[cfg(const_copy_source)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_copy_async(
-    backend_src: wsp_ggml_backend_t,
-    backend_dst: wsp_ggml_backend_t,
-    src: *const wsp_ggml_tensor,
-    dst: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_copy_async(
+    backend_src: ggml_backend_t,
+    backend_dst: ggml_backend_t,
+    src: *const ggml_tensor,
+    dst: *mut ggml_tensor,
 ) {
     let (backend_src, backend_dst) = (arg!(backend_src), arg!(backend_dst));
     tensor_io::copy_async(FN, backend_src, backend_dst, arg!(src), arg!(dst))

@@ -6,18 +6,18 @@ use crate::buffer;
 use std::ffi::{c_char, c_void};
 
 /// A new buffer object over `context`, with the interface `iface`; backends call it from their
-/// `alloc_buffer`. It is released by `wsp_ggml_backend_buffer_free`.
+/// `alloc_buffer`. It is released by `ggml_backend_buffer_free`.
 ///
 /// # Safety
 /// `buft` is NULL or a live buffer type; `iface` and `context` are the backend's.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_init(
-    buft: wsp_ggml_backend_buffer_type_t,
-    iface: wsp_ggml_backend_buffer_i,
+pub unsafe extern "C" fn ggml_backend_buffer_init(
+    buft: ggml_backend_buffer_type_t,
+    iface: ggml_backend_buffer_i,
     context: *mut c_void,
     size: usize,
-) -> wsp_ggml_backend_buffer_t {
+) -> ggml_backend_buffer_t {
     Some(buffer::new_buffer(arg!(buft, optional), iface, context, size)).to_c()
 }
 
@@ -25,7 +25,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_init(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_buffer_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_buffer_name(buffer: ggml_backend_buffer_t) -> *const c_char {
     arg!(buffer).buft_or_abort(FN).name(FN)
 }
 
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_name(buffer: wsp_ggml_backend_b
 /// `buffer` is NULL or a live buffer, not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+pub unsafe extern "C" fn ggml_backend_buffer_free(buffer: ggml_backend_buffer_t) {
     if let Some(buffer) = arg!(buffer, optional) {
         // SAFETY: the caller gives the buffer up.
         unsafe { buffer::free_buffer(buffer) }
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_free(buffer: wsp_ggml_backend_b
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_buffer_get_size(buffer: ggml_backend_buffer_t) -> usize {
     arg!(buffer).size()
 }
 
@@ -57,7 +57,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_size(buffer: wsp_ggml_backe
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backend_buffer_t) -> *mut c_void {
+pub unsafe extern "C" fn ggml_backend_buffer_get_base(buffer: ggml_backend_buffer_t) -> *mut c_void {
     buffer::base(FN, arg!(buffer))
 }
 
@@ -65,10 +65,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_base(buffer: wsp_ggml_backe
 /// `buffer` is NULL or a live buffer; `tensor` is a live tensor placed in it.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_init_tensor(
-    buffer: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
-) -> wsp_ggml_status {
+pub unsafe extern "C" fn ggml_backend_buffer_init_tensor(
+    buffer: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
+) -> ggml_status {
     arg!(buffer).init_tensor(arg!(tensor))
 }
 
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_init_tensor(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+pub unsafe extern "C" fn ggml_backend_buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
     buffer::clear(FN, arg!(buffer), value)
 }
 
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_clear(buffer: wsp_ggml_backend_
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_backend_buffer_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_buffer_get_alignment(buffer: ggml_backend_buffer_t) -> usize {
     arg!(buffer).buft_or_abort(FN).alignment(FN)
 }
 
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alignment(buffer: wsp_ggml_
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_backend_buffer_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_buffer_get_max_size(buffer: ggml_backend_buffer_t) -> usize {
     arg!(buffer).buft_or_abort(FN).max_size()
 }
 
@@ -100,9 +100,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_max_size(buffer: wsp_ggml_b
 /// `buffer` is NULL or a live buffer; `tensor` is NULL or a live tensor.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alloc_size(
-    buffer: wsp_ggml_backend_buffer_t,
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_buffer_get_alloc_size(
+    buffer: ggml_backend_buffer_t,
+    tensor: *const ggml_tensor,
 ) -> usize {
     arg!(buffer).buft_or_abort(FN).alloc_size(arg!(tensor))
 }
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_alloc_size(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backend_buffer_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_buffer_is_host(buffer: ggml_backend_buffer_t) -> bool {
     arg!(buffer).is_host(FN)
 }
 
@@ -121,9 +121,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_host(buffer: wsp_ggml_backen
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_set_usage(
-    buffer: wsp_ggml_backend_buffer_t,
-    usage: wsp_ggml_backend_buffer_usage,
+pub unsafe extern "C" fn ggml_backend_buffer_set_usage(
+    buffer: ggml_backend_buffer_t,
+    usage: ggml_backend_buffer_usage,
 ) {
     buffer::set_usage(arg!(buffer), usage)
 }
@@ -132,9 +132,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_set_usage(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_usage(
-    buffer: wsp_ggml_backend_buffer_t,
-) -> wsp_ggml_backend_buffer_usage {
+pub unsafe extern "C" fn ggml_backend_buffer_get_usage(buffer: ggml_backend_buffer_t) -> ggml_backend_buffer_usage {
     arg!(buffer).usage()
 }
 
@@ -142,9 +140,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_usage(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_type(
-    buffer: wsp_ggml_backend_buffer_t,
-) -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_buffer_get_type(buffer: ggml_backend_buffer_t) -> ggml_backend_buffer_type_t {
     arg!(buffer).buft().to_c()
 }
 
@@ -152,7 +148,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_get_type(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
+pub unsafe extern "C" fn ggml_backend_buffer_reset(buffer: ggml_backend_buffer_t) {
     arg!(buffer).reset()
 }
 
@@ -162,10 +158,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_reset(buffer: wsp_ggml_backend_
 /// `src` and `dst` are NULL or live, allocated tensors of the same layout.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_copy_tensor(
-    src: *const wsp_ggml_tensor,
-    dst: *mut wsp_ggml_tensor,
-) -> bool {
+pub unsafe extern "C" fn ggml_backend_buffer_copy_tensor(src: *const ggml_tensor, dst: *mut ggml_tensor) -> bool {
     let (src, dst) = (arg!(src), arg!(dst));
     // SAFETY: the caller's promise.
     unsafe { buffer::copy_tensor(FN, src, dst) }
@@ -177,10 +170,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_copy_tensor(
 /// `buffers` is NULL or holds `n_buffers` live buffers, which the multi-buffer then owns.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(
-    buffers: *mut wsp_ggml_backend_buffer_t,
+pub unsafe extern "C" fn ggml_backend_multi_buffer_alloc_buffer(
+    buffers: *mut ggml_backend_buffer_t,
     n_buffers: usize,
-) -> wsp_ggml_backend_buffer_t {
+) -> ggml_backend_buffer_t {
     if buffers.is_null() || n_buffers == 0 {
         crate::base::report::log_error!("{FN}: no buffers given\n");
         return std::ptr::null_mut();
@@ -192,7 +185,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_alloc_buffer(
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggml_backend_buffer_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_buffer_is_multi_buffer(buffer: ggml_backend_buffer_t) -> bool {
     buffer::is_multi_buffer(arg!(buffer))
 }
 
@@ -200,9 +193,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_multi_buffer(buffer: wsp_ggm
 /// `buffer` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_set_usage(
-    buffer: wsp_ggml_backend_buffer_t,
-    usage: wsp_ggml_backend_buffer_usage,
+pub unsafe extern "C" fn ggml_backend_multi_buffer_set_usage(
+    buffer: ggml_backend_buffer_t,
+    usage: ggml_backend_buffer_usage,
 ) {
     buffer::multi_buffer_set_usage(FN, arg!(buffer), usage)
 }
@@ -211,7 +204,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_multi_buffer_set_usage(
 /// None: no arguments.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_cpu_buffer_type() -> ggml_backend_buffer_type_t {
     Some(crate::buffer::cpu::cpu_buffer_type_handle()).to_c()
 }
 
@@ -222,9 +215,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_type() -> wsp_ggml_backend_
 /// `[ptr, ptr + size)` is memory that outlives the buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_cpu_buffer_from_ptr(
-    ptr: *mut c_void,
-    size: usize,
-) -> wsp_ggml_backend_buffer_t {
+pub unsafe extern "C" fn ggml_backend_cpu_buffer_from_ptr(ptr: *mut c_void, size: usize) -> ggml_backend_buffer_t {
     crate::buffer::cpu::buffer_from_ptr(FN, ptr, size).to_c()
 }

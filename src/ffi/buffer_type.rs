@@ -8,7 +8,7 @@ use std::ffi::c_char;
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_name(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_buft_name(buft: ggml_backend_buffer_type_t) -> *const c_char {
     arg!(buft).name(FN)
 }
 
@@ -18,10 +18,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_name(buft: wsp_ggml_backend_buffe
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_alloc_buffer(
-    buft: wsp_ggml_backend_buffer_type_t,
+pub unsafe extern "C" fn ggml_backend_buft_alloc_buffer(
+    buft: ggml_backend_buffer_type_t,
     size: usize,
-) -> wsp_ggml_backend_buffer_t {
+) -> ggml_backend_buffer_t {
     crate::buffer::alloc_buffer(FN, arg!(buft, or std::ptr::null_mut()), size).to_c()
 }
 
@@ -29,7 +29,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_alloc_buffer(
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_buft_get_alignment(buft: ggml_backend_buffer_type_t) -> usize {
     arg!(buft).alignment(FN)
 }
 
@@ -37,7 +37,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alignment(buft: wsp_ggml_back
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_buft_get_max_size(buft: ggml_backend_buffer_type_t) -> usize {
     arg!(buft).max_size()
 }
 
@@ -45,9 +45,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_get_max_size(buft: wsp_ggml_backe
 /// `buft` is NULL or a live buffer type; `tensor` is NULL or a live tensor.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alloc_size(
-    buft: wsp_ggml_backend_buffer_type_t,
-    tensor: *const wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_buft_get_alloc_size(
+    buft: ggml_backend_buffer_type_t,
+    tensor: *const ggml_tensor,
 ) -> usize {
     arg!(buft).alloc_size(arg!(tensor))
 }
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_get_alloc_size(
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_is_host(buft: wsp_ggml_backend_buffer_type_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_buft_is_host(buft: ggml_backend_buffer_type_t) -> bool {
     arg!(buft).is_host()
 }
 
@@ -64,8 +64,6 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_is_host(buft: wsp_ggml_backend_bu
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_get_device(
-    buft: wsp_ggml_backend_buffer_type_t,
-) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_buft_get_device(buft: ggml_backend_buffer_type_t) -> ggml_backend_dev_t {
     arg!(buft).device().to_c()
 }

@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_void};
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_name(device: wsp_ggml_backend_dev_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_dev_name(device: ggml_backend_dev_t) -> *const c_char {
     arg!(device).name(FN)
 }
 
@@ -16,7 +16,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_name(device: wsp_ggml_backend_dev_
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_description(device: wsp_ggml_backend_dev_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_dev_description(device: ggml_backend_dev_t) -> *const c_char {
     arg!(device).description(FN)
 }
 
@@ -24,11 +24,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_description(device: wsp_ggml_backe
 /// `device` is NULL or a live device; `free` and `total` are writable.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_memory(
-    device: wsp_ggml_backend_dev_t,
-    free: *mut usize,
-    total: *mut usize,
-) {
+pub unsafe extern "C" fn ggml_backend_dev_memory(device: ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
     let device = arg!(device);
     // SAFETY: the caller's promise for `free` and `total`.
     unsafe { device.memory(FN, free, total) }
@@ -38,7 +34,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_memory(
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_type(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type {
+pub unsafe extern "C" fn ggml_backend_dev_type(device: ggml_backend_dev_t) -> ggml_backend_dev_type {
     arg!(device).device_type(FN)
 }
 
@@ -48,10 +44,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_type(device: wsp_ggml_backend_dev_
 /// `device` is NULL or a live device; `props` is NULL or writable.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_get_props(
-    device: wsp_ggml_backend_dev_t,
-    props: *mut wsp_ggml_backend_dev_props,
-) {
+pub unsafe extern "C" fn ggml_backend_dev_get_props(device: ggml_backend_dev_t, props: *mut ggml_backend_dev_props) {
     let device = arg!(device);
     device.props(FN, arg!(props))
 }
@@ -60,7 +53,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_get_props(
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_backend_reg(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_reg_t {
+pub unsafe extern "C" fn ggml_backend_dev_backend_reg(device: ggml_backend_dev_t) -> ggml_backend_reg_t {
     arg!(device).reg().to_c()
 }
 
@@ -70,10 +63,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_backend_reg(device: wsp_ggml_backe
 /// `device` is NULL or a live device; `params` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_init(
-    device: wsp_ggml_backend_dev_t,
-    params: *const c_char,
-) -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn ggml_backend_dev_init(device: ggml_backend_dev_t, params: *const c_char) -> ggml_backend_t {
     let device = arg!(device, or std::ptr::null_mut());
     // SAFETY: the caller's promise for `params`.
     unsafe { device.init_backend(FN, params) }.to_c()
@@ -83,9 +73,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_init(
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_type(
-    device: wsp_ggml_backend_dev_t,
-) -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_dev_buffer_type(device: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
     arg!(device).buffer_type(FN).to_c()
 }
 
@@ -95,9 +83,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_type(
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_host_buffer_type(
-    device: wsp_ggml_backend_dev_t,
-) -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_dev_host_buffer_type(device: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
     arg!(device).host_buffer_type().to_c()
 }
 
@@ -107,12 +93,12 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_host_buffer_type(
 /// `device` is NULL or a live device; `[ptr, ptr + size)` is memory that outlives the buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_from_host_ptr(
-    device: wsp_ggml_backend_dev_t,
+pub unsafe extern "C" fn ggml_backend_dev_buffer_from_host_ptr(
+    device: ggml_backend_dev_t,
     ptr: *mut c_void,
     size: usize,
     max_tensor_size: usize,
-) -> wsp_ggml_backend_buffer_t {
+) -> ggml_backend_buffer_t {
     let device = arg!(device);
     // SAFETY: the caller's promise for the memory.
     let buffer = unsafe { device.buffer_from_host_ptr(ptr, size, max_tensor_size) };
@@ -128,10 +114,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_buffer_from_host_ptr(
 /// `device` and `op` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_op(
-    device: wsp_ggml_backend_dev_t,
-    op: *const wsp_ggml_tensor,
-) -> bool {
+pub unsafe extern "C" fn ggml_backend_dev_supports_op(device: ggml_backend_dev_t, op: *const ggml_tensor) -> bool {
     arg!(device).supports_op(FN, arg!(op))
 }
 
@@ -139,9 +122,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_op(
 /// `device` and `buft` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_buft(
-    device: wsp_ggml_backend_dev_t,
-    buft: wsp_ggml_backend_buffer_type_t,
+pub unsafe extern "C" fn ggml_backend_dev_supports_buft(
+    device: ggml_backend_dev_t,
+    buft: ggml_backend_buffer_type_t,
 ) -> bool {
     arg!(device).supports_buft(FN, arg!(buft))
 }
@@ -152,10 +135,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_supports_buft(
 /// `device` and `op` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_offload_op(
-    device: wsp_ggml_backend_dev_t,
-    op: *const wsp_ggml_tensor,
-) -> bool {
+pub unsafe extern "C" fn ggml_backend_dev_offload_op(device: ggml_backend_dev_t, op: *const ggml_tensor) -> bool {
     arg!(device).offload_op(arg!(op))
 }
 
@@ -163,7 +143,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_offload_op(
 /// `reg` is NULL or a live reg.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_name(reg: wsp_ggml_backend_reg_t) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_reg_name(reg: ggml_backend_reg_t) -> *const c_char {
     arg!(reg).name(FN)
 }
 
@@ -171,7 +151,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_name(reg: wsp_ggml_backend_reg_t) 
 /// `reg` is NULL or a live reg.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_count(reg: wsp_ggml_backend_reg_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_reg_dev_count(reg: ggml_backend_reg_t) -> usize {
     arg!(reg).device_count(FN)
 }
 
@@ -179,10 +159,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_count(reg: wsp_ggml_backend_re
 /// `reg` is NULL or a live reg.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_get(
-    reg: wsp_ggml_backend_reg_t,
-    index: usize,
-) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_reg_dev_get(reg: ggml_backend_reg_t, index: usize) -> ggml_backend_dev_t {
     arg!(reg).device(FN, index).to_c()
 }
 
@@ -192,8 +169,8 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_dev_get(
 /// `reg` is NULL or a live reg; `name` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_get_proc_address(
-    reg: wsp_ggml_backend_reg_t,
+pub unsafe extern "C" fn ggml_backend_reg_get_proc_address(
+    reg: ggml_backend_reg_t,
     name: *const c_char,
 ) -> *mut c_void {
     let reg = arg!(reg);

@@ -9,7 +9,7 @@ use crate::abi::*;
 /// `device` is NULL or a live device.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_event_new(device: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_event_t {
+pub unsafe extern "C" fn ggml_backend_event_new(device: ggml_backend_dev_t) -> ggml_backend_event_t {
     arg!(device, optional).and_then(|device| device.event_new()).to_c()
 }
 
@@ -19,7 +19,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_new(device: wsp_ggml_backend_dev
 /// `event` is NULL or a live event, not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_event_free(event: wsp_ggml_backend_event_t) {
+pub unsafe extern "C" fn ggml_backend_event_free(event: ggml_backend_event_t) {
     if let Some(event) = arg!(event, optional) {
         event.free(FN);
     }
@@ -29,7 +29,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_free(event: wsp_ggml_backend_eve
 /// `event` and `backend` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_event_record(event: wsp_ggml_backend_event_t, backend: wsp_ggml_backend_t) {
+pub unsafe extern "C" fn ggml_backend_event_record(event: ggml_backend_event_t, backend: ggml_backend_t) {
     let event = arg!(event);
     arg!(backend).event_record(FN, event)
 }
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_record(event: wsp_ggml_backend_e
 /// `event` is NULL or a live event.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_event_synchronize(event: wsp_ggml_backend_event_t) {
+pub unsafe extern "C" fn ggml_backend_event_synchronize(event: ggml_backend_event_t) {
     arg!(event).synchronize(FN)
 }
 
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_event_synchronize(event: wsp_ggml_back
 /// `backend` and `event` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_event_wait(backend: wsp_ggml_backend_t, event: wsp_ggml_backend_event_t) {
+pub unsafe extern "C" fn ggml_backend_event_wait(backend: ggml_backend_t, event: ggml_backend_event_t) {
     let event = arg!(event);
     arg!(backend).event_wait(FN, event)
 }

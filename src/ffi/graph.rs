@@ -6,39 +6,39 @@ use crate::buffer::graph_copy::{self, Refused};
 use crate::handle::Tensor;
 use std::ffi::c_void;
 
-/// The status of a placement, or WSP_GGML_STATUS_FAILED with a log line for a refused one.
-fn status(caller: &str, placed: Result<wsp_ggml_status, Refused>) -> wsp_ggml_status {
+/// The status of a placement, or GGML_STATUS_FAILED with a log line for a refused one.
+fn status(caller: &str, placed: Result<ggml_status, Refused>) -> ggml_status {
     placed.unwrap_or_else(|Refused(why)| {
         crate::base::report::log_error!("{caller}: {why}\n");
-        wsp_ggml_status::WSP_GGML_STATUS_FAILED
+        ggml_status::GGML_STATUS_FAILED
     })
 }
 
-/// Points a view at its source's memory. Returns WSP_GGML_STATUS_FAILED with a log line
+/// Points a view at its source's memory. Returns GGML_STATUS_FAILED with a log line
 /// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
 ///
 /// # Safety
 /// `tensor` is NULL or a live tensor.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_view_init(tensor: *mut wsp_ggml_tensor) -> wsp_ggml_status {
-    status(FN, graph_copy::view_init(arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED)))
+pub unsafe extern "C" fn ggml_backend_view_init(tensor: *mut ggml_tensor) -> ggml_status {
+    status(FN, graph_copy::view_init(arg!(tensor, or ggml_status::GGML_STATUS_FAILED)))
 }
 
-/// Places an unallocated tensor at `addr` inside `buffer`. Returns WSP_GGML_STATUS_FAILED
+/// Places an unallocated tensor at `addr` inside `buffer`. Returns GGML_STATUS_FAILED
 /// with a log line on a bad request (the reference asserts).
 ///
 /// # Safety
 /// `buffer` and `tensor` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(
-    buffer: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
+pub unsafe extern "C" fn ggml_backend_tensor_alloc(
+    buffer: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
     addr: *mut c_void,
-) -> wsp_ggml_status {
-    let buffer = arg!(buffer, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
-    let tensor = arg!(tensor, or wsp_ggml_status::WSP_GGML_STATUS_FAILED);
+) -> ggml_status {
+    let buffer = arg!(buffer, or ggml_status::GGML_STATUS_FAILED);
+    let tensor = arg!(tensor, or ggml_status::GGML_STATUS_FAILED);
     status(FN, graph_copy::tensor_alloc(FN, buffer, tensor, addr))
 }
 
@@ -49,19 +49,19 @@ pub unsafe extern "C" fn wsp_ggml_backend_tensor_alloc(
 /// `backend` and `graph` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_copy(
-    backend: wsp_ggml_backend_t,
-    graph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_backend_graph_copy {
+pub unsafe extern "C" fn ggml_backend_graph_copy(
+    backend: ggml_backend_t,
+    graph: *mut ggml_cgraph,
+) -> ggml_backend_graph_copy {
     let backend = arg!(backend);
     graph_copy::graph_copy(backend, arg!(graph))
 }
 
 /// # Safety
-/// `copy` was made by `wsp_ggml_backend_graph_copy` and is not used afterwards.
+/// `copy` was made by `ggml_backend_graph_copy` and is not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_graph_copy_free(copy: wsp_ggml_backend_graph_copy) {
+pub unsafe extern "C" fn ggml_backend_graph_copy_free(copy: ggml_backend_graph_copy) {
     // SAFETY: the caller's promise.
     unsafe { graph_copy::graph_copy_free(copy) }
 }
@@ -93,11 +93,11 @@ macro_rules! compare_args {
 #[cfg(not(any(compare_test_node, compare_test_nodes)))]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
-    backend1: wsp_ggml_backend_t,
-    backend2: wsp_ggml_backend_t,
-    graph: *mut wsp_ggml_cgraph,
-    callback: wsp_ggml_backend_eval_callback,
+pub unsafe extern "C" fn ggml_backend_compare_graph_backend(
+    backend1: ggml_backend_t,
+    backend2: ggml_backend_t,
+    graph: *mut ggml_cgraph,
+    callback: ggml_backend_eval_callback,
     user_data: *mut c_void,
 ) -> bool {
     compare_args!(backend1, backend2, graph, callback, user_data);
@@ -116,13 +116,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 #[cfg(compare_test_node)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
-    backend1: wsp_ggml_backend_t,
-    backend2: wsp_ggml_backend_t,
-    graph: *mut wsp_ggml_cgraph,
-    callback: wsp_ggml_backend_eval_callback,
+pub unsafe extern "C" fn ggml_backend_compare_graph_backend(
+    backend1: ggml_backend_t,
+    backend2: ggml_backend_t,
+    graph: *mut ggml_cgraph,
+    callback: ggml_backend_eval_callback,
     user_data: *mut c_void,
-    test_node: *mut wsp_ggml_tensor,
+    test_node: *mut ggml_tensor,
 ) -> bool {
     compare_args!(backend1, backend2, graph, callback, user_data);
     if test_node.is_null() {
@@ -145,13 +145,13 @@ pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
 #[cfg(compare_test_nodes)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_compare_graph_backend(
-    backend1: wsp_ggml_backend_t,
-    backend2: wsp_ggml_backend_t,
-    graph: *mut wsp_ggml_cgraph,
-    callback: wsp_ggml_backend_eval_callback,
+pub unsafe extern "C" fn ggml_backend_compare_graph_backend(
+    backend1: ggml_backend_t,
+    backend2: ggml_backend_t,
+    graph: *mut ggml_cgraph,
+    callback: ggml_backend_eval_callback,
     user_data: *mut c_void,
-    test_nodes: *const *const wsp_ggml_tensor,
+    test_nodes: *const *const ggml_tensor,
     num_test_nodes: usize,
 ) -> bool {
     compare_args!(backend1, backend2, graph, callback, user_data);

@@ -12,9 +12,7 @@ use std::ffi::{c_char, c_void};
 /// None (any value is accepted).
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
-    split_axis: wsp_ggml_backend_meta_split_axis,
-) -> *const c_char {
+pub unsafe extern "C" fn ggml_backend_meta_split_axis_name(split_axis: ggml_backend_meta_split_axis) -> *const c_char {
     match split::axis_name(split_axis) {
         Some(name) => name.as_ptr(),
         None => crate::base::report::fatal!("{FN}: {split_axis} is not a split axis"),
@@ -27,7 +25,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_split_axis_name(
 /// `backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_is_meta(backend: wsp_ggml_backend_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_is_meta(backend: ggml_backend_t) -> bool {
     arg!(backend, optional).is_some_and(backend::is_meta_backend)
 }
 
@@ -37,7 +35,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_is_meta(backend: wsp_ggml_backend_t) -
 /// `buf` is NULL or a live buffer.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_meta(buf: wsp_ggml_backend_buffer_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_buffer_is_meta(buf: ggml_backend_buffer_t) -> bool {
     arg!(buf, optional).is_some_and(buffer::is_meta_buffer)
 }
 
@@ -47,7 +45,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_buffer_is_meta(buf: wsp_ggml_backend_b
 /// `buft` is NULL or a live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_buft_is_meta(buft: wsp_ggml_backend_buffer_type_t) -> bool {
+pub unsafe extern "C" fn ggml_backend_buft_is_meta(buft: ggml_backend_buffer_type_t) -> bool {
     arg!(buft, optional).is_some_and(meta::is_meta_buffer_type)
 }
 
@@ -57,15 +55,15 @@ pub unsafe extern "C" fn wsp_ggml_backend_buft_is_meta(buft: wsp_ggml_backend_bu
 /// `devs` points to `n_devs` live devices (or `n_devs` is 0).
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
-    devs: *mut wsp_ggml_backend_dev_t,
+pub unsafe extern "C" fn ggml_backend_meta_device(
+    devs: *mut ggml_backend_dev_t,
     n_devs: usize,
-    get_split_state: wsp_ggml_backend_meta_get_split_state_t,
+    get_split_state: ggml_backend_meta_get_split_state_t,
     get_split_state_ud: *mut c_void,
-) -> wsp_ggml_backend_dev_t {
+) -> ggml_backend_dev_t {
     crate::base::report::ensure!(
-        n_devs <= WSP_GGML_BACKEND_META_MAX_DEVICES,
-        "{FN}: {n_devs} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}"
+        n_devs <= GGML_BACKEND_META_MAX_DEVICES,
+        "{FN}: {n_devs} devices, at most {GGML_BACKEND_META_MAX_DEVICES}"
     );
     let simple: Vec<Device> = arg!(devs[n_devs]);
     Some(meta::device_new(FN, simple, get_split_state, get_split_state_ud)).to_c()
@@ -77,7 +75,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_device(
 /// `meta_backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_n_backends(meta_backend: wsp_ggml_backend_t) -> usize {
+pub unsafe extern "C" fn ggml_backend_meta_n_backends(meta_backend: ggml_backend_t) -> usize {
     backend::meta_backend(FN, arg!(meta_backend)).simple.len()
 }
 
@@ -88,10 +86,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_n_backends(meta_backend: wsp_ggml
 /// `meta_backend` is NULL or a live backend.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
-    meta_backend: wsp_ggml_backend_t,
+pub unsafe extern "C" fn ggml_backend_meta_simple_backend(
+    meta_backend: ggml_backend_t,
     index: usize,
-) -> wsp_ggml_backend_t {
+) -> ggml_backend_t {
     let simple = &backend::meta_backend(FN, arg!(meta_backend)).simple;
     let Some(&backend) = simple.get(index) else {
         crate::base::report::fatal!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
@@ -107,10 +105,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_meta_simple_backend(
 /// live buffer type.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(
-    ctx: *mut wsp_ggml_context,
-    buft: wsp_ggml_backend_buffer_type_t,
-) -> wsp_ggml_backend_buffer_t {
+pub unsafe extern "C" fn ggml_backend_meta_alloc_ctx_tensors_from_buft(
+    ctx: *mut ggml_context,
+    buft: ggml_backend_buffer_type_t,
+) -> ggml_backend_buffer_t {
     let buft = arg!(buft);
     Some(buffer::alloc_ctx_tensors(FN, arg!(ctx), buft)).to_c()
 }

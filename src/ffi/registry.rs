@@ -14,19 +14,19 @@ use std::path::Path;
 /// `reg` is NULL or a live reg that outlives its registration.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_register(reg: wsp_ggml_backend_reg_t) {
+pub unsafe extern "C" fn ggml_backend_register(reg: ggml_backend_reg_t) {
     if let Some(reg) = arg!(reg, optional) {
         registry::register(reg);
     }
 }
 
-/// Registers a device on its own; `wsp_ggml_backend_unload` of its reg removes it too.
+/// Registers a device on its own; `ggml_backend_unload` of its reg removes it too.
 ///
 /// # Safety
 /// `device` is NULL or a live device that outlives its registration.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_device_register(device: wsp_ggml_backend_dev_t) {
+pub unsafe extern "C" fn ggml_backend_device_register(device: ggml_backend_dev_t) {
     registry::register_device(arg!(device, or return));
 }
 
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_device_register(device: wsp_ggml_backe
 /// None: no arguments.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
+pub unsafe extern "C" fn ggml_backend_reg_count() -> usize {
     registry::reg_count()
 }
 
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_count() -> usize {
 /// None: an index out of range aborts with a message.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_backend_reg_t {
+pub unsafe extern "C" fn ggml_backend_reg_get(index: usize) -> ggml_backend_reg_t {
     Some(registry::reg_at(FN, index)).to_c()
 }
 
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_get(index: usize) -> wsp_ggml_back
 /// `name` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> wsp_ggml_backend_reg_t {
+pub unsafe extern "C" fn ggml_backend_reg_by_name(name: *const c_char) -> ggml_backend_reg_t {
     registry::reg_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
 }
 
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_reg_by_name(name: *const c_char) -> ws
 /// None: no arguments.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
+pub unsafe extern "C" fn ggml_backend_dev_count() -> usize {
     registry::device_count()
 }
 
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_count() -> usize {
 /// None: an index out of range aborts with a message.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_dev_get(index: usize) -> ggml_backend_dev_t {
     Some(registry::device_at(FN, index)).to_c()
 }
 
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_get(index: usize) -> wsp_ggml_back
 /// `name` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_dev_by_name(name: *const c_char) -> ggml_backend_dev_t {
     registry::device_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
 }
 
@@ -88,7 +88,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_by_name(name: *const c_char) -> ws
 /// None: any type is looked up.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_dev_type) -> wsp_ggml_backend_dev_t {
+pub unsafe extern "C" fn ggml_backend_dev_by_type(r#type: ggml_backend_dev_type) -> ggml_backend_dev_t {
     registry::device_by_type(FN, r#type).to_c()
 }
 
@@ -98,10 +98,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_dev_by_type(r#type: wsp_ggml_backend_d
 /// `name` and `params` are NULL or strings.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(
-    name: *const c_char,
-    params: *const c_char,
-) -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> ggml_backend_t {
     let name = arg!(name, or std::ptr::null_mut());
     // SAFETY: the caller's promise for `params`.
     unsafe { registry::init_by_name(FN, name, params) }.to_c()
@@ -113,10 +110,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_init_by_name(
 /// `params` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(
-    r#type: wsp_ggml_backend_dev_type,
+pub unsafe extern "C" fn ggml_backend_init_by_type(
+    r#type: ggml_backend_dev_type,
     params: *const c_char,
-) -> wsp_ggml_backend_t {
+) -> ggml_backend_t {
     // SAFETY: the caller's promise for `params`.
     unsafe { registry::init_by_type(FN, r#type, params) }.to_c()
 }
@@ -127,7 +124,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_init_by_type(
 /// None: no arguments.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_init_best() -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn ggml_backend_init_best() -> ggml_backend_t {
     registry::init_best(FN).to_c()
 }
 
@@ -143,7 +140,7 @@ fn c_path(path: &std::ffi::CStr) -> &Path {
 /// `path` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_backend_reg_t {
+pub unsafe extern "C" fn ggml_backend_load(path: *const c_char) -> ggml_backend_reg_t {
     loader::load(c_path(arg!(path, or std::ptr::null_mut()))).to_c()
 }
 
@@ -154,29 +151,29 @@ pub unsafe extern "C" fn wsp_ggml_backend_load(path: *const c_char) -> wsp_ggml_
 /// `reg` is NULL or a reg; it must not be used after its module is closed.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_unload(reg: wsp_ggml_backend_reg_t) {
+pub unsafe extern "C" fn ggml_backend_unload(reg: ggml_backend_reg_t) {
     if let Some(reg) = arg!(reg, optional) {
         loader::unload(FN, reg);
     }
 }
 
-/// `wsp_ggml_backend_load_all_from_path(NULL)`.
+/// `ggml_backend_load_all_from_path(NULL)`.
 ///
 /// # Safety
 /// None: no arguments.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_load_all() {
-    loader::load_all_from_path("wsp_ggml_backend_load_all", None);
+pub unsafe extern "C" fn ggml_backend_load_all() {
+    loader::load_all_from_path(symbol!("ggml_backend_load_all"), None);
 }
 
 /// Loads the best module of every known backend from `dir_path` (or, for NULL, from the
-/// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
+/// executable's and the current directory), then the module named by GGML_BACKEND_PATH.
 ///
 /// # Safety
 /// `dir_path` is NULL or a string.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_load_all_from_path(dir_path: *const c_char) {
+pub unsafe extern "C" fn ggml_backend_load_all_from_path(dir_path: *const c_char) {
     loader::load_all_from_path(FN, arg!(dir_path, optional).map(c_path));
 }

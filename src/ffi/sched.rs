@@ -15,14 +15,14 @@ use std::ffi::{c_int, c_void};
 /// holds `n_backends` buffer types, each NULL (the backend's default) or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
-    backends: *mut wsp_ggml_backend_t,
-    bufts: *mut wsp_ggml_backend_buffer_type_t,
+pub unsafe extern "C" fn ggml_backend_sched_new(
+    backends: *mut ggml_backend_t,
+    bufts: *mut ggml_backend_buffer_type_t,
     n_backends: c_int,
     graph_size: usize,
     parallel: bool,
     op_offload: bool,
-) -> wsp_ggml_backend_sched_t {
+) -> ggml_backend_sched_t {
     let checked = (|| {
         if backends.is_null() {
             return Err(SchedError::BackendsNull);
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_new(
 /// `sched` is NULL or a live scheduler, not used afterwards.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sched_t) {
+pub unsafe extern "C" fn ggml_backend_sched_free(sched: ggml_backend_sched_t) {
     if let Some(sched) = arg!(sched, optional) {
         // SAFETY: the caller gives the scheduler up.
         unsafe { sched.destroy(FN) }
@@ -61,9 +61,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_free(sched: wsp_ggml_backend_sch
 /// `sched` and `measure_graph` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
-    sched: wsp_ggml_backend_sched_t,
-    measure_graph: *mut wsp_ggml_cgraph,
+pub unsafe extern "C" fn ggml_backend_sched_reserve(
+    sched: ggml_backend_sched_t,
+    measure_graph: *mut ggml_cgraph,
 ) -> bool {
     let mut sched = arg!(sched).write(FN);
     sched.reserve_for(FN, arg!(measure_graph))
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve(
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_backend_sched_t) -> c_int {
+pub unsafe extern "C" fn ggml_backend_sched_get_n_backends(sched: ggml_backend_sched_t) -> c_int {
     arg!(sched).read(FN).n_backends() as c_int
 }
 
@@ -81,10 +81,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_backends(sched: wsp_ggml_b
 /// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
-    sched: wsp_ggml_backend_sched_t,
-    i: c_int,
-) -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn ggml_backend_sched_get_backend(sched: ggml_backend_sched_t, i: c_int) -> ggml_backend_t {
     let sched = arg!(sched).read(FN);
     match usize::try_from(i).ok().and_then(|i| sched.backend(i)) {
         Some(backend) => backend.as_ptr(),
@@ -96,7 +93,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_backend(
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_backend_sched_t) -> c_int {
+pub unsafe extern "C" fn ggml_backend_sched_get_n_splits(sched: ggml_backend_sched_t) -> c_int {
     arg!(sched).read(FN).n_splits() as c_int
 }
 
@@ -104,7 +101,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_splits(sched: wsp_ggml_bac
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_n_copies(sched: wsp_ggml_backend_sched_t) -> c_int {
+pub unsafe extern "C" fn ggml_backend_sched_get_n_copies(sched: ggml_backend_sched_t) -> c_int {
     arg!(sched).read(FN).n_copies() as c_int
 }
 
@@ -124,9 +121,9 @@ fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> usize 
 /// `sched` and `backend` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
-    sched: wsp_ggml_backend_sched_t,
-    backend: wsp_ggml_backend_t,
+pub unsafe extern "C" fn ggml_backend_sched_get_buffer_size(
+    sched: ggml_backend_sched_t,
+    backend: ggml_backend_t,
 ) -> usize {
     let sched = arg!(sched).read(FN);
     sched.buffer_size(index_of(FN, &sched, arg!(backend, optional)))
@@ -139,16 +136,16 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_size(
 #[cfg(api_v2)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
-    sched: wsp_ggml_backend_sched_t,
-    backend: wsp_ggml_backend_t,
-) -> wsp_ggml_backend_buffer_type_t {
+pub unsafe extern "C" fn ggml_backend_sched_get_buffer_type(
+    sched: ggml_backend_sched_t,
+    backend: ggml_backend_t,
+) -> ggml_backend_buffer_type_t {
     let sched = arg!(sched).read(FN);
     sched.buffer_type(index_of(FN, &sched, arg!(backend, optional))).as_ptr()
 }
 
 /// Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
-/// without allocating. The assignments stay, as after `wsp_ggml_backend_sched_split_graph`.
+/// without allocating. The assignments stay, as after `ggml_backend_sched_split_graph`.
 ///
 /// # Safety
 /// `sched` and `measure_graph` are NULL or live; `sizes` is NULL or has room for one size per
@@ -156,9 +153,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_buffer_type(
 #[cfg(sched_reserve_size)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
-    sched: wsp_ggml_backend_sched_t,
-    measure_graph: *mut wsp_ggml_cgraph,
+pub unsafe extern "C" fn ggml_backend_sched_reserve_size(
+    sched: ggml_backend_sched_t,
+    measure_graph: *mut ggml_cgraph,
     sizes: *mut usize,
 ) {
     let (mut sched, measure_graph) = (arg!(sched).write(FN), arg!(measure_graph));
@@ -169,17 +166,14 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reserve_size(
 }
 
 /// Assigns backends to `graph`'s tensors and splits it, without allocating it
-/// (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+/// (`ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
 #[cfg(api_v2)]
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
-    sched: wsp_ggml_backend_sched_t,
-    graph: *mut wsp_ggml_cgraph,
-) {
+pub unsafe extern "C" fn ggml_backend_sched_split_graph(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) {
     let (mut sched, graph) = (arg!(sched).write(FN), arg!(graph));
     sched.split(FN, graph)
 }
@@ -190,10 +184,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_split_graph(
 /// `sched`, `node` and `backend` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
-    sched: wsp_ggml_backend_sched_t,
-    node: *mut wsp_ggml_tensor,
-    backend: wsp_ggml_backend_t,
+pub unsafe extern "C" fn ggml_backend_sched_set_tensor_backend(
+    sched: ggml_backend_sched_t,
+    node: *mut ggml_tensor,
+    backend: ggml_backend_t,
 ) {
     let (mut sched, node) = (arg!(sched).write(FN), arg!(node));
     let index = index_of(FN, &sched, arg!(backend, optional));
@@ -206,10 +200,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_set_tensor_backend(
 /// `sched` is NULL or a live scheduler; `node` is only compared.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
-    sched: wsp_ggml_backend_sched_t,
-    node: *mut wsp_ggml_tensor,
-) -> wsp_ggml_backend_t {
+pub unsafe extern "C" fn ggml_backend_sched_get_tensor_backend(
+    sched: ggml_backend_sched_t,
+    node: *mut ggml_tensor,
+) -> ggml_backend_t {
     let sched = arg!(sched).read(FN);
     arg!(node, optional).and_then(|node| sched.tensor_backend(node)).to_c()
 }
@@ -221,10 +215,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_get_tensor_backend(
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
-    sched: wsp_ggml_backend_sched_t,
-    graph: *mut wsp_ggml_cgraph,
-) -> bool {
+pub unsafe extern "C" fn ggml_backend_sched_alloc_graph(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) -> bool {
     let mut sched = arg!(sched).write(FN);
     sched.alloc(FN, arg!(graph))
 }
@@ -235,10 +226,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_alloc_graph(
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
-    sched: wsp_ggml_backend_sched_t,
-    graph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_status {
+pub unsafe extern "C" fn ggml_backend_sched_graph_compute(
+    sched: ggml_backend_sched_t,
+    graph: *mut ggml_cgraph,
+) -> ggml_status {
     let sched = arg!(sched);
     let status = sched.compute_async(FN, || arg!(graph));
     sched.write(FN).synchronize();
@@ -251,10 +242,10 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute(
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
-    sched: wsp_ggml_backend_sched_t,
-    graph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_status {
+pub unsafe extern "C" fn ggml_backend_sched_graph_compute_async(
+    sched: ggml_backend_sched_t,
+    graph: *mut ggml_cgraph,
+) -> ggml_status {
     arg!(sched).compute_async(FN, || arg!(graph))
 }
 
@@ -262,7 +253,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_graph_compute_async(
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_backend_sched_t) {
+pub unsafe extern "C" fn ggml_backend_sched_synchronize(sched: ggml_backend_sched_t) {
     arg!(sched).write(FN).synchronize()
 }
 
@@ -273,7 +264,7 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_synchronize(sched: wsp_ggml_back
 /// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sched_t) {
+pub unsafe extern "C" fn ggml_backend_sched_reset(sched: ggml_backend_sched_t) {
     arg!(sched).write(FN).reset()
 }
 
@@ -282,9 +273,9 @@ pub unsafe extern "C" fn wsp_ggml_backend_sched_reset(sched: wsp_ggml_backend_sc
 /// `user_data`.
 #[no_mangle]
 #[named]
-pub unsafe extern "C" fn wsp_ggml_backend_sched_set_eval_callback(
-    sched: wsp_ggml_backend_sched_t,
-    callback: wsp_ggml_backend_sched_eval_callback,
+pub unsafe extern "C" fn ggml_backend_sched_set_eval_callback(
+    sched: ggml_backend_sched_t,
+    callback: ggml_backend_sched_eval_callback,
     user_data: *mut c_void,
 ) {
     arg!(sched).write(FN).set_eval_callback(callback, user_data)

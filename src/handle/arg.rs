@@ -43,17 +43,17 @@ macro_rules! handle_conversions {
 }
 
 handle_conversions!(
-    wsp_ggml_backend_t => Backend,
-    wsp_ggml_backend_buffer_t => Buffer,
-    wsp_ggml_backend_buffer_type_t => BufferType,
-    wsp_ggml_backend_dev_t => Device,
-    wsp_ggml_backend_event_t => Event,
-    wsp_ggml_backend_reg_t => Reg,
-    *mut wsp_ggml_tensor => Tensor,
-    *mut wsp_ggml_cgraph => Graph,
+    ggml_backend_t => Backend,
+    ggml_backend_buffer_t => Buffer,
+    ggml_backend_buffer_type_t => BufferType,
+    ggml_backend_dev_t => Device,
+    ggml_backend_event_t => Event,
+    ggml_backend_reg_t => Reg,
+    *mut ggml_tensor => Tensor,
+    *mut ggml_cgraph => Graph,
 );
 
-impl FromC for *const wsp_ggml_tensor {
+impl FromC for *const ggml_tensor {
     type Rust = Tensor;
     #[inline(always)]
     unsafe fn into_rust(self) -> Option<Tensor> {
@@ -70,8 +70,8 @@ impl FromC for *const c_char {
     }
 }
 
-impl FromC for *mut wsp_ggml_backend_dev_props {
-    type Rust = &'static mut wsp_ggml_backend_dev_props;
+impl FromC for *mut ggml_backend_dev_props {
+    type Rust = &'static mut ggml_backend_dev_props;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
         // SAFETY: NULL or a writable struct, which the export only uses during the call.
         unsafe { self.as_mut() }
@@ -80,7 +80,7 @@ impl FromC for *mut wsp_ggml_backend_dev_props {
 
 /// A ggml context (the meta backend's exports take one).
 #[cfg(meta)]
-impl FromC for *mut wsp_ggml_context {
+impl FromC for *mut ggml_context {
     type Rust = crate::handle::Context;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
         // SAFETY: the caller's promise is from_raw's.

@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend`: a stream on a device.
+//! `ggml_backend`: a stream on a device.
 
 #[cfg(tensor_2d)]
 use super::Runs;
@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_void};
 
 handle!(
     /// A backend.
-    Backend => wsp_ggml_backend
+    Backend => ggml_backend
 );
 
 impl Backend {
@@ -22,11 +22,11 @@ impl Backend {
 
     /// Whether the backend's `get_name` entry is `get_name` (see `Device::is_named_by`).
     #[cfg(meta)]
-    pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_t) -> *const c_char) -> bool {
+    pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }
 
-    pub fn guid(self) -> wsp_ggml_guid_t {
+    pub fn guid(self) -> ggml_guid_t {
         self.raw().guid
     }
 
@@ -135,11 +135,7 @@ impl Backend {
 
     /// # Safety
     /// The graph and its tensors are live.
-    pub unsafe fn graph_plan_create(
-        self,
-        caller: &str,
-        graph: *const wsp_ggml_cgraph,
-    ) -> wsp_ggml_backend_graph_plan_t {
+    pub unsafe fn graph_plan_create(self, caller: &str, graph: *const ggml_cgraph) -> ggml_backend_graph_plan_t {
         let create = required(self.raw().iface.graph_plan_create, caller, "graph_plan_create");
         // SAFETY: the caller's promise.
         unsafe { create(self.as_ptr(), graph) }
@@ -147,7 +143,7 @@ impl Backend {
 
     /// # Safety
     /// `plan` was made by this backend and is not used afterwards.
-    pub unsafe fn graph_plan_free(self, caller: &str, plan: wsp_ggml_backend_graph_plan_t) {
+    pub unsafe fn graph_plan_free(self, caller: &str, plan: ggml_backend_graph_plan_t) {
         let free = required(self.raw().iface.graph_plan_free, caller, "graph_plan_free");
         // SAFETY: the caller's promise.
         unsafe { free(self.as_ptr(), plan) }
@@ -157,7 +153,7 @@ impl Backend {
     ///
     /// # Safety
     /// `plan` was made by this backend; the graph and its tensors are live.
-    pub unsafe fn graph_plan_update(self, plan: wsp_ggml_backend_graph_plan_t, graph: *const wsp_ggml_cgraph) {
+    pub unsafe fn graph_plan_update(self, plan: ggml_backend_graph_plan_t, graph: *const ggml_cgraph) {
         if let Some(update) = self.raw().iface.graph_plan_update {
             // SAFETY: the caller's promise.
             unsafe { update(self.as_ptr(), plan, graph) }
@@ -166,7 +162,7 @@ impl Backend {
 
     /// # Safety
     /// `plan` was made by this backend, and its graph is live.
-    pub unsafe fn graph_plan_compute(self, caller: &str, plan: wsp_ggml_backend_graph_plan_t) -> wsp_ggml_status {
+    pub unsafe fn graph_plan_compute(self, caller: &str, plan: ggml_backend_graph_plan_t) -> ggml_status {
         let compute = required(self.raw().iface.graph_plan_compute, caller, "graph_plan_compute");
         // SAFETY: the caller's promise.
         unsafe { compute(self.as_ptr(), plan) }
@@ -176,7 +172,7 @@ impl Backend {
     ///
     /// # Safety
     /// The graph and its tensors are live and allocated.
-    pub unsafe fn graph_compute(self, caller: &str, graph: *mut wsp_ggml_cgraph) -> wsp_ggml_status {
+    pub unsafe fn graph_compute(self, caller: &str, graph: *mut ggml_cgraph) -> ggml_status {
         let compute = required(self.raw().iface.graph_compute, caller, "graph_compute");
         // SAFETY: the caller's promise.
         unsafe { compute(self.as_ptr(), graph) }
@@ -188,7 +184,7 @@ impl Backend {
     /// # Safety
     /// The graph and its tensors are live.
     #[cfg(api_v2)]
-    pub unsafe fn graph_optimize(self, graph: *mut wsp_ggml_cgraph) -> bool {
+    pub unsafe fn graph_optimize(self, graph: *mut ggml_cgraph) -> bool {
         let Some(optimize) = self.raw().iface.graph_optimize else { return false };
         // SAFETY: the caller's promise.
         unsafe { optimize(self.as_ptr(), graph) };

@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend_buffer`: memory of a buffer type, and the tensor data in it.
+//! `ggml_backend_buffer`: memory of a buffer type, and the tensor data in it.
 
 use super::{handle, required, BufferType};
 use crate::abi::*;
@@ -25,26 +25,21 @@ fn buffer_changed() {
 
 handle!(
     /// A buffer.
-    Buffer => wsp_ggml_backend_buffer
+    Buffer => ggml_backend_buffer
 );
 
-/// The signature of `wsp_ggml_backend_buffer_i.free_buffer`, by which a buffer kind is known.
-pub type FreeBufferFn = unsafe extern "C" fn(buffer: wsp_ggml_backend_buffer_t);
+/// The signature of `ggml_backend_buffer_i.free_buffer`, by which a buffer kind is known.
+pub type FreeBufferFn = unsafe extern "C" fn(buffer: ggml_backend_buffer_t);
 
 impl Buffer {
     /// A new buffer object (usage ANY), owned by whoever frees it with [`Buffer::destroy`].
-    pub fn new(
-        buft: Option<BufferType>,
-        iface: wsp_ggml_backend_buffer_i,
-        context: *mut c_void,
-        size: usize,
-    ) -> Buffer {
-        let object = Box::new(wsp_ggml_backend_buffer {
+    pub fn new(buft: Option<BufferType>, iface: ggml_backend_buffer_i, context: *mut c_void, size: usize) -> Buffer {
+        let object = Box::new(ggml_backend_buffer {
             iface,
             buft: buft.map_or(std::ptr::null_mut(), BufferType::as_ptr),
             context,
             size,
-            usage: wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_ANY,
+            usage: ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_ANY,
         });
         buffer_changed();
         Buffer(std::ptr::NonNull::from(Box::leak(object)))
@@ -54,7 +49,7 @@ impl Buffer {
     ///
     /// # Safety
     /// The buffer was made by [`Buffer::new`] (every buffer is: C backends create theirs through
-    /// `wsp_ggml_backend_buffer_init`), is not destroyed yet, and is not used afterwards.
+    /// `ggml_backend_buffer_init`), is not destroyed yet, and is not used afterwards.
     pub unsafe fn destroy(self) {
         if let Some(free_buffer) = self.raw().iface.free_buffer {
             // SAFETY: the entry of a live buffer, called with it once.
@@ -89,11 +84,11 @@ impl Buffer {
     }
 
     #[inline(always)]
-    pub fn usage(self) -> wsp_ggml_backend_buffer_usage {
+    pub fn usage(self) -> ggml_backend_buffer_usage {
         self.raw().usage
     }
 
-    pub fn set_usage(self, usage: wsp_ggml_backend_buffer_usage) {
+    pub fn set_usage(self, usage: ggml_backend_buffer_usage) {
         // SAFETY: live, and not used from another thread meanwhile (the ggml API's rule).
         unsafe { (*self.as_ptr()).usage = usage };
         buffer_changed();
@@ -122,11 +117,11 @@ impl Buffer {
     }
 
     /// Optional; nothing to do by default.
-    pub fn init_tensor(self, tensor: Tensor) -> wsp_ggml_status {
+    pub fn init_tensor(self, tensor: Tensor) -> ggml_status {
         match self.raw().iface.init_tensor {
             // SAFETY: the entry of a live buffer, called with it, with a live tensor placed in this buffer.
             Some(init_tensor) => unsafe { init_tensor(self.as_ptr(), tensor.as_ptr()) },
-            None => wsp_ggml_status::WSP_GGML_STATUS_SUCCESS,
+            None => ggml_status::GGML_STATUS_SUCCESS,
         }
     }
 
@@ -278,10 +273,10 @@ mod tests {
     fn making_releasing_and_setting_the_usage_of_a_buffer_are_changes() {
         // Other tests make buffers meanwhile: the count only grows.
         let before = buffer_changes();
-        let buffer = Buffer::new(None, wsp_ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0);
+        let buffer = Buffer::new(None, ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0);
         let made = buffer_changes();
         assert!(made > before);
-        buffer.set_usage(wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        buffer.set_usage(ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let used = buffer_changes();
         assert!(used > made);
         // SAFETY: made above, released once, not used afterwards.

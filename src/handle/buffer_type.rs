@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend_buffer_type`: where memory comes from.
+//! `ggml_backend_buffer_type`: where memory comes from.
 
 use super::{handle, required, Buffer, Device};
 use crate::abi::*;
@@ -7,7 +7,7 @@ use std::ffi::c_char;
 
 handle!(
     /// A buffer type.
-    BufferType => wsp_ggml_backend_buffer_type
+    BufferType => ggml_backend_buffer_type
 );
 
 // SAFETY: buffer types are static objects of their backends; the handle is only compared and
@@ -23,7 +23,7 @@ impl BufferType {
 
     /// Whether the buffer type's `get_name` entry is `get_name` (see `Device::is_named_by`).
     #[cfg(meta)]
-    pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_buffer_type_t) -> *const c_char) -> bool {
+    pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_buffer_type_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }
 
@@ -90,15 +90,15 @@ impl BufferType {
 
 /// A buffer type object that the library defines itself, at a fixed address for the life of
 /// the process.
-pub struct StaticBufferType(std::cell::UnsafeCell<wsp_ggml_backend_buffer_type>);
+pub struct StaticBufferType(std::cell::UnsafeCell<ggml_backend_buffer_type>);
 
 // SAFETY: the object is never written after construction; C receives it as an opaque handle.
 unsafe impl Sync for StaticBufferType {}
 
 impl StaticBufferType {
     /// A buffer type without a device (as the reference's CPU buffer types are).
-    pub const fn new(iface: wsp_ggml_backend_buffer_type_i) -> Self {
-        StaticBufferType(std::cell::UnsafeCell::new(wsp_ggml_backend_buffer_type {
+    pub const fn new(iface: ggml_backend_buffer_type_i) -> Self {
+        StaticBufferType(std::cell::UnsafeCell::new(ggml_backend_buffer_type {
             iface,
             device: std::ptr::null_mut(),
             context: std::ptr::null_mut(),

@@ -8,7 +8,7 @@
 use std::cell::{Ref, RefCell, RefMut};
 use std::ptr::NonNull;
 
-/// An opaque C type (`struct wsp_ggml_backend_sched`) whose pointers are cells holding `Object`.
+/// An opaque C type (`struct ggml_backend_sched`) whose pointers are cells holding `Object`.
 pub trait HeldInCell {
     type Object;
 }

@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend_device`: a device of a reg, which makes backends, buffer types and events
+//! `ggml_backend_device`: a device of a reg, which makes backends, buffer types and events
 //! and says which ops and buffer types it can use.
 
 use super::{handle, required, Backend, Buffer, BufferType, Event, Reg};
@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_void};
 
 handle!(
     /// A device.
-    Device => wsp_ggml_backend_device
+    Device => ggml_backend_device
 );
 
 // SAFETY: devices are objects of their regs, which the ggml API requires to outlive their
@@ -25,7 +25,7 @@ impl Device {
     /// Whether the device's `get_name` entry is `get_name`: how a kind of device made by this
     /// library recognises its own.
     #[cfg(meta)]
-    pub fn is_named_by(self, get_name: unsafe extern "C" fn(wsp_ggml_backend_dev_t) -> *const c_char) -> bool {
+    pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_dev_t) -> *const c_char) -> bool {
         matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
     }
 
@@ -49,14 +49,14 @@ impl Device {
         unsafe { get_memory(self.as_ptr(), free, total) }
     }
 
-    pub fn device_type(self, caller: &str) -> wsp_ggml_backend_dev_type {
+    pub fn device_type(self, caller: &str) -> ggml_backend_dev_type {
         let get_type = required(self.raw().iface.get_type, caller, "get_type");
         // SAFETY: the entry of a live device, called with it.
         unsafe { get_type(self.as_ptr()) }
     }
 
     /// The device's properties; fields the device does not fill in read as 0, NULL or false.
-    pub fn props(self, caller: &str, props: &mut wsp_ggml_backend_dev_props) {
+    pub fn props(self, caller: &str, props: &mut ggml_backend_dev_props) {
         let get_props = required(self.raw().iface.get_props, caller, "get_props");
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers, type
         // CPU, no caps).
@@ -66,7 +66,7 @@ impl Device {
     }
 
     /// The device's properties, as a value (see `props`).
-    pub fn props_value(self, caller: &str) -> wsp_ggml_backend_dev_props {
+    pub fn props_value(self, caller: &str) -> ggml_backend_dev_props {
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers).
         let mut props = unsafe { std::mem::zeroed() };
         self.props(caller, &mut props);

@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend_event`: a point in a backend's queue. Events are made, freed and waited
+//! `ggml_backend_event`: a point in a backend's queue. Events are made, freed and waited
 //! for on the host by their device, recorded and waited for on a stream by a backend.
 
 use super::{handle, Device};
@@ -7,7 +7,7 @@ use crate::base::report::null_handle;
 
 handle!(
     /// An event.
-    Event => wsp_ggml_backend_event
+    Event => ggml_backend_event
 );
 
 impl Event {

@@ -1,30 +1,30 @@
 //! Graphs as the backend layer sees them: the one module that reads and writes the fields of
-//! `wsp_ggml_cgraph`, ggml's hash probe, and the graphs this library builds.
+//! `ggml_cgraph`, ggml's hash probe, and the graphs this library builds.
 
 use super::Tensor;
 use crate::abi::*;
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
-/// A live `wsp_ggml_cgraph`.
+/// A live `ggml_cgraph`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(transparent)]
-pub struct Graph(NonNull<wsp_ggml_cgraph>);
+pub struct Graph(NonNull<ggml_cgraph>);
 
 impl Graph {
     /// # Safety
     /// `ptr` is NULL or points to a graph whose node and leaf arrays, and their tensors, stay
     /// live while the handle is used.
     #[inline]
-    pub unsafe fn from_raw(ptr: *mut wsp_ggml_cgraph) -> Option<Graph> {
+    pub unsafe fn from_raw(ptr: *mut ggml_cgraph) -> Option<Graph> {
         NonNull::new(ptr).map(Graph)
     }
 
-    pub fn as_ptr(self) -> *mut wsp_ggml_cgraph {
+    pub fn as_ptr(self) -> *mut ggml_cgraph {
         self.0.as_ptr()
     }
 
-    fn raw(&self) -> &wsp_ggml_cgraph {
+    fn raw(&self) -> &ggml_cgraph {
         // SAFETY: a handle is only made from a live graph (see from_raw).
         unsafe { self.0.as_ref() }
     }
@@ -56,9 +56,9 @@ impl Graph {
     }
 
     /// Nodes `[i0, i1)` as a graph of their own, without leafs or gradients (ggml's graph view).
-    pub fn view(self, i0: usize, i1: usize) -> wsp_ggml_cgraph {
+    pub fn view(self, i0: usize, i1: usize) -> ggml_cgraph {
         let g = self.raw();
-        wsp_ggml_cgraph {
+        ggml_cgraph {
             size: 0,
             n_nodes: (i1 - i0) as c_int,
             n_leafs: 0,
@@ -120,9 +120,9 @@ impl Graph {
 #[inline(always)]
 fn probe(
     size: usize,
-    key: *mut wsp_ggml_tensor,
+    key: *mut ggml_tensor,
     used: impl Fn(usize) -> bool,
-    key_at: impl Fn(usize) -> *mut wsp_ggml_tensor,
+    key_at: impl Fn(usize) -> *mut ggml_tensor,
 ) -> Option<usize> {
     let start = (key as usize >> 4) % size;
     let mut i = start;
@@ -143,10 +143,10 @@ fn probe(
 #[cfg(meta)]
 pub struct OwnedGraph {
     nodes: Vec<Tensor>,
-    keys: Vec<*mut wsp_ggml_tensor>,
+    keys: Vec<*mut ggml_tensor>,
     used: Vec<u32>,
     use_counts: Vec<i32>,
-    graph: wsp_ggml_cgraph,
+    graph: ggml_cgraph,
 }
 
 #[cfg(meta)]
@@ -172,7 +172,7 @@ impl OwnedGraph {
         let mut no_leafs = Vec::new();
         g.graph = graph_over(&mut g.nodes, &mut no_leafs);
         g.graph.use_counts = g.use_counts.as_mut_ptr();
-        g.graph.visited_hash_set = wsp_ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
+        g.graph.visited_hash_set = ggml_hash_set { size, used: g.used.as_mut_ptr(), keys: g.keys.as_mut_ptr() };
         #[cfg(graph_uid)]
         {
             g.graph.uid = crate::base::ggml::next_graph_uid();
@@ -181,14 +181,14 @@ impl OwnedGraph {
     }
 
     /// The graph for C, live as long as `self`.
-    pub fn as_ptr(&mut self) -> *mut wsp_ggml_cgraph {
+    pub fn as_ptr(&mut self) -> *mut ggml_cgraph {
         &mut self.graph
     }
 }
 
 /// # Safety
 /// `ptr` points to `len` non-NULL live tensor pointers (or `len` <= 0).
-unsafe fn tensor_slice<'a>(ptr: *mut *mut wsp_ggml_tensor, len: c_int) -> &'a [Tensor] {
+unsafe fn tensor_slice<'a>(ptr: *mut *mut ggml_tensor, len: c_int) -> &'a [Tensor] {
     if len <= 0 || ptr.is_null() {
         &[]
     } else {
@@ -198,17 +198,17 @@ unsafe fn tensor_slice<'a>(ptr: *mut *mut wsp_ggml_tensor, len: c_int) -> &'a [T
 }
 
 /// A graph over arrays the caller owns (the scheduler's graph for ggml-alloc).
-pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> wsp_ggml_cgraph {
-    wsp_ggml_cgraph {
+pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> ggml_cgraph {
+    ggml_cgraph {
         size: nodes.capacity().max(leafs.capacity()) as c_int,
         n_nodes: nodes.len() as c_int,
         n_leafs: leafs.len() as c_int,
-        nodes: nodes.as_mut_ptr() as *mut *mut wsp_ggml_tensor,
+        nodes: nodes.as_mut_ptr() as *mut *mut ggml_tensor,
         grads: std::ptr::null_mut(),
         grad_accs: std::ptr::null_mut(),
-        leafs: leafs.as_mut_ptr() as *mut *mut wsp_ggml_tensor,
+        leafs: leafs.as_mut_ptr() as *mut *mut ggml_tensor,
         use_counts: std::ptr::null_mut(),
-        visited_hash_set: wsp_ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
+        visited_hash_set: ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
         order: 0,
         #[cfg(graph_uid)]
         uid: 0,

@@ -1,4 +1,4 @@
-//! `wsp_ggml_backend_reg`: a backend registration, which lists devices and custom functions.
+//! `ggml_backend_reg`: a backend registration, which lists devices and custom functions.
 
 use super::{handle, required, Device};
 use crate::abi::*;
@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 
 handle!(
     /// A backend registration.
-    Reg => wsp_ggml_backend_reg
+    Reg => ggml_backend_reg
 );
 
 // SAFETY: regs are static objects of their backends (or of their modules, which the registry

@@ -1,5 +1,5 @@
 //! Tensors as the backend layer sees them: the one module that reads and writes the fields of
-//! `wsp_ggml_tensor`.
+//! `ggml_tensor`.
 //!
 //! A [`Tensor`] is a handle like the others of this layer: made (unsafely) from a pointer that C
 //! vouches for, then used through safe accessors. Tensors belong to ggml contexts that outlive
@@ -7,7 +7,7 @@
 //! from two threads at once (the ggml API's rules), so an accessor never races with a writer.
 
 use crate::abi::*;
-use crate::base::ggml::wsp_ggml_nbytes;
+use crate::base::ggml::ggml_nbytes;
 use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
 use std::ptr::NonNull;
@@ -34,26 +34,26 @@ macro_rules! set {
     }};
 }
 
-/// A live `wsp_ggml_tensor`.
+/// A live `ggml_tensor`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 #[repr(transparent)]
-pub struct Tensor(NonNull<wsp_ggml_tensor>);
+pub struct Tensor(NonNull<ggml_tensor>);
 
 impl Tensor {
     /// # Safety
     /// `ptr` is NULL or points to a tensor that stays live while the handle is used.
     #[inline(always)]
-    pub unsafe fn from_raw(ptr: *const wsp_ggml_tensor) -> Option<Tensor> {
+    pub unsafe fn from_raw(ptr: *const ggml_tensor) -> Option<Tensor> {
         NonNull::new(ptr.cast_mut()).map(Tensor)
     }
 
     /// The handle of a tensor this library made: it lives until freed.
-    pub fn leak(tensor: Box<wsp_ggml_tensor>) -> Tensor {
+    pub fn leak(tensor: Box<ggml_tensor>) -> Tensor {
         Tensor(NonNull::from(Box::leak(tensor)))
     }
 
     #[inline(always)]
-    pub fn as_ptr(self) -> *mut wsp_ggml_tensor {
+    pub fn as_ptr(self) -> *mut ggml_tensor {
         self.0.as_ptr()
     }
 
@@ -65,7 +65,7 @@ impl Tensor {
 
     /// The buffer field (see `Tensor::buffer` in `crate::handle`).
     #[inline(always)]
-    pub fn buffer_ptr(self) -> wsp_ggml_backend_buffer_t {
+    pub fn buffer_ptr(self) -> ggml_backend_buffer_t {
         get!(self, buffer)
     }
 
@@ -75,7 +75,7 @@ impl Tensor {
     }
 
     /// Places the tensor at `data` inside the buffer `buffer`.
-    pub fn set_buffer_ptr_and_data(self, buffer: wsp_ggml_backend_buffer_t, data: *mut c_void) {
+    pub fn set_buffer_ptr_and_data(self, buffer: ggml_backend_buffer_t, data: *mut c_void) {
         set!(self, buffer, buffer);
         set!(self, data, data);
     }
@@ -92,19 +92,19 @@ impl Tensor {
     }
 
     #[inline(always)]
-    pub fn op(self) -> wsp_ggml_op {
+    pub fn op(self) -> ggml_op {
         get!(self, op)
     }
 
     pub fn op_name(self) -> Cow<'static, str> {
         // SAFETY: ggml returns a static string for any op value.
-        unsafe { c_str_lossy(crate::base::ggml::wsp_ggml_op_name(self.op())) }
+        unsafe { c_str_lossy(crate::base::ggml::ggml_op_name(self.op())) }
     }
 
     /// The op's name, or for unary and gated ops the function's ("GELU").
     pub fn op_desc(self) -> Cow<'static, str> {
         // SAFETY: a live tensor; ggml returns a static string for it.
-        unsafe { c_str_lossy(crate::base::ggml::wsp_ggml_op_desc(self.as_ptr())) }
+        unsafe { c_str_lossy(crate::base::ggml::ggml_op_desc(self.as_ptr())) }
     }
 
     #[inline(always)]
@@ -114,29 +114,29 @@ impl Tensor {
 
     #[inline(always)]
     pub fn is_input(self) -> bool {
-        get!(self, flags) & WSP_GGML_TENSOR_FLAG_INPUT != 0
+        get!(self, flags) & GGML_TENSOR_FLAG_INPUT != 0
     }
 
     /// Marks the tensor as a graph input and output, so that ggml-alloc never reuses its memory.
     pub fn keep_allocated(self) {
-        set!(self, flags, get!(self, flags) | WSP_GGML_TENSOR_FLAG_INPUT | WSP_GGML_TENSOR_FLAG_OUTPUT);
+        set!(self, flags, get!(self, flags) | GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT);
     }
 
     /// The sources, with a slot for each (None where the slot is empty).
     #[inline(always)]
-    pub fn srcs<'a>(self) -> &'a [Option<Tensor>; WSP_GGML_MAX_SRC] {
+    pub fn srcs<'a>(self) -> &'a [Option<Tensor>; GGML_MAX_SRC] {
         // SAFETY: Option<Tensor> has the layout of a nullable pointer; every source is NULL or
         // a live tensor; the array is pointer-aligned (ggml aligns tensors to at least that) and
         // lives as long as the tensor.
-        unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).src) as *const [Option<Tensor>; WSP_GGML_MAX_SRC]) }
+        unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).src) as *const [Option<Tensor>; GGML_MAX_SRC]) }
     }
 
     pub fn set_src(self, slot: usize, src: Tensor) {
-        assert!(slot < WSP_GGML_MAX_SRC);
+        assert!(slot < GGML_MAX_SRC);
         // SAFETY: live, not used elsewhere meanwhile; the slot is inside the array.
         unsafe {
             std::ptr::addr_of_mut!((*self.0.as_ptr()).src)
-                .cast::<*mut wsp_ggml_tensor>()
+                .cast::<*mut ggml_tensor>()
                 .add(slot)
                 .write_unaligned(src.as_ptr())
         }
@@ -144,7 +144,7 @@ impl Tensor {
 
     pub fn nbytes(self) -> usize {
         // SAFETY: the tensor is live.
-        unsafe { wsp_ggml_nbytes(self.as_ptr()) }
+        unsafe { ggml_nbytes(self.as_ptr()) }
     }
 
     /// Same type, shape and strides.
@@ -157,8 +157,8 @@ impl Tensor {
     /// The name's bytes, without the NUL.
     pub fn name_bytes(&self) -> &[u8] {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor.
-        let name = unsafe { &*std::ptr::addr_of!((*self.0.as_ptr()).name).cast::<[u8; WSP_GGML_MAX_NAME]>() };
-        let len = name.iter().position(|&c| c == 0).unwrap_or(WSP_GGML_MAX_NAME);
+        let name = unsafe { &*std::ptr::addr_of!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
+        let len = name.iter().position(|&c| c == 0).unwrap_or(GGML_MAX_NAME);
         &name[..len]
     }
 
@@ -176,10 +176,10 @@ impl Tensor {
     pub fn set_name(self, parts: &[&[u8]]) {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor, which nobody
         // else uses meanwhile.
-        let name = unsafe { &mut *std::ptr::addr_of_mut!((*self.0.as_ptr()).name).cast::<[u8; WSP_GGML_MAX_NAME]>() };
+        let name = unsafe { &mut *std::ptr::addr_of_mut!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
         let mut len = 0;
         for part in parts {
-            let n = part.len().min(WSP_GGML_MAX_NAME - 1 - len);
+            let n = part.len().min(GGML_MAX_NAME - 1 - len);
             name[len..len + n].copy_from_slice(&part[..n]);
             len += n;
         }
@@ -202,20 +202,20 @@ impl Tensor {
 
     /// A new tensor value with this tensor's type, shape and strides and nothing else: no data,
     /// no sources, no name (ggml's dup_tensor with the layout kept).
-    pub fn layout_only(self) -> wsp_ggml_tensor {
-        wsp_ggml_tensor {
+    pub fn layout_only(self) -> ggml_tensor {
+        ggml_tensor {
             r#type: get!(self, r#type),
             buffer: std::ptr::null_mut(),
             ne: get!(self, ne),
             nb: get!(self, nb),
-            op: WSP_GGML_OP_NONE,
-            op_params: [0; WSP_GGML_MAX_OP_PARAMS / 4],
+            op: GGML_OP_NONE,
+            op_params: [0; GGML_MAX_OP_PARAMS / 4],
             flags: 0,
-            src: [std::ptr::null_mut(); WSP_GGML_MAX_SRC],
+            src: [std::ptr::null_mut(); GGML_MAX_SRC],
             view_src: std::ptr::null_mut(),
             view_offs: 0,
             data: std::ptr::null_mut(),
-            name: [0; WSP_GGML_MAX_NAME],
+            name: [0; GGML_MAX_NAME],
             extra: std::ptr::null_mut(),
             padding: [0; 8],
         }
@@ -223,7 +223,7 @@ impl Tensor {
 
     /// A view of this tensor that depends on it (ggml's view_tensor with this tensor as its
     /// source): it keeps the tensor alive in ggml-alloc until the view is used.
-    pub fn dependent_view(self) -> wsp_ggml_tensor {
+    pub fn dependent_view(self) -> ggml_tensor {
         let (view_src, view_offs) = match self.view_src() {
             Some(v) => (v, self.view_offs()),
             None => (self, 0),
@@ -255,19 +255,18 @@ impl Tensor {
 /// op, op parameters, flags, sources, view source and view offset. Together with the type, what
 /// a tensor is and where it comes from, apart from where its bytes are and its name.
 const DESCRIBED: std::ops::Range<usize> =
-    std::mem::offset_of!(wsp_ggml_tensor, buffer)..std::mem::offset_of!(wsp_ggml_tensor, data);
+    std::mem::offset_of!(ggml_tensor, buffer)..std::mem::offset_of!(ggml_tensor, data);
 const DESCRIBED_LEN: usize = DESCRIBED.end - DESCRIBED.start;
 // The range holds its fields and no padding on every target (padding bytes are not values).
 const _: () = assert!(
-    DESCRIBED_LEN
-        == size_of::<usize>() * (1 + 4 + WSP_GGML_MAX_SRC + 2) + 8 * 4 + 4 * (1 + WSP_GGML_MAX_OP_PARAMS / 4 + 1)
+    DESCRIBED_LEN == size_of::<usize>() * (1 + 4 + GGML_MAX_SRC + 2) + 8 * 4 + 4 * (1 + GGML_MAX_OP_PARAMS / 4 + 1)
 );
 
 /// See [`Tensor::description`]: equal descriptions mean equal tensors to everyone who does not
 /// read the data or the name.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Description {
-    r#type: wsp_ggml_type,
+    r#type: ggml_type,
     fields: [u8; DESCRIBED_LEN],
 }
 
@@ -302,7 +301,7 @@ impl Tensor {
 /// What the meta backend (0.6, 0.7) reads and writes of tensors, and ggml's queries of them.
 #[cfg(meta)]
 impl Tensor {
-    pub fn r#type(self) -> wsp_ggml_type {
+    pub fn r#type(self) -> ggml_type {
         get!(self, r#type)
     }
 
@@ -318,11 +317,11 @@ impl Tensor {
         set!(self, nb, nb);
     }
 
-    pub fn set_op(self, op: wsp_ggml_op) {
+    pub fn set_op(self, op: ggml_op) {
         set!(self, op, op);
     }
 
-    pub fn op_params(self) -> [i32; WSP_GGML_MAX_OP_PARAMS / 4] {
+    pub fn op_params(self) -> [i32; GGML_MAX_OP_PARAMS / 4] {
         get!(self, op_params)
     }
 
@@ -346,28 +345,28 @@ impl Tensor {
 
     pub fn nelements(self) -> i64 {
         // SAFETY: ggml reads the extents of the live tensor.
-        unsafe { crate::base::ggml::wsp_ggml_nelements(self.as_ptr()) }
+        unsafe { crate::base::ggml::ggml_nelements(self.as_ptr()) }
     }
 
     pub fn is_contiguous(self) -> bool {
         // SAFETY: ggml reads the type, extents and strides of the live tensor.
-        unsafe { crate::base::ggml::wsp_ggml_is_contiguous(self.as_ptr()) }
+        unsafe { crate::base::ggml::ggml_is_contiguous(self.as_ptr()) }
     }
 
     pub fn is_permuted(self) -> bool {
         // SAFETY: ggml reads the strides of the live tensor.
-        unsafe { crate::base::ggml::wsp_ggml_is_permuted(self.as_ptr()) }
+        unsafe { crate::base::ggml::ggml_is_permuted(self.as_ptr()) }
     }
 
     pub fn n_dims(self) -> i32 {
         // SAFETY: ggml reads the extents of the live tensor.
-        unsafe { crate::base::ggml::wsp_ggml_n_dims(self.as_ptr()) }
+        unsafe { crate::base::ggml::ggml_n_dims(self.as_ptr()) }
     }
 
     /// The elements per block of the tensor's type (1 for unquantized types).
     pub fn blck_size(self) -> i64 {
         // SAFETY: ggml's type table answers for any type value (an unknown one aborts in ggml).
-        unsafe { crate::base::ggml::wsp_ggml_blck_size(self.r#type()) }
+        unsafe { crate::base::ggml::ggml_blck_size(self.r#type()) }
     }
 
     /// Everything a derived value (the meta backend's split state) depends on: once any of it
@@ -382,8 +381,8 @@ impl Tensor {
 pub type Fingerprint = (Description, usize);
 
 /// Reshapes, views, permutes and transposes: ops that compute nothing.
-pub fn is_view_op(op: wsp_ggml_op) -> bool {
-    matches!(op, WSP_GGML_OP_VIEW | WSP_GGML_OP_RESHAPE | WSP_GGML_OP_PERMUTE | WSP_GGML_OP_TRANSPOSE)
+pub fn is_view_op(op: ggml_op) -> bool {
+    matches!(op, GGML_OP_VIEW | GGML_OP_RESHAPE | GGML_OP_PERMUTE | GGML_OP_TRANSPOSE)
 }
 
 /// Borrows a C string for messages; NULL and invalid UTF-8 are shown, not trusted.

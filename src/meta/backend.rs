@@ -17,9 +17,9 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
 use wsp_ggml_backend_macros::callback;
 
-type CommInit = unsafe extern "C" fn(backends: *mut wsp_ggml_backend_t, n: usize) -> *mut c_void;
+type CommInit = unsafe extern "C" fn(backends: *mut ggml_backend_t, n: usize) -> *mut c_void;
 type CommFree = unsafe extern "C" fn(comm: *mut c_void);
-type CommAllreduce = unsafe extern "C" fn(comm: *mut c_void, tensors: *mut *mut wsp_ggml_tensor) -> bool;
+type CommAllreduce = unsafe extern "C" fn(comm: *mut c_void, tensors: *mut *mut ggml_tensor) -> bool;
 
 /// The simple backends' collective, from their reg.
 struct Comm {
@@ -41,7 +41,7 @@ pub struct MetaBackend {
     /// structs, which must not move when the vector grows.
     #[allow(clippy::vec_box)]
     graphs: RefCell<Vec<Box<OwnedGraph>>>,
-    aux_tensors: RefCell<Vec<*mut wsp_ggml_tensor>>,
+    aux_tensors: RefCell<Vec<*mut ggml_tensor>>,
 }
 
 impl MetaBackend {
@@ -60,7 +60,7 @@ static META_GUID: GuidCell = GuidCell(std::cell::UnsafeCell::new([
     0xf1, 0x0e, 0x34, 0xcf, 0x9c, 0x6f, 0x43, 0xcb, 0x96, 0x92, 0xbe, 0x8e, 0xbb, 0x71, 0x3f, 0xda,
 ]));
 
-struct GuidCell(std::cell::UnsafeCell<wsp_ggml_guid>);
+struct GuidCell(std::cell::UnsafeCell<ggml_guid>);
 // SAFETY: never written; C only compares its bytes.
 unsafe impl Sync for GuidCell {}
 
@@ -92,7 +92,7 @@ pub unsafe fn new_backend(caller: &str, device: Device, meta: &MetaDevice, param
         graphs: RefCell::new(Vec::new()),
         aux_tensors: RefCell::new(Vec::new()),
     };
-    let object = Box::new(wsp_ggml_backend {
+    let object = Box::new(ggml_backend {
         guid: META_GUID.0.get(),
         iface: BACKEND_IFACE,
         device: device.as_ptr(),
@@ -108,19 +108,19 @@ fn reduce_steps(n: usize) -> usize {
 
 fn comm_init(caller: &str, simple: &mut [Backend]) -> Option<Comm> {
     let reg = simple[0].device_or_abort(caller).reg()?;
-    let init = reg.proc_address(c"wsp_ggml_backend_comm_init");
+    let init = reg.proc_address(symbol_c!("ggml_backend_comm_init"));
     if init.is_null() {
         return None;
     }
-    // SAFETY: a reg's "wsp_ggml_backend_comm_init" has this signature (ggml-backend.h).
+    // SAFETY: a reg's "ggml_backend_comm_init" has this signature (ggml-backend.h).
     let init: CommInit = unsafe { std::mem::transmute::<*mut c_void, CommInit>(init) };
     // SAFETY: the simple backends, as an array of handles (transparent pointers).
-    let context = unsafe { init(simple.as_mut_ptr() as *mut wsp_ggml_backend_t, simple.len()) };
+    let context = unsafe { init(simple.as_mut_ptr() as *mut ggml_backend_t, simple.len()) };
     if context.is_null() {
         return None;
     }
-    let allreduce = reg.proc_address(c"wsp_ggml_backend_comm_allreduce_tensor");
-    let free = reg.proc_address(c"wsp_ggml_backend_comm_free");
+    let allreduce = reg.proc_address(symbol_c!("ggml_backend_comm_allreduce_tensor"));
+    let free = reg.proc_address(symbol_c!("ggml_backend_comm_free"));
     ensure!(
         !allreduce.is_null() && !free.is_null(),
         "{caller}: the reg has comm_init without comm_allreduce_tensor and comm_free"
@@ -152,13 +152,13 @@ pub fn meta_backend<'a>(caller: &str, backend: Backend) -> &'a MetaBackend {
 /// meta tensor itself in the devices' graphs; here those views use their per-device slices.)
 fn is_host_view(node: Tensor) -> bool {
     node.view_src().is_some_and(|v| {
-        v.op() == WSP_GGML_OP_NONE
+        v.op() == GGML_OP_NONE
             && v.buffer().is_some_and(|b| !is_meta_buffer(b) && b.buft().is_some_and(|t| t.is_host()))
     })
 }
 
 /// Computes `graph`, whose tensors are allocated in meta buffers, on the simple backends.
-pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_ggml_status {
+pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> ggml_status {
     let n = backend.simple.len();
     let nodes = graph.nodes();
     // The previous computation is over (the caller synchronized or this backend is in order).
@@ -171,7 +171,7 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_g
         meta_buffer(caller, b).rotate_compute_sets();
     }
     if nodes.is_empty() {
-        return wsp_ggml_status::WSP_GGML_STATUS_SUCCESS;
+        return ggml_status::GGML_STATUS_SUCCESS;
     }
     // Graphs that share a static tensor each view it in its buffer, whose slices for a graph's
     // views go when the graph after next starts: a graph computed again later makes them again
@@ -204,12 +204,12 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_g
 
     let plan: Vec<schedule::Node> = nodes.iter().map(|&node| schedule_node(caller, graph, node)).collect();
     let mut compute: Vec<Vec<bool>> =
-        per_device.iter().map(|d| d.iter().map(|t| t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0).collect()).collect();
+        per_device.iter().map(|d| d.iter().map(|t| t.flags() & GGML_TENSOR_FLAG_COMPUTE != 0).collect()).collect();
     let ends = schedule::subgraph_ends(&plan, &mut compute);
     for (slices, flags) in per_device.iter().zip(&compute) {
         for (slice, &on) in slices.iter().zip(flags) {
             if !on {
-                slice.set_flags(slice.flags() & !WSP_GGML_TENSOR_FLAG_COMPUTE);
+                slice.set_flags(slice.flags() & !GGML_TENSOR_FLAG_COMPUTE);
             }
         }
     }
@@ -221,36 +221,36 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> wsp_g
         for (j, &simple) in backend.simple.iter().enumerate() {
             let sub: Vec<(Tensor, i32)> = (start..end).map(|i| (per_device[j][i], graph.use_count(nodes[i]))).collect();
             let status = compute_on(caller, backend, simple, OwnedGraph::new(sub));
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+            if status != ggml_status::GGML_STATUS_SUCCESS {
                 return status;
             }
         }
         if n > 1 && k + 1 < ends.len() {
             let last: Vec<Tensor> = per_device.iter().map(|d| d[end - 1]).collect();
             let by_comm = backend.comm.as_ref().is_some_and(|c| {
-                let mut tensors: Vec<*mut wsp_ggml_tensor> = last.iter().map(|t| t.as_ptr()).collect();
+                let mut tensors: Vec<*mut ggml_tensor> = last.iter().map(|t| t.as_ptr()).collect();
                 // SAFETY: the collective's context, with one live tensor per simple backend.
                 unsafe { (c.allreduce)(c.context, tensors.as_mut_ptr()) }
             });
             if !by_comm {
                 let status = allreduce(caller, backend, &last);
-                if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+                if status != ggml_status::GGML_STATUS_SUCCESS {
                     return status;
                 }
             }
         }
         start = end;
     }
-    wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+    ggml_status::GGML_STATUS_SUCCESS
 }
 
 /// What the placement of the subgraph cuts needs of a node.
 fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
     let axis_of = |t: Tensor| match t.buffer() {
         Some(b) if is_meta_buffer(b) => split_state(caller, t, false).axis,
-        _ => WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+        _ => GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
     };
-    let mut srcs = [None; WSP_GGML_MAX_SRC];
+    let mut srcs = [None; GGML_MAX_SRC];
     for (slot, src) in node.srcs().iter().enumerate() {
         srcs[slot] = src.map(|t| schedule::Src { id: t.addr(), axis: axis_of(t) });
     }
@@ -268,7 +268,7 @@ fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
     }
 }
 
-fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<OwnedGraph>) -> wsp_ggml_status {
+fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<OwnedGraph>) -> ggml_status {
     let raw = {
         let mut graphs = backend.graphs.borrow_mut();
         graphs.push(graph);
@@ -288,13 +288,13 @@ fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Tensor {
 
 /// The sum of the devices' `last` tensors on every device: a butterfly over the largest power
 /// of two of devices, with the rest folded in first and copied back last.
-fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_status {
+fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> ggml_status {
     let n = last.len();
     // A device that computed nothing (an empty share) holds garbage: it contributes zeros.
     // Written as zero bytes once the device is idle, not scaled by 0 on it as 0.7.4 does: garbage
     // that reads as NaN or infinity would survive the scaling and spoil the sum.
     for (j, &t) in last.iter().enumerate() {
-        if t.flags() & WSP_GGML_TENSOR_FLAG_COMPUTE != 0 {
+        if t.flags() & GGML_TENSOR_FLAG_COMPUTE != 0 {
             continue;
         }
         backend.simple[j].synchronize();
@@ -307,7 +307,7 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
     for j_src in 2 * half..n {
         let add = push(caller, backend, last, j_src, j_src - 2 * half, step);
         let status = compute_on(caller, backend, backend.simple[j_src - 2 * half], add);
-        if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+        if status != ggml_status::GGML_STATUS_SUCCESS {
             return status;
         }
         step = 1;
@@ -322,7 +322,7 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
             .collect();
         for (dst, add) in adds {
             let status = compute_on(caller, backend, backend.simple[dst], add);
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+            if status != ggml_status::GGML_STATUS_SUCCESS {
                 return status;
             }
         }
@@ -332,7 +332,7 @@ fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> wsp_ggml_s
     for j in 2 * half..n {
         copy_between(caller, backend, last[j - 2 * half], j - 2 * half, last[j], j);
     }
-    wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+    ggml_status::GGML_STATUS_SUCCESS
 }
 
 /// Copies device `src`'s value into a scratch tensor on device `dst`, and gives the graph that
@@ -359,7 +359,7 @@ fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: u
     add.set_src(1, tmp);
     add.set_view_src(view_src, view_offs);
     add.set_buffer_ptr_and_data(view_src.buffer_ptr(), view_src.data().wrapping_byte_add(view_offs));
-    add.set_flags(WSP_GGML_TENSOR_FLAG_COMPUTE);
+    add.set_flags(GGML_TENSOR_FLAG_COMPUTE);
     OwnedGraph::new(vec![(add, 0)])
 }
 
@@ -404,13 +404,13 @@ fn copy_between(caller: &str, backend: &MetaBackend, src: Tensor, j_src: usize, 
 // The backend interface, called by the backend layer with the meta backend.
 // ---------------------------------------------------------------------------------------------
 
-#[callback(wsp_ggml_backend_name)]
-unsafe extern "C" fn backend_get_name(backend: wsp_ggml_backend_t) -> *const c_char {
+#[callback(ggml_backend_name)]
+unsafe extern "C" fn backend_get_name(backend: ggml_backend_t) -> *const c_char {
     meta_backend(FN, arg!(backend)).name.as_ptr()
 }
 
-#[callback(wsp_ggml_backend_free)]
-unsafe extern "C" fn backend_free(backend: wsp_ggml_backend_t) {
+#[callback(ggml_backend_free)]
+unsafe extern "C" fn backend_free(backend: ggml_backend_t) {
     let handle = arg!(backend);
     let context: *const MetaBackend = meta_backend(FN, handle);
     // SAFETY: the object and context boxed by new_backend (checked to be a meta backend's),
@@ -458,7 +458,7 @@ unsafe fn transfer_async(
         .collect();
     let chunks = match state.axis {
         0..=2 => super::buffer::plan(caller, tensor, &state, &slices, offset, size),
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
             // Written to every device, read from the first.
             let devices = if matches!(access, Access::Set(_)) { n } else { 1 };
             (0..devices).map(|dev| Chunk::whole(dev, offset, 0, size)).collect()
@@ -469,10 +469,10 @@ unsafe fn transfer_async(
     unsafe { access_chunks(caller, &chunks, &slices, access, Some(&backend.simple)) }
 }
 
-#[callback(wsp_ggml_backend_tensor_set_async)]
+#[callback(ggml_backend_tensor_set_async)]
 unsafe extern "C" fn backend_set_tensor_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *mut wsp_ggml_tensor,
+    backend: ggml_backend_t,
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -482,10 +482,10 @@ unsafe extern "C" fn backend_set_tensor_async(
     unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_get_async)]
+#[callback(ggml_backend_tensor_get_async)]
 unsafe extern "C" fn backend_get_tensor_async(
-    backend: wsp_ggml_backend_t,
-    tensor: *const wsp_ggml_tensor,
+    backend: ggml_backend_t,
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -495,25 +495,22 @@ unsafe extern "C" fn backend_get_tensor_async(
     unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) }
 }
 
-#[callback(wsp_ggml_backend_synchronize)]
-unsafe extern "C" fn backend_synchronize(backend: wsp_ggml_backend_t) {
+#[callback(ggml_backend_synchronize)]
+unsafe extern "C" fn backend_synchronize(backend: ggml_backend_t) {
     for simple in &meta_backend(FN, arg!(backend)).simple {
         simple.synchronize();
     }
 }
 
-#[callback(wsp_ggml_backend_graph_compute)]
-unsafe extern "C" fn backend_graph_compute(
-    backend: wsp_ggml_backend_t,
-    cgraph: *mut wsp_ggml_cgraph,
-) -> wsp_ggml_status {
+#[callback(ggml_backend_graph_compute)]
+unsafe extern "C" fn backend_graph_compute(backend: ggml_backend_t, cgraph: *mut ggml_cgraph) -> ggml_status {
     let meta = meta_backend(FN, arg!(backend));
     let graph = arg!(cgraph);
     ensure!(!graph.has_grads(), "{FN}: the meta backend does not compute gradients");
     graph_compute(FN, meta, graph)
 }
 
-const BACKEND_IFACE: wsp_ggml_backend_i = wsp_ggml_backend_i {
+const BACKEND_IFACE: ggml_backend_i = ggml_backend_i {
     get_name: Some(backend_get_name),
     free: Some(backend_free),
     set_tensor_async: Some(backend_set_tensor_async),

@@ -24,7 +24,7 @@ use wsp_ggml_backend_macros::callback;
 /// and its strings.
 pub struct MetaDevice {
     pub simple: Vec<Device>,
-    get_split_state: wsp_ggml_backend_meta_get_split_state_t,
+    get_split_state: ggml_backend_meta_get_split_state_t,
     userdata: *mut c_void,
     name: CString,
     description: CString,
@@ -72,17 +72,17 @@ fn c_bytes<'a>(ptr: *const c_char) -> &'a [u8] {
     unsafe { std::ffi::CStr::from_ptr(ptr) }.to_bytes()
 }
 
-/// The meta device over `simple` (at most WSP_GGML_BACKEND_META_MAX_DEVICES): an existing one
+/// The meta device over `simple` (at most GGML_BACKEND_META_MAX_DEVICES): an existing one
 /// for the same devices, callback and userdata, else a new one.
 pub fn device_new(
     caller: &str,
     simple: Vec<Device>,
-    get_split_state: wsp_ggml_backend_meta_get_split_state_t,
+    get_split_state: ggml_backend_meta_get_split_state_t,
     userdata: *mut c_void,
 ) -> Device {
     crate::base::report::ensure!(
-        simple.len() <= WSP_GGML_BACKEND_META_MAX_DEVICES,
-        "{caller}: {} devices, at most {WSP_GGML_BACKEND_META_MAX_DEVICES}",
+        simple.len() <= GGML_BACKEND_META_MAX_DEVICES,
+        "{caller}: {} devices, at most {GGML_BACKEND_META_MAX_DEVICES}",
         simple.len()
     );
     let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
@@ -104,7 +104,7 @@ pub fn device_new(
         userdata,
         buffer_type: std::sync::OnceLock::new(),
     };
-    let object = Box::new(wsp_ggml_backend_device {
+    let object = Box::new(ggml_backend_device {
         iface: DEVICE_IFACE,
         reg: std::ptr::null_mut(),
         context: Box::into_raw(Box::new(context)) as *mut c_void,
@@ -152,7 +152,7 @@ impl MetaDevice {
             let simple: Vec<BufferType> = self.simple.iter().map(|d| d.buffer_type_or_abort(caller)).collect();
             let names: Vec<&[u8]> = simple.iter().map(|b| c_bytes(b.name(caller))).collect();
             let context = MetaBufferType { name: joined_name(&names), simple };
-            let object = Box::new(wsp_ggml_backend_buffer_type {
+            let object = Box::new(ggml_backend_buffer_type {
                 iface: BUFT_IFACE,
                 device: device.as_ptr(),
                 context: Box::into_raw(Box::new(context)) as *mut c_void,
@@ -167,13 +167,13 @@ impl MetaDevice {
 // device or buffer type they belong to.
 // ---------------------------------------------------------------------------------------------
 
-#[callback(wsp_ggml_backend_dev_name)]
-unsafe extern "C" fn dev_get_name(dev: wsp_ggml_backend_dev_t) -> *const c_char {
+#[callback(ggml_backend_dev_name)]
+unsafe extern "C" fn dev_get_name(dev: ggml_backend_dev_t) -> *const c_char {
     meta_device(FN, arg!(dev)).name.as_ptr()
 }
 
-#[callback(wsp_ggml_backend_dev_description)]
-unsafe extern "C" fn dev_get_description(dev: wsp_ggml_backend_dev_t) -> *const c_char {
+#[callback(ggml_backend_dev_description)]
+unsafe extern "C" fn dev_get_description(dev: ggml_backend_dev_t) -> *const c_char {
     meta_device(FN, arg!(dev)).description.as_ptr()
 }
 
@@ -187,8 +187,8 @@ fn memory(caller: &str, meta: &MetaDevice) -> (usize, usize) {
     })
 }
 
-#[callback(wsp_ggml_backend_dev_memory)]
-unsafe extern "C" fn dev_get_memory(dev: wsp_ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
+#[callback(ggml_backend_dev_memory)]
+unsafe extern "C" fn dev_get_memory(dev: ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
     let (f, t) = memory(FN, meta_device(FN, arg!(dev)));
     // SAFETY: the caller passes two writable pointers (the API's contract for get_memory).
     unsafe {
@@ -197,22 +197,22 @@ unsafe extern "C" fn dev_get_memory(dev: wsp_ggml_backend_dev_t, free: *mut usiz
     }
 }
 
-#[callback(wsp_ggml_backend_dev_type)]
-unsafe extern "C" fn dev_get_type(_: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_dev_type {
-    wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META
+#[callback(ggml_backend_dev_type)]
+unsafe extern "C" fn dev_get_type(_: ggml_backend_dev_t) -> ggml_backend_dev_type {
+    ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_META
 }
 
-#[callback(wsp_ggml_backend_dev_get_props)]
-unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_ggml_backend_dev_props) {
+#[callback(ggml_backend_dev_get_props)]
+unsafe extern "C" fn dev_get_props(dev: ggml_backend_dev_t, props: *mut ggml_backend_dev_props) {
     let (meta, props) = (meta_device(FN, arg!(dev)), arg!(props));
     props.name = meta.name.as_ptr();
     props.description = meta.description.as_ptr();
-    props.r#type = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_META;
+    props.r#type = ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_META;
     props.device_id = std::ptr::null();
     (props.memory_free, props.memory_total) = memory(FN, meta);
     // Host buffers, buffers from host pointers and events are not implemented by the meta
     // device, whatever its parts can do.
-    let mut caps = wsp_ggml_backend_dev_caps {
+    let mut caps = ggml_backend_dev_caps {
         r#async: true,
         host_buffer: false,
         buffer_from_host_ptr: false,
@@ -231,22 +231,22 @@ unsafe extern "C" fn dev_get_props(dev: wsp_ggml_backend_dev_t, props: *mut wsp_
     props.caps = caps;
 }
 
-#[callback(wsp_ggml_backend_dev_init)]
-unsafe extern "C" fn dev_init_backend(dev: wsp_ggml_backend_dev_t, params: *const c_char) -> wsp_ggml_backend_t {
+#[callback(ggml_backend_dev_init)]
+unsafe extern "C" fn dev_init_backend(dev: ggml_backend_dev_t, params: *const c_char) -> ggml_backend_t {
     let device = arg!(dev);
     // SAFETY: params is NULL or a string (the API's contract).
     unsafe { backend::new_backend(FN, device, meta_device(FN, device), params) }.as_ptr()
 }
 
-#[callback(wsp_ggml_backend_dev_buffer_type)]
-unsafe extern "C" fn dev_get_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
+#[callback(ggml_backend_dev_buffer_type)]
+unsafe extern "C" fn dev_get_buffer_type(dev: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
     let device = arg!(dev);
     meta_device(FN, device).buffer_type(FN, device).as_ptr()
 }
 
 /// The simple devices' host buffer type when they all have the same one, else NULL.
-#[callback(wsp_ggml_backend_dev_host_buffer_type)]
-unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> wsp_ggml_backend_buffer_type_t {
+#[callback(ggml_backend_dev_host_buffer_type)]
+unsafe extern "C" fn dev_get_host_buffer_type(dev: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
     let mut host = meta_device(FN, arg!(dev)).simple.iter().map(|d| d.host_buffer_type());
     match host.next() {
         Some(Some(first)) if host.all(|h| h == Some(first)) => first.as_ptr(),
@@ -254,15 +254,15 @@ unsafe extern "C" fn dev_get_host_buffer_type(dev: wsp_ggml_backend_dev_t) -> ws
     }
 }
 
-#[callback(wsp_ggml_backend_dev_supports_op)]
-unsafe extern "C" fn dev_supports_op(dev: wsp_ggml_backend_dev_t, op: *const wsp_ggml_tensor) -> bool {
+#[callback(ggml_backend_dev_supports_op)]
+unsafe extern "C" fn dev_supports_op(dev: ggml_backend_dev_t, op: *const ggml_tensor) -> bool {
     let (meta, op) = (meta_device(FN, arg!(dev)), arg!(op));
     meta.simple.iter().all(|d| d.supports_op(FN, op))
 }
 
 /// Only meta buffer types of a meta device over the same simple devices.
-#[callback(wsp_ggml_backend_dev_supports_buft)]
-unsafe extern "C" fn dev_supports_buft(dev: wsp_ggml_backend_dev_t, buft: wsp_ggml_backend_buffer_type_t) -> bool {
+#[callback(ggml_backend_dev_supports_buft)]
+unsafe extern "C" fn dev_supports_buft(dev: ggml_backend_dev_t, buft: ggml_backend_buffer_type_t) -> bool {
     let (meta, buft) = (meta_device(FN, arg!(dev)), arg!(buft));
     match buft.device() {
         Some(other) if is_meta_device(other) => meta_device(FN, other).simple == meta.simple,
@@ -270,7 +270,7 @@ unsafe extern "C" fn dev_supports_buft(dev: wsp_ggml_backend_dev_t, buft: wsp_gg
     }
 }
 
-const DEVICE_IFACE: wsp_ggml_backend_device_i = wsp_ggml_backend_device_i {
+const DEVICE_IFACE: ggml_backend_device_i = ggml_backend_device_i {
     get_name: Some(dev_get_name),
     get_description: Some(dev_get_description),
     get_memory: Some(dev_get_memory),
@@ -288,20 +288,20 @@ const DEVICE_IFACE: wsp_ggml_backend_device_i = wsp_ggml_backend_device_i {
     event_synchronize: None,
 };
 
-#[callback(wsp_ggml_backend_buft_name)]
-unsafe extern "C" fn buft_get_name(buft: wsp_ggml_backend_buffer_type_t) -> *const c_char {
+#[callback(ggml_backend_buft_name)]
+unsafe extern "C" fn buft_get_name(buft: ggml_backend_buffer_type_t) -> *const c_char {
     meta_buffer_type(FN, arg!(buft)).name.as_ptr()
 }
 
-#[callback(wsp_ggml_backend_buft_alloc_buffer)]
-unsafe extern "C" fn buft_alloc_buffer(buft: wsp_ggml_backend_buffer_type_t, size: usize) -> wsp_ggml_backend_buffer_t {
+#[callback(ggml_backend_buft_alloc_buffer)]
+unsafe extern "C" fn buft_alloc_buffer(buft: ggml_backend_buffer_type_t, size: usize) -> ggml_backend_buffer_t {
     let handle = arg!(buft);
     buffer::alloc_buffer(FN, handle, meta_buffer_type(FN, handle), size).as_ptr()
 }
 
 /// The largest of the simple alignments, which must all divide it.
-#[callback(wsp_ggml_backend_buft_get_alignment)]
-unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) -> usize {
+#[callback(ggml_backend_buft_get_alignment)]
+unsafe extern "C" fn buft_get_alignment(buft: ggml_backend_buffer_type_t) -> usize {
     let mut max = 1;
     for b in &meta_buffer_type(FN, arg!(buft)).simple {
         let alignment = b.alignment(FN);
@@ -314,21 +314,18 @@ unsafe extern "C" fn buft_get_alignment(buft: wsp_ggml_backend_buffer_type_t) ->
     max
 }
 
-#[callback(wsp_ggml_backend_buft_get_max_size)]
-unsafe extern "C" fn buft_get_max_size(buft: wsp_ggml_backend_buffer_type_t) -> usize {
+#[callback(ggml_backend_buft_get_max_size)]
+unsafe extern "C" fn buft_get_max_size(buft: ggml_backend_buffer_type_t) -> usize {
     meta_buffer_type(FN, arg!(buft)).simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
 }
 
-#[callback(wsp_ggml_backend_buft_get_alloc_size)]
-unsafe extern "C" fn buft_get_alloc_size(
-    buft: wsp_ggml_backend_buffer_type_t,
-    tensor: *const wsp_ggml_tensor,
-) -> usize {
+#[callback(ggml_backend_buft_get_alloc_size)]
+unsafe extern "C" fn buft_get_alloc_size(buft: ggml_backend_buffer_type_t, tensor: *const ggml_tensor) -> usize {
     let (meta, tensor) = (meta_buffer_type(FN, arg!(buft)), arg!(tensor));
     meta.simple.iter().map(|b| b.alloc_size(tensor)).max().unwrap_or(0)
 }
 
-const BUFT_IFACE: wsp_ggml_backend_buffer_type_i = wsp_ggml_backend_buffer_type_i {
+const BUFT_IFACE: ggml_backend_buffer_type_i = ggml_backend_buffer_type_i {
     get_name: Some(buft_get_name),
     alloc_buffer: Some(buft_alloc_buffer),
     get_alignment: Some(buft_get_alignment),

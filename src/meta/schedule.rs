@@ -15,7 +15,7 @@ use crate::abi::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Src {
     pub id: usize,
-    pub axis: wsp_ggml_backend_meta_split_axis,
+    pub axis: ggml_backend_meta_split_axis,
 }
 
 /// A graph node: what placing the cuts needs of it.
@@ -23,17 +23,17 @@ pub struct Src {
 pub struct Node {
     /// The tensor's identity (its address).
     pub id: usize,
-    pub op: wsp_ggml_op,
-    pub r#type: wsp_ggml_type,
+    pub op: ggml_op,
+    pub r#type: ggml_type,
     pub ne: [i64; 4],
     pub nb: [usize; 4],
-    pub srcs: [Option<Src>; WSP_GGML_MAX_SRC],
+    pub srcs: [Option<Src>; GGML_MAX_SRC],
     pub view_src: Option<usize>,
     pub view_offs: usize,
     /// How many nodes use it (ggml's use count).
     pub use_count: i32,
     /// Its split axis; None for a view of a host tensor, which every device takes as it is.
-    pub axis: Option<wsp_ggml_backend_meta_split_axis>,
+    pub axis: Option<ggml_backend_meta_split_axis>,
 }
 
 /// The exclusive ends of the subgraphs; the sums are reduced after every subgraph but the last.
@@ -44,7 +44,7 @@ pub fn subgraph_ends(nodes: &[Node], compute: &mut [Vec<bool>]) -> Vec<usize> {
     let mut ends = Vec::new();
     let mut i = 0;
     while i < n {
-        let partial = nodes[i].axis == Some(WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL);
+        let partial = nodes[i].axis == Some(GGML_BACKEND_SPLIT_AXIS_PARTIAL);
         if nodes[i].axis.is_none() || !(partial || i + 1 == n) {
             i += 1;
             continue;
@@ -68,7 +68,7 @@ pub fn subgraph_ends(nodes: &[Node], compute: &mut [Vec<bool>]) -> Vec<usize> {
     ends
 }
 
-fn axis_of(node: &Node) -> Option<wsp_ggml_backend_meta_split_axis> {
+fn axis_of(node: &Node) -> Option<ggml_backend_meta_split_axis> {
     node.axis
 }
 
@@ -76,13 +76,13 @@ fn src_is(node: &Node, slot: usize, id: usize) -> bool {
     node.srcs[slot].is_some_and(|s| s.id == id)
 }
 
-fn src_axis(node: &Node, slot: usize) -> Option<wsp_ggml_backend_meta_split_axis> {
+fn src_axis(node: &Node, slot: usize) -> Option<ggml_backend_meta_split_axis> {
     node.srcs[slot].map(|s| s.axis)
 }
 
 /// The last node of the branch that starts at PARTIAL node `i` and can run on unreduced sums.
 fn delayed_branch(nodes: &[Node], i: usize) -> usize {
-    const MIRRORED: i32 = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    const MIRRORED: i32 = GGML_BACKEND_SPLIT_AXIS_MIRRORED;
     let n = nodes.len();
     let (mut id, mut last_safe) = (i, i);
     let mut node = nodes[id];
@@ -108,7 +108,7 @@ fn delayed_branch(nodes: &[Node], i: usize) -> usize {
     let next = nodes[id + 1];
     if next.op == op::ADD_ID
         && src_is(&next, 0, node.id)
-        && src_axis(&next, 1) == Some(WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL)
+        && src_axis(&next, 1) == Some(GGML_BACKEND_SPLIT_AXIS_PARTIAL)
         && src_axis(&next, 2) == Some(MIRRORED)
     {
         node = next;
@@ -190,7 +190,7 @@ fn delayed_reduction(nodes: &[Node], compute: &[Vec<bool>], i: usize) -> usize {
         if next.view_src == Some(node.id) || next.srcs.iter().flatten().any(|s| s.id == node.id) {
             return delayed;
         }
-        if axis_of(next) != Some(WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL) {
+        if axis_of(next) != Some(GGML_BACKEND_SPLIT_AXIS_PARTIAL) {
             continue;
         }
         let other_delayed = delayed_branch(nodes, id);
@@ -206,7 +206,7 @@ fn delayed_reduction(nodes: &[Node], compute: &[Vec<bool>], i: usize) -> usize {
             || node.r#type != other.r#type
             || sum.r#type != node.r#type
             || !sums_both
-            || axis_of(sum) != Some(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED)
+            || axis_of(sum) != Some(GGML_BACKEND_SPLIT_AXIS_MIRRORED)
         {
             return delayed;
         }
@@ -222,11 +222,11 @@ fn delayed_reduction(nodes: &[Node], compute: &[Vec<bool>], i: usize) -> usize {
 mod tests {
     use super::*;
 
-    const PARTIAL: i32 = WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL;
-    const MIRRORED: i32 = WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    const PARTIAL: i32 = GGML_BACKEND_SPLIT_AXIS_PARTIAL;
+    const MIRRORED: i32 = GGML_BACKEND_SPLIT_AXIS_MIRRORED;
 
     fn node(id: usize, op: i32, axis: i32, srcs: &[(usize, i32)]) -> Node {
-        let mut s = [None; WSP_GGML_MAX_SRC];
+        let mut s = [None; GGML_MAX_SRC];
         for (k, &(id, axis)) in srcs.iter().enumerate() {
             s[k] = Some(Src { id, axis });
         }

@@ -1,5 +1,5 @@
-//! Dynamic backend loading (WSP_GGML_BACKEND_DL): backends built as shared libraries export
-//! `wsp_ggml_backend_init` (and optionally `wsp_ggml_backend_score`); this module finds, scores,
+//! Dynamic backend loading (GGML_BACKEND_DL): backends built as shared libraries export
+//! `ggml_backend_init` (and optionally `ggml_backend_score`); this module finds, scores,
 //! opens and registers them.
 //!
 //! Differences from the reference, each a fix: every rejected file is logged with its cause
@@ -47,11 +47,13 @@ impl std::fmt::Display for Rejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Rejection::Open(why) => write!(f, "cannot be loaded: {why}"),
-            Rejection::Unsupported => write!(f, "is not supported on this system (wsp_ggml_backend_score returned 0)"),
-            Rejection::NoInit => write!(f, "does not export wsp_ggml_backend_init"),
-            Rejection::InitReturnedNull => write!(f, "failed to initialize: wsp_ggml_backend_init returned NULL"),
+            Rejection::Unsupported => {
+                write!(f, "is not supported on this system ({PREFIX}ggml_backend_score returned 0)")
+            }
+            Rejection::NoInit => write!(f, "does not export {PREFIX}ggml_backend_init"),
+            Rejection::InitReturnedNull => write!(f, "failed to initialize: {PREFIX}ggml_backend_init returned NULL"),
             Rejection::ApiVersion(v) => {
-                write!(f, "has an incompatible API version (backend: {v}, current: {WSP_GGML_BACKEND_API_VERSION})")
+                write!(f, "has an incompatible API version (backend: {v}, current: {GGML_BACKEND_API_VERSION})")
             }
         }
     }
@@ -68,14 +70,14 @@ fn load_module(path: &Path) -> Result<Reg, Rejection> {
         Init::Null => return Err(Rejection::InitReturnedNull),
         Init::Reg(reg) => reg,
     };
-    if reg.api_version() != WSP_GGML_BACKEND_API_VERSION {
+    if reg.api_version() != GGML_BACKEND_API_VERSION {
         return Err(Rejection::ApiVersion(reg.api_version()));
     }
-    let name = reg.name_lossy("wsp_ggml_backend_load");
+    let name = reg.name_lossy(symbol!("ggml_backend_load"));
     if registry::register_loaded(reg, module) {
-        log_info!("wsp_ggml_backend_load: loaded {name} backend from {}\n", path.display());
+        log_info!("{PREFIX}ggml_backend_load: loaded {name} backend from {}\n", path.display());
     } else {
-        log_info!("wsp_ggml_backend_load: {name} backend from {} is already loaded\n", path.display());
+        log_info!("{PREFIX}ggml_backend_load: {name} backend from {} is already loaded\n", path.display());
     }
     Ok(reg)
 }
@@ -84,7 +86,7 @@ fn load_logged(path: &Path) -> Option<Reg> {
     match load_module(path) {
         Ok(reg) => Some(reg),
         Err(why) => {
-            log_error!("wsp_ggml_backend_load: {} {why}\n", path.display());
+            log_error!("{PREFIX}ggml_backend_load: {} {why}\n", path.display());
             None
         }
     }
@@ -164,18 +166,21 @@ fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>)
         }
         let path = path.clone();
         match Module::open(&path) {
-            Err(why) => log_error!("wsp_ggml_backend_load_best: {} {}\n", path.display(), Rejection::Open(why)),
+            Err(why) => log_error!("{PREFIX}ggml_backend_load_best: {} {}\n", path.display(), Rejection::Open(why)),
             Ok(module) => match module.score() {
                 Some(score) => {
-                    log_debug!("wsp_ggml_backend_load_best: {} score: {score}\n", path.display());
+                    log_debug!("{PREFIX}ggml_backend_load_best: {} score: {score}\n", path.display());
                     if score > 0 {
                         out.push((score, path));
                     } else {
-                        log_info!("wsp_ggml_backend_load_best: {} {}\n", path.display(), Rejection::Unsupported);
+                        log_info!("{PREFIX}ggml_backend_load_best: {} {}\n", path.display(), Rejection::Unsupported);
                     }
                 }
                 None => {
-                    log_info!("wsp_ggml_backend_load_best: {} does not export wsp_ggml_backend_score\n", path.display())
+                    log_info!(
+                        "{PREFIX}ggml_backend_load_best: {} does not export {PREFIX}ggml_backend_score\n",
+                        path.display()
+                    )
                 }
             },
         }
@@ -207,7 +212,7 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
 }
 
 /// Loads the best module of every known backend from `dir` (or, for None, from the
-/// executable's and the current directory), then the module named by WSP_GGML_BACKEND_PATH.
+/// executable's and the current directory), then the module named by GGML_BACKEND_PATH.
 pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
     let search_paths = match dir {
         Some(dir) => vec![dir.to_path_buf()],
@@ -220,8 +225,8 @@ pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
             load_best(name, &search_dirs);
         }
     }
-    if let Some(extra) = std::env::var_os("WSP_GGML_BACKEND_PATH") {
-        log_debug!("{caller}: WSP_GGML_BACKEND_PATH={}\n", Path::new(&extra).display());
+    if let Some(extra) = std::env::var_os(env_var!("GGML_BACKEND_PATH")) {
+        log_debug!("{caller}: {MACRO_PREFIX}GGML_BACKEND_PATH={}\n", Path::new(&extra).display());
         load(Path::new(&extra));
     }
 }

@@ -159,7 +159,7 @@ fn calling_backends() -> StaticRwLockGuard {
 
 /// A reg's devices and their regs (asked without holding the registry lock).
 fn devices_of(reg: Reg) -> Vec<(Device, Option<Reg>)> {
-    reg.devices("wsp_ggml_backend_register").into_iter().map(|d| (d, d.reg())).collect()
+    reg.devices(symbol!("ggml_backend_register")).into_iter().map(|d| (d, d.reg())).collect()
 }
 
 /// Registers a reg and its devices; registering the same reg again keeps one registration.
@@ -240,7 +240,7 @@ fn device_named(caller: &str, name: &CStr) -> Option<Device> {
 }
 
 /// The first registered device of a type; the caller holds `calling_backends()`.
-fn device_of_type(caller: &str, device_type: wsp_ggml_backend_dev_type) -> Option<Device> {
+fn device_of_type(caller: &str, device_type: ggml_backend_dev_type) -> Option<Device> {
     let devices = registry().devices();
     devices.into_iter().find(|device| device.device_type(caller) == device_type)
 }
@@ -250,7 +250,7 @@ pub fn device_by_name(caller: &str, name: &CStr) -> Option<Device> {
     device_named(caller, name)
 }
 
-pub fn device_by_type(caller: &str, device_type: wsp_ggml_backend_dev_type) -> Option<Device> {
+pub fn device_by_type(caller: &str, device_type: ggml_backend_dev_type) -> Option<Device> {
     let _calls = calling_backends();
     device_of_type(caller, device_type)
 }
@@ -279,11 +279,7 @@ pub unsafe fn init_by_name(caller: &str, name: &CStr, params: *const c_char) -> 
 ///
 /// # Safety
 /// `params` is NULL or a NUL-terminated string.
-pub unsafe fn init_by_type(
-    caller: &str,
-    device_type: wsp_ggml_backend_dev_type,
-    params: *const c_char,
-) -> Option<Backend> {
+pub unsafe fn init_by_type(caller: &str, device_type: ggml_backend_dev_type, params: *const c_char) -> Option<Backend> {
     let _calls = calling_backends();
     // SAFETY: the caller's promise.
     unsafe { init_on(caller, device_of_type(caller, device_type), params) }
@@ -292,12 +288,12 @@ pub unsafe fn init_by_type(
 /// A backend on a GPU device if there is one (0.5: else on an integrated GPU), else on the CPU
 /// device.
 pub fn init_best(caller: &str) -> Option<Backend> {
-    use wsp_ggml_backend_dev_type::*;
+    use ggml_backend_dev_type::*;
     let _calls = calling_backends();
-    let device = device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_GPU);
+    let device = device_of_type(caller, GGML_BACKEND_DEVICE_TYPE_GPU);
     #[cfg(api_v2)]
-    let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_IGPU));
-    let device = device.or_else(|| device_of_type(caller, WSP_GGML_BACKEND_DEVICE_TYPE_CPU));
+    let device = device.or_else(|| device_of_type(caller, GGML_BACKEND_DEVICE_TYPE_IGPU));
+    let device = device.or_else(|| device_of_type(caller, GGML_BACKEND_DEVICE_TYPE_CPU));
     // SAFETY: no parameters.
     unsafe { init_on(caller, device, std::ptr::null()) }
 }

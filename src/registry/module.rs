@@ -1,5 +1,5 @@
-//! An open backend module: a shared library built with WSP_GGML_BACKEND_DL, which exports
-//! `wsp_ggml_backend_init` (and optionally `wsp_ggml_backend_score`). Dropping a module closes
+//! An open backend module: a shared library built with GGML_BACKEND_DL, which exports
+//! `ggml_backend_init` (and optionally `ggml_backend_score`). Dropping a module closes
 //! the library. The registry keeps the modules of loaded regs; the loader opens them.
 
 use crate::abi::*;
@@ -10,7 +10,7 @@ use std::path::Path;
 
 pub struct Module(Library);
 
-/// What a module's `wsp_ggml_backend_init` gave.
+/// What a module's `ggml_backend_init` gave.
 pub enum Init {
     Missing,
     Null,
@@ -25,23 +25,25 @@ impl Module {
         unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map(Module).map_err(|e| e.to_string())
     }
 
-    /// The module's `wsp_ggml_backend_score`, if it has one.
+    /// The module's `ggml_backend_score`, if it has one.
     pub fn score(&self) -> Option<c_int> {
-        // SAFETY: the symbol, when present, has the wsp_ggml_backend_score_t signature (the
+        // SAFETY: the symbol, when present, has the ggml_backend_score_t signature (the
         // module contract); the library stays open during the call.
         unsafe {
-            let score = self.0.get::<unsafe extern "C" fn() -> c_int>(b"wsp_ggml_backend_score\0").ok()?;
+            let score =
+                self.0.get::<unsafe extern "C" fn() -> c_int>(symbol!("ggml_backend_score\0").as_bytes()).ok()?;
             Some(score())
         }
     }
 
-    /// Calls the module's `wsp_ggml_backend_init`. The reg it returns lives as long as the
+    /// Calls the module's `ggml_backend_init`. The reg it returns lives as long as the
     /// module stays open.
     pub fn init(&self) -> Init {
-        // SAFETY: the symbol, when present, has the wsp_ggml_backend_init_t signature (the
+        // SAFETY: the symbol, when present, has the ggml_backend_init_t signature (the
         // module's contract with the loader).
         let reg = unsafe {
-            match self.0.get::<unsafe extern "C" fn() -> wsp_ggml_backend_reg_t>(b"wsp_ggml_backend_init\0") {
+            match self.0.get::<unsafe extern "C" fn() -> ggml_backend_reg_t>(symbol!("ggml_backend_init\0").as_bytes())
+            {
                 Ok(init) => init(),
                 Err(_) => return Init::Missing,
             }

@@ -16,7 +16,7 @@ pub struct AllocGraph {
     leaf_ids: Vec<c_int>,
     prev_node_ids: Vec<c_int>,
     prev_leaf_ids: Vec<c_int>,
-    graph: wsp_ggml_cgraph,
+    graph: ggml_cgraph,
 }
 
 impl Default for AllocGraph {
@@ -71,7 +71,7 @@ impl AllocGraph {
             || moved(&self.leaf_ids[..n_leafs], &self.prev_leaf_ids[..n_leafs])
     }
 
-    pub fn graph(&mut self) -> *mut wsp_ggml_cgraph {
+    pub fn graph(&mut self) -> *mut ggml_cgraph {
         &mut self.graph
     }
 
@@ -82,7 +82,7 @@ impl AllocGraph {
     }
 
     /// The graph with its node and leaf ids, for ggml-alloc's reserve.
-    pub fn graph_and_ids(&mut self) -> (*mut wsp_ggml_cgraph, *const c_int, *const c_int) {
+    pub fn graph_and_ids(&mut self) -> (*mut ggml_cgraph, *const c_int, *const c_int) {
         (&mut self.graph, self.node_ids.as_ptr(), self.leaf_ids.as_ptr())
     }
 }

@@ -12,11 +12,12 @@
 //! data addresses, names, tensor contents, anything further up the graph, or time. A
 //! tensor's answers are kept when its id's stored description equals its current one and so do
 //! its sources' (they come first in a graph, so they have been compared). For a backend whose
-//! answers are not pure, `WSP_GGML_SCHED_NO_ANSWER_CACHE` lists it by name (or `1`/`all` for
+//! answers are not pure, `GGML_SCHED_NO_ANSWER_CACHE` lists it by name (or `1`/`all` for
 //! every backend): its answers are then kept within one graph only, and no plan is reused
 //! (see [`super::memo::PlanMemo`]).
 
 use super::table::Tid;
+use crate::abi::env_var;
 use crate::handle::{Description, Tensor};
 
 /// One answer: not asked yet, no, yes.
@@ -78,7 +79,7 @@ pub struct Answers {
 impl Answers {
     /// `names` are the backends' names, for the environment switch.
     pub fn new(names: &[impl AsRef<[u8]>]) -> Self {
-        let switch = std::env::var("WSP_GGML_SCHED_NO_ANSWER_CACHE").unwrap_or_default();
+        let switch = std::env::var(env_var!("GGML_SCHED_NO_ANSWER_CACHE")).unwrap_or_default();
         Self::with_switch(names, &switch)
     }
 
@@ -218,11 +219,11 @@ impl Answers {
 mod tests {
     use super::super::arena::TensorArena;
     use super::*;
-    use crate::abi::wsp_ggml_tensor;
+    use crate::abi::ggml_tensor;
 
     fn tensor(arena: &mut TensorArena, ne0: i64) -> Tensor {
         // SAFETY: all-zero is a valid tensor (NULL pointers, zero numbers, empty name).
-        let mut t: wsp_ggml_tensor = unsafe { std::mem::zeroed() };
+        let mut t: ggml_tensor = unsafe { std::mem::zeroed() };
         t.ne = [ne0, 1, 1, 1];
         arena.alloc(t)
     }

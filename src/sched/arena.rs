@@ -3,7 +3,7 @@
 //! the first graph of a given shape no memory is allocated, and addresses stay stable while a
 //! graph is in use.
 
-use crate::abi::wsp_ggml_tensor;
+use crate::abi::ggml_tensor;
 use crate::handle::Tensor;
 use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 
@@ -11,13 +11,13 @@ const CHUNK_TENSORS: usize = 256;
 
 #[derive(Default)]
 pub struct TensorArena {
-    chunks: Vec<*mut wsp_ggml_tensor>,
+    chunks: Vec<*mut ggml_tensor>,
     used: usize,
 }
 
 fn chunk_layout() -> Layout {
     // 64-byte alignment: ggml hashes tensor addresses with the low 4 bits dropped.
-    Layout::from_size_align(CHUNK_TENSORS * std::mem::size_of::<wsp_ggml_tensor>(), 64).expect("chunk layout")
+    Layout::from_size_align(CHUNK_TENSORS * std::mem::size_of::<ggml_tensor>(), 64).expect("chunk layout")
 }
 
 impl TensorArena {
@@ -27,11 +27,11 @@ impl TensorArena {
     }
 
     /// A slot holding `tensor`, valid until the next reset.
-    pub fn alloc(&mut self, tensor: wsp_ggml_tensor) -> Tensor {
+    pub fn alloc(&mut self, tensor: ggml_tensor) -> Tensor {
         let chunk = self.used / CHUNK_TENSORS;
         if chunk == self.chunks.len() {
             // SAFETY: the layout has a non-zero size.
-            let memory = unsafe { alloc_zeroed(chunk_layout()) } as *mut wsp_ggml_tensor;
+            let memory = unsafe { alloc_zeroed(chunk_layout()) } as *mut ggml_tensor;
             if memory.is_null() {
                 handle_alloc_error(chunk_layout());
             }
@@ -60,9 +60,9 @@ impl Drop for TensorArena {
 mod tests {
     use super::*;
 
-    fn tensor_with_flags(flags: i32) -> wsp_ggml_tensor {
+    fn tensor_with_flags(flags: i32) -> ggml_tensor {
         // SAFETY: all-zero is a valid tensor (NULL pointers, zero numbers, empty name).
-        let mut t: wsp_ggml_tensor = unsafe { std::mem::zeroed() };
+        let mut t: ggml_tensor = unsafe { std::mem::zeroed() };
         t.flags = flags;
         t
     }
@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn slots_are_distinct_hold_their_tensor_and_are_reused_after_reset() {
         let mut arena = TensorArena::default();
-        let first: Vec<*mut wsp_ggml_tensor> =
+        let first: Vec<*mut ggml_tensor> =
             (0..CHUNK_TENSORS + 3).map(|i| arena.alloc(tensor_with_flags(i as i32)).as_ptr()).collect();
         let unique: std::collections::HashSet<_> = first.iter().collect();
         assert_eq!(unique.len(), first.len());

@@ -56,7 +56,7 @@ impl SchedBackends {
             .map(|(i, b)| b.ok_or(SchedError::BackendNull(i)))
             .collect::<Result<Vec<Backend>, _>>()?;
         let last = backends.last().ok_or(SchedError::BackendCount(0))?;
-        let cpu = wsp_ggml_backend_dev_type::WSP_GGML_BACKEND_DEVICE_TYPE_CPU;
+        let cpu = ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_CPU;
         if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
             return Err(SchedError::LastNotCpu);
         }

@@ -1,8 +1,9 @@
-//! `WSP_GGML_SCHED_DOT=file`: after each split, write the graph as Graphviz, one cluster per
+//! `GGML_SCHED_DOT=file`: after each split, write the graph as Graphviz, one cluster per
 //! split, nodes filled with their backend's colour, and the copies between backends as dashed
 //! edges, so that one can see where the graph was cut and why.
 
 use super::Scheduler;
+use crate::abi::{MACRO_PREFIX, PREFIX};
 use crate::base::report::log_error;
 use crate::handle::Graph;
 use std::fmt::Write as _;
@@ -67,6 +68,9 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
     }
     out.push_str("}\n");
     if let Err(e) = std::fs::write(path, out) {
-        log_error!("wsp_ggml_backend_sched: cannot write WSP_GGML_SCHED_DOT file {}: {e}\n", path.display());
+        log_error!(
+            "{PREFIX}ggml_backend_sched: cannot write {MACRO_PREFIX}GGML_SCHED_DOT file {}: {e}\n",
+            path.display()
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! The debug listing of `WSP_GGML_SCHED_DEBUG` (1: splits and their inputs, 2: also every node),
+//! The debug listing of `GGML_SCHED_DEBUG` (1: splits and their inputs, 2: also every node),
 //! in the reference's format.
 
 use super::Scheduler;
@@ -6,7 +6,7 @@ use crate::base::report::log_debug;
 use crate::handle::{c_str_lossy, Graph, Tensor};
 
 impl Scheduler {
-    /// The debug listing of WSP_GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
+    /// The debug listing of GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
     pub(super) fn print_assignments(&self, caller: &str, graph: Graph) {
         let mut next_split = 0;
         for (i, &node) in graph.nodes().iter().enumerate() {
@@ -31,7 +31,7 @@ impl Scheduler {
             // From 0.6 the line shows whether the node is computed; 0.7 names unary ops by their
             // function.
             #[cfg(sched_debug_compute_flag)]
-            let uses = format!("{uses},c={}", i32::from(node.flags() & crate::abi::WSP_GGML_TENSOR_FLAG_COMPUTE != 0));
+            let uses = format!("{uses},c={}", i32::from(node.flags() & crate::abi::GGML_TENSOR_FLAG_COMPUTE != 0));
             let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
             let mut line = format!(
                 "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",

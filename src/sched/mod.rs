@@ -14,7 +14,7 @@
 //! - no limit on graph size: the tables grow instead of asserting;
 //! - in pipeline-parallel mode, the copy slot is chosen when a graph is allocated, so that
 //!   evaluating the same allocated graph again uses fresh inputs (upstream ggml #14855);
-//! - `WSP_GGML_SCHED_DOT=file` writes the splits as a Graphviz graph.
+//! - `GGML_SCHED_DOT=file` writes the splits as a Graphviz graph.
 
 mod alloc_graph;
 mod answers;
@@ -55,12 +55,12 @@ pub(crate) const MAX_BACKENDS: usize = 16;
 pub(crate) const MAX_COPIES: usize = 4;
 
 /// The eval callback: asked (`ask` true) whether it wants to see a node, then shown it.
-pub type EvalCallback = unsafe extern "C" fn(t: *mut wsp_ggml_tensor, ask: bool, user_data: *mut c_void) -> bool;
+pub type EvalCallback = unsafe extern "C" fn(t: *mut ggml_tensor, ask: bool, user_data: *mut c_void) -> bool;
 
-/// A scheduler as C holds it: behind the opaque `wsp_ggml_backend_sched_t`.
-pub type Sched = CellHandle<wsp_ggml_backend_sched>;
+/// A scheduler as C holds it: behind the opaque `ggml_backend_sched_t`.
+pub type Sched = CellHandle<ggml_backend_sched>;
 
-impl HeldInCell for wsp_ggml_backend_sched {
+impl HeldInCell for ggml_backend_sched {
     type Object = Scheduler;
 }
 
@@ -84,7 +84,7 @@ impl Sched {
 
     /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
     /// then runs the splits, under a shared borrow (see the type's docs).
-    pub fn compute_async(self, caller: &'static str, graph: impl FnOnce() -> Graph) -> wsp_ggml_status {
+    pub fn compute_async(self, caller: &'static str, graph: impl FnOnce() -> Graph) -> ggml_status {
         if let Err(status) = self.write(caller).prepare_compute(caller, graph) {
             return status;
         }
@@ -118,7 +118,7 @@ pub struct Scheduler {
     backend_names: Vec<Vec<u8>>,
     bufts: Vec<BufferType>,
     buft_ids: Vec<BuftId>,
-    galloc: wsp_ggml_gallocr_t,
+    galloc: ggml_gallocr_t,
 
     /// Per-tensor decisions, and the tensor of each id.
     table: TensorTable,
@@ -143,7 +143,7 @@ pub struct Scheduler {
 
     /// The graph handed to ggml-alloc, and each split's nodes as a view of the user's graph.
     alloc_graph: AllocGraph,
-    split_graphs: Vec<wsp_ggml_cgraph>,
+    split_graphs: Vec<ggml_cgraph>,
     arena: TensorArena,
 
     n_copies: usize,
@@ -177,16 +177,15 @@ impl Scheduler {
             Vec::new()
         };
         // SAFETY: an array of live buffer types, as many as backends; ggml-alloc copies it.
-        let galloc = unsafe {
-            wsp_ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut wsp_ggml_backend_buffer_type_t, bufts.len() as c_int)
-        };
+        let galloc =
+            unsafe { ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut ggml_backend_buffer_type_t, bufts.len() as c_int) };
         let backend_names: Vec<Vec<u8>> = backends
             .iter()
             // SAFETY: a backend's name is a string that lives as long as the backend.
             .map(|b| unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes().to_vec())
             .collect();
-        let debug = std::env::var("WSP_GGML_SCHED_DEBUG").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
-        let dot_path = std::env::var_os("WSP_GGML_SCHED_DOT").filter(|p| !p.is_empty()).map(Into::into);
+        let debug = std::env::var(env_var!("GGML_SCHED_DEBUG")).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        let dot_path = std::env::var_os(env_var!("GGML_SCHED_DOT")).filter(|p| !p.is_empty()).map(Into::into);
         let n = backends.len();
         let mut sched = Scheduler {
             is_reset: false,
@@ -223,7 +222,7 @@ impl Scheduler {
             #[cfg(sched_debug_realloc)]
             realloc_check: ReallocCheck::from_env(),
             dot_path,
-            caller: "wsp_ggml_backend_sched_new",
+            caller: symbol!("ggml_backend_sched_new"),
         };
         sched.reset();
         sched
@@ -252,7 +251,7 @@ impl Scheduler {
     /// The size of the compute buffer of the backend at `index`.
     pub fn buffer_size(&self, index: usize) -> usize {
         // SAFETY: the scheduler's allocator, with one of its buffer ids.
-        unsafe { wsp_ggml_gallocr_get_buffer_size(self.galloc, index as c_int) }
+        unsafe { ggml_gallocr_get_buffer_size(self.galloc, index as c_int) }
     }
 
     /// The buffer type of the compute buffer of the backend at `index`.
@@ -411,7 +410,7 @@ impl Scheduler {
                     None => "(none)".into(),
                 };
                 fatal!(
-                    "wsp_ggml_backend_sched: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({})",
+                    "{PREFIX}ggml_backend_sched: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({})",
                     t.name(),
                     buffer_name,
                     t.op_name()
@@ -420,7 +419,7 @@ impl Scheduler {
             PlanError::Unassigned(tid) => {
                 let t = self.tensors[tid as usize];
                 fatal!(
-                    "wsp_ggml_backend_sched: no backend can run tensor {} (op {}); the last backend should be a CPU backend that supports every op",
+                    "{PREFIX}ggml_backend_sched: no backend can run tensor {} (op {}); the last backend should be a CPU backend that supports every op",
                     t.name(),
                     t.op_name()
                 )
@@ -510,7 +509,7 @@ impl Scheduler {
     /// Lets the split's backend reorder the split's nodes (in the user's graph, which the view
     /// shares), before ggml-alloc sees them, and follows the new order.
     #[cfg(api_v2)]
-    fn optimize_split(&mut self, mut split_graph: wsp_ggml_cgraph, split: &plan::Split) -> wsp_ggml_cgraph {
+    fn optimize_split(&mut self, mut split_graph: ggml_cgraph, split: &plan::Split) -> ggml_cgraph {
         // SAFETY: a view of the user's live graph.
         if unsafe { self.backends[split.backend].graph_optimize(&mut split_graph) } {
             // SAFETY: the view still shares the user's live graph.
@@ -541,7 +540,7 @@ impl Scheduler {
                 backend.synchronize();
             }
             if !self.reserve() || !self.galloc_alloc() {
-                log_error!("wsp_ggml_backend_sched_alloc_graph: failed to allocate graph\n");
+                log_error!("{PREFIX}ggml_backend_sched_alloc_graph: failed to allocate graph\n");
                 return false;
             }
         }
@@ -550,7 +549,7 @@ impl Scheduler {
 
     fn galloc_alloc(&mut self) -> bool {
         // SAFETY: the scheduler's allocator and its graph over live tensors.
-        unsafe { wsp_ggml_gallocr_alloc_graph(self.galloc, self.alloc_graph.graph()) }
+        unsafe { ggml_gallocr_alloc_graph(self.galloc, self.alloc_graph.graph()) }
     }
 
     /// Sizes ggml-alloc's buffers for the current split graph.
@@ -558,7 +557,7 @@ impl Scheduler {
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
         // SAFETY: the scheduler's allocator and its graph over live tensors, with an id for every
         // node and leaf.
-        let ok = unsafe { wsp_ggml_gallocr_reserve_n(self.galloc, graph, node_ids, leaf_ids) };
+        let ok = unsafe { ggml_gallocr_reserve_n(self.galloc, graph, node_ids, leaf_ids) };
         self.needs_reserve = !ok;
         ok
     }
@@ -621,7 +620,7 @@ impl Scheduler {
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
         // SAFETY: the scheduler's allocator and its graph over live tensors, an id for every node
         // and leaf, and room for a size per buffer (one per backend).
-        unsafe { wsp_ggml_gallocr_reserve_n_size(self.galloc, graph, node_ids, leaf_ids, sizes.as_mut_ptr()) };
+        unsafe { ggml_gallocr_reserve_n_size(self.galloc, graph, node_ids, leaf_ids, sizes.as_mut_ptr()) };
         // ggml-alloc now holds this graph's layout but has freed the buffers that were too small
         // for it: the next allocation must reserve again (0.5.5's reference crashes there).
         self.needs_reserve = true;
@@ -641,12 +640,12 @@ impl Scheduler {
     }
 
     /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again).
-    fn prepare_compute(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> Result<(), wsp_ggml_status> {
+    fn prepare_compute(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> Result<(), ggml_status> {
         if !self.is_reset && !self.is_alloc {
             self.reset();
         }
         if !self.is_alloc && !self.alloc(caller, graph()) {
-            return Err(wsp_ggml_status::WSP_GGML_STATUS_ALLOC_FAILED);
+            return Err(ggml_status::GGML_STATUS_ALLOC_FAILED);
         }
         Ok(())
     }
@@ -655,9 +654,9 @@ impl Scheduler {
 impl Drop for Scheduler {
     fn drop(&mut self) {
         for event in self.events.iter().flatten().flatten() {
-            event.free("wsp_ggml_backend_sched_free");
+            event.free(symbol!("ggml_backend_sched_free"));
         }
         // SAFETY: the allocator was created by this scheduler and is freed once.
-        unsafe { wsp_ggml_gallocr_free(self.galloc) };
+        unsafe { ggml_gallocr_free(self.galloc) };
     }
 }

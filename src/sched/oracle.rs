@@ -36,7 +36,7 @@ impl Oracle for BackendOracle<'_> {
             return yes;
         }
         // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
-        let handle = unsafe { BufferType::from_raw(buft as *mut wsp_ggml_backend_buffer_type) };
+        let handle = unsafe { BufferType::from_raw(buft as *mut ggml_backend_buffer_type) };
         let yes =
             handle.is_some_and(|b| self.backends[backend].device_or_abort(self.caller).supports_buft(self.caller, b));
         self.buft_support.push((backend, buft, yes));

@@ -190,7 +190,7 @@ impl Scheduler {
             Some(v) => v.buffer(),
             None => own,
         };
-        let weights = own.filter(|b| b.usage() == wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        let weights = own.filter(|b| b.usage() == ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         let storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
         let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         // Only asked about weights (the op-offload rule), so only computed for them.
@@ -206,10 +206,10 @@ impl Scheduler {
 }
 
 /// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
-fn ignores_weights(op: wsp_ggml_op) -> bool {
+fn ignores_weights(op: ggml_op) -> bool {
     #[cfg(flash_attn_ignores_weights)]
     if op == crate::abi::op::FLASH_ATTN_EXT {
         return true;
     }
-    op == WSP_GGML_OP_ROPE
+    op == GGML_OP_ROPE
 }

@@ -1,9 +1,10 @@
-//! WSP_GGML_SCHED_DEBUG_REALLOC (0.5), for finding graphs that make the compute buffers grow
+//! GGML_SCHED_DEBUG_REALLOC (0.5), for finding graphs that make the compute buffers grow
 //! again and again: at 1, an abort when a graph the size of the previous one needs its buffers
 //! reallocated although no tensor moved to another buffer type; at 2, on every reallocation.
 //! A graph's size is 0.5's own measure: the larger of its node and leaf counts, plus room for 30
 //! inputs, and their dependencies, per split and pipeline copy.
 
+use crate::abi::{env_var, PREFIX};
 use crate::base::report::fatal;
 use crate::handle::Graph;
 
@@ -15,7 +16,7 @@ pub(super) struct ReallocCheck {
 
 impl ReallocCheck {
     pub(super) fn from_env() -> Self {
-        let level = std::env::var("WSP_GGML_SCHED_DEBUG_REALLOC").ok().and_then(|v| v.trim().parse().ok());
+        let level = std::env::var(env_var!("GGML_SCHED_DEBUG_REALLOC")).ok().and_then(|v| v.trim().parse().ok());
         ReallocCheck { level: level.unwrap_or(0), graph_size: 0, prev_graph_size: 0 }
     }
 
@@ -29,7 +30,7 @@ impl ReallocCheck {
         let unexpected = !buffer_types_changed && self.prev_graph_size == self.graph_size;
         if self.level > 0 && (unexpected || self.level > 1) {
             fatal!(
-                "wsp_ggml_backend_sched_alloc_splits: unexpected graph reallocation (graph size = {}, nodes = {n_nodes}, leafs = {n_leafs}), debug_realloc = {}",
+                "{PREFIX}ggml_backend_sched_alloc_splits: unexpected graph reallocation (graph size = {}, nodes = {n_nodes}, leafs = {n_leafs}), debug_realloc = {}",
                 self.graph_size,
                 self.level
             );

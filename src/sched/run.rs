@@ -22,7 +22,7 @@ impl Scheduler {
     }
 
     /// Copies each split's inputs in and runs it.
-    pub(super) fn compute_splits(&self, caller: &str) -> wsp_ggml_status {
+    pub(super) fn compute_splits(&self, caller: &str) -> ggml_status {
         let mut prev_backend: Option<usize> = None;
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
@@ -62,7 +62,7 @@ impl Scheduler {
                 None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
                 Some(callback) => self.compute_observed(caller, callback, split_backend, split_graph),
             };
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+            if status != ggml_status::GGML_STATUS_SUCCESS {
                 return status;
             }
 
@@ -73,7 +73,7 @@ impl Scheduler {
             }
             prev_backend = Some(split.backend);
         }
-        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+        ggml_status::GGML_STATUS_SUCCESS
     }
 
     /// Runs a split in runs of nodes the callback does not want to see, stopping after a node
@@ -83,8 +83,8 @@ impl Scheduler {
         caller: &str,
         callback: EvalCallback,
         backend: Backend,
-        mut split_graph: wsp_ggml_cgraph,
-    ) -> wsp_ggml_status {
+        mut split_graph: ggml_cgraph,
+    ) -> ggml_status {
         let user_data = self.callback_eval_user_data;
         // SAFETY: a view of the user's live graph.
         let split = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
@@ -102,7 +102,7 @@ impl Scheduler {
             let mut view = split.view(j0, j1 + 1);
             // SAFETY: a view of the user's graph, allocated by this scheduler.
             let status = unsafe { backend.graph_compute(caller, &mut view) };
-            if status != wsp_ggml_status::WSP_GGML_STATUS_SUCCESS {
+            if status != ggml_status::GGML_STATUS_SUCCESS {
                 return status;
             }
             backend.synchronize();
@@ -111,6 +111,6 @@ impl Scheduler {
             }
             j0 = j1 + 1;
         }
-        wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+        ggml_status::GGML_STATUS_SUCCESS
     }
 }

@@ -4,7 +4,7 @@
 
 use super::tensor_map::TensorMap;
 pub use super::tensor_map::Tid;
-use crate::abi::WSP_GGML_MAX_SRC;
+use crate::abi::GGML_MAX_SRC;
 
 /// "No tensor" in id fields (a NULL pointer).
 pub const NO_TENSOR: Tid = Tid::MAX;
@@ -21,14 +21,14 @@ pub struct TensorInfo {
     pub storage_buft: Option<BuftId>,
     /// The tensor or its view source has a buffer: it cannot move to another backend.
     pub preallocated: bool,
-    /// The tensor's own buffer holds weights (usage WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS).
+    /// The tensor's own buffer holds weights (usage GGML_BACKEND_BUFFER_USAGE_WEIGHTS).
     pub weights: bool,
     /// The tensor's own buffer is host memory.
     pub host: bool,
     /// The [`buffer_changes`](crate::handle::buffer_changes) count when the four facts above
     /// were read (not a planning input: it says whether they need reading again).
     pub buffers_read_at: u64,
-    /// Flagged as a graph input (WSP_GGML_TENSOR_FLAG_INPUT).
+    /// Flagged as a graph input (GGML_TENSOR_FLAG_INPUT).
     pub input: bool,
     pub is_view_op: bool,
     /// Not placed by its weights: ROPE (its frequency table is too small to decide by), and from
@@ -37,7 +37,7 @@ pub struct TensorInfo {
     /// Bit i set: source slot i holds a tensor, `srcs[i]`. Slots without their bit are not read
     /// (and may hold a previous tensor's ids), so that an empty slot costs nothing.
     pub src_mask: u16,
-    pub srcs: [Tid; WSP_GGML_MAX_SRC],
+    pub srcs: [Tid; GGML_MAX_SRC],
 }
 
 impl TensorInfo {
@@ -57,7 +57,7 @@ impl TensorInfo {
 /// The sources of a tensor (see [`TensorInfo::sources`]).
 #[derive(Clone)]
 pub struct Sources {
-    srcs: [Tid; WSP_GGML_MAX_SRC],
+    srcs: [Tid; GGML_MAX_SRC],
     mask: u16,
 }
 
@@ -88,7 +88,7 @@ impl Default for TensorInfo {
             is_view_op: false,
             ignores_weights: false,
             src_mask: 0,
-            srcs: [NO_TENSOR; WSP_GGML_MAX_SRC],
+            srcs: [NO_TENSOR; GGML_MAX_SRC],
         }
     }
 }

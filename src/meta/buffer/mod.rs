@@ -93,7 +93,7 @@ pub struct MetaBuffer {
     compute_index: Cell<usize>,
     compute_index_next: Cell<usize>,
     cache: RefCell<HashMap<(usize, bool), (SplitState, Fingerprint)>>,
-    /// WSP_GGML_META_DEBUG > 0 when the buffer was made: split states are logged.
+    /// GGML_META_DEBUG > 0 when the buffer was made: split states are logged.
     debug: bool,
 }
 
@@ -152,7 +152,7 @@ fn new_meta_buffer(
         compute_index: Cell::new(0),
         compute_index_next: Cell::new(0),
         cache: RefCell::new(HashMap::new()),
-        debug: env_int("WSP_GGML_META_DEBUG") > 0,
+        debug: env_int(env_var!("GGML_META_DEBUG")) > 0,
     };
     crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, Box::into_raw(Box::new(context)) as *mut c_void, size)
 }
@@ -219,8 +219,8 @@ pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Buffer
     buffer
 }
 
-#[callback(wsp_ggml_backend_buffer_free)]
-unsafe extern "C" fn buffer_free(buffer: wsp_ggml_backend_buffer_t) {
+#[callback(ggml_backend_buffer_free)]
+unsafe extern "C" fn buffer_free(buffer: ggml_backend_buffer_t) {
     let meta: *const MetaBuffer = meta_buffer(FN, arg!(buffer));
     // SAFETY: the context boxed by new_meta_buffer, released once, here, as its buffer goes.
     let context = unsafe { Box::from_raw(meta.cast_mut()) };
@@ -230,26 +230,23 @@ unsafe extern "C" fn buffer_free(buffer: wsp_ggml_backend_buffer_t) {
     }
 }
 
-#[callback(wsp_ggml_backend_buffer_get_base)]
-unsafe extern "C" fn buffer_get_base(_: wsp_ggml_backend_buffer_t) -> *mut c_void {
+#[callback(ggml_backend_buffer_get_base)]
+unsafe extern "C" fn buffer_get_base(_: ggml_backend_buffer_t) -> *mut c_void {
     META_BASE as *mut c_void
 }
 
-#[callback(wsp_ggml_backend_tensor_alloc)]
-unsafe extern "C" fn buffer_init_tensor(
-    buffer: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
-) -> wsp_ggml_status {
+#[callback(ggml_backend_tensor_alloc)]
+unsafe extern "C" fn buffer_init_tensor(buffer: ggml_backend_buffer_t, tensor: *mut ggml_tensor) -> ggml_status {
     let (meta, tensor) = (meta_buffer(FN, arg!(buffer)), arg!(tensor));
     meta.compute_index.set(meta.compute_index_next.get());
     init_slices(FN, meta.set_of(tensor), tensor);
-    wsp_ggml_status::WSP_GGML_STATUS_SUCCESS
+    ggml_status::GGML_STATUS_SUCCESS
 }
 
-#[callback(wsp_ggml_backend_tensor_memset)]
+#[callback(ggml_backend_tensor_memset)]
 unsafe extern "C" fn buffer_memset_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
     value: u8,
     offset: usize,
     size: usize,
@@ -259,10 +256,10 @@ unsafe extern "C" fn buffer_memset_tensor(
     unsafe { memset_tensor(FN, tensor, value, offset, size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_set)]
+#[callback(ggml_backend_tensor_set)]
 unsafe extern "C" fn buffer_set_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *mut wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *mut ggml_tensor,
     data: *const c_void,
     offset: usize,
     size: usize,
@@ -273,10 +270,10 @@ unsafe extern "C" fn buffer_set_tensor(
     unsafe { set_tensor(FN, tensor, data, offset, size) }
 }
 
-#[callback(wsp_ggml_backend_tensor_get)]
+#[callback(ggml_backend_tensor_get)]
 unsafe extern "C" fn buffer_get_tensor(
-    _: wsp_ggml_backend_buffer_t,
-    tensor: *const wsp_ggml_tensor,
+    _: ggml_backend_buffer_t,
+    tensor: *const ggml_tensor,
     data: *mut c_void,
     offset: usize,
     size: usize,
@@ -287,22 +284,22 @@ unsafe extern "C" fn buffer_get_tensor(
     unsafe { get_tensor(FN, tensor, data, offset, size) }
 }
 
-#[callback(wsp_ggml_backend_buffer_clear)]
-unsafe extern "C" fn buffer_clear(buffer: wsp_ggml_backend_buffer_t, value: u8) {
+#[callback(ggml_backend_buffer_clear)]
+unsafe extern "C" fn buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
     for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter() {
         let part = part.unwrap_or_else(|| null_handle(FN, "simple buffer"));
         crate::buffer::clear(FN, part, value);
     }
 }
 
-#[callback(wsp_ggml_backend_buffer_reset)]
-unsafe extern "C" fn buffer_reset(buffer: wsp_ggml_backend_buffer_t) {
+#[callback(ggml_backend_buffer_reset)]
+unsafe extern "C" fn buffer_reset(buffer: ggml_backend_buffer_t) {
     for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter().flatten() {
         part.reset();
     }
 }
 
-const BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
+const BUFFER_IFACE: ggml_backend_buffer_i = ggml_backend_buffer_i {
     free_buffer: Some(buffer_free),
     get_base: Some(buffer_get_base),
     init_tensor: Some(buffer_init_tensor),
@@ -311,5 +308,5 @@ const BUFFER_IFACE: wsp_ggml_backend_buffer_i = wsp_ggml_backend_buffer_i {
     get_tensor: Some(buffer_get_tensor),
     clear: Some(buffer_clear),
     reset: Some(buffer_reset),
-    ..wsp_ggml_backend_buffer_i::NONE
+    ..ggml_backend_buffer_i::NONE
 };

@@ -53,7 +53,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
     let n = meta.n_devs();
     let state = split_state(caller, tensor, true);
     ensure!(
-        tensor.nelements() == 0 || state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+        tensor.nelements() == 0 || state.axis != GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
         "{caller}: tensor {} has an unknown split",
         tensor.name()
     );
@@ -73,7 +73,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
                 (simple_tensor_or_abort(caller, run.base, j), simple_tensor_or_abort(caller, root, j));
             let base_nb = base_slice.nb();
             let mut offs = (base_slice.data() as usize).wrapping_sub(root_slice.data() as usize) + run.rest;
-            for d in 0..WSP_GGML_MAX_DIMS {
+            for d in 0..GGML_MAX_DIMS {
                 if tensor_nb[d] == run.base.nb()[d] {
                     nb[d] = base_nb[d];
                 }
@@ -138,7 +138,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         }
         for (j, slice) in slices.iter().enumerate() {
             if split::share(&src_state, n, j) == 0 {
-                slice.set_flags(slice.flags() & !WSP_GGML_TENSOR_FLAG_COMPUTE);
+                slice.set_flags(slice.flags() & !GGML_TENSOR_FLAG_COMPUTE);
             }
         }
     }
@@ -162,7 +162,7 @@ fn scaled_view_offset(
         "{caller}: a view with an offset into a tensor that is not split by a dimension"
     );
     let internal = view_offs <= view_src.nb()[view_src_axis as usize]
-        || (0..WSP_GGML_MAX_DIMS).any(|i| {
+        || (0..GGML_MAX_DIMS).any(|i| {
             let dim_size = ne[i] as usize * nb[i];
             view_offs <= dim_size && dim_size < nb[axis]
         });

@@ -1,6 +1,6 @@
 //! The split state of each tensor of a meta buffer: the application's for a static tensor, else
 //! inferred from its sources' ([`crate::meta::split`]), cached while the tensor is described the
-//! same, and logged with `WSP_GGML_META_DEBUG`.
+//! same, and logged with `GGML_META_DEBUG`.
 
 use super::{is_meta_buffer, meta_buffer_of, MetaBuffer};
 use crate::abi::*;
@@ -43,11 +43,11 @@ pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> SplitStat
             state
         }
     };
-    ensure!(state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_NONE, "{caller}: tensor {} has split state NONE", tensor.name());
+    ensure!(state.axis != GGML_BACKEND_SPLIT_AXIS_NONE, "{caller}: tensor {} has split state NONE", tensor.name());
     state
 }
 
-/// `WSP_GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
+/// `GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
 /// sources' (the reference's format).
 fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) {
     let describe = |t: Tensor, s: &SplitState| {
@@ -99,12 +99,10 @@ pub(super) fn env_int(name: &str) -> i64 {
 
 fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> SplitState {
     if tensor.nelements() == 0 {
-        return split::whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
+        return split::whole(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
     }
     let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
-    if buffer.usage() != wsp_ggml_backend_buffer_usage::WSP_GGML_BACKEND_BUFFER_USAGE_COMPUTE
-        && tensor.view_src().is_none()
-    {
+    if buffer.usage() != ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_COMPUTE && tensor.view_src().is_none() {
         let state = meta.device.static_split_state(caller, tensor);
         if let Err(why) = split::check_static(&state, &tensor.ne(), tensor.blck_size(), meta.n_devs()) {
             fatal!("{caller}: the split state of tensor {}: {why}", tensor.name());
@@ -114,7 +112,7 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
     if let Some(run) = view_run(caller, meta, tensor) {
         return run.state;
     }
-    let mut srcs: [split::Source; WSP_GGML_MAX_SRC] = [None; WSP_GGML_MAX_SRC];
+    let mut srcs: [split::Source; GGML_MAX_SRC] = [None; GGML_MAX_SRC];
     for (slot, src) in tensor.srcs().iter().enumerate() {
         let Some(src) = *src else { continue };
         if src == tensor {
@@ -122,7 +120,7 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         }
         let state = split_state(caller, src, true);
         ensure!(
-            state.axis != WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+            state.axis != GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
             "{caller}: source {} of {} has an unknown split",
             src.name(),
             tensor.name()
@@ -142,7 +140,7 @@ pub(super) struct ViewRun {
     pub(super) axis: usize,
     /// Where the view starts in the source: the index along each dimension, and the bytes left
     /// below an element.
-    pub(super) at: [i64; WSP_GGML_MAX_DIMS],
+    pub(super) at: [i64; GGML_MAX_DIMS],
     pub(super) rest: usize,
     /// Each device's elements of the run: where they start in its slice, and how many.
     pub(super) parts: Vec<(i64, i64)>,
@@ -171,16 +169,16 @@ pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Optio
         return None;
     }
     let (ne, nb, base_ne, base_nb) = (tensor.ne(), tensor.nb(), base.ne(), base.nb());
-    if !(0..WSP_GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
+    if !(0..GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
         return None;
     }
     // The source's dimensions in order, each step past the one below (an offset has one index
     // per dimension then).
-    let dims: Vec<usize> = (0..WSP_GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
+    let dims: Vec<usize> = (0..GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
     if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]].saturating_mul(base_ne[w[0]] as usize)) {
         return None;
     }
-    let mut at = [0i64; WSP_GGML_MAX_DIMS];
+    let mut at = [0i64; GGML_MAX_DIMS];
     let mut rest = tensor.view_offs().checked_sub(base_offs)?;
     for &d in dims.iter().rev() {
         if let Some(index) = rest.checked_div(base_nb[d]) {
@@ -188,7 +186,7 @@ pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Optio
             rest -= index * base_nb[d];
         }
     }
-    if (0..WSP_GGML_MAX_DIMS).any(|d| at[d] + ne[d] > base_ne[d]) {
+    if (0..GGML_MAX_DIMS).any(|d| at[d] + ne[d] > base_ne[d]) {
         return None;
     }
     let axis = base_state.axis as usize;

@@ -88,7 +88,7 @@ fn storage(caller: &str, slice: Tensor) -> Buffer {
 fn transfer_state(caller: &str, tensor: Tensor) -> SplitState {
     let state = split_state(caller, tensor, false);
     ensure!(
-        tensor.is_contiguous() || state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED,
+        tensor.is_contiguous() || state.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED,
         "{caller}: tensor {} is neither contiguous nor MIRRORED",
         tensor.name()
     );
@@ -109,13 +109,13 @@ pub unsafe fn set_tensor(caller: &str, tensor: Tensor, data: *const c_void, offs
         return;
     }
     match state.axis {
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
             for &s in &slices {
                 // SAFETY: every slice has the tensor's layout.
                 unsafe { storage(caller, s).set_tensor(caller, s, data, offset, size) };
             }
         }
-        WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
             ensure!(tensor.r#type() == 0, "{caller}: a PARTIAL tensor must be F32");
             ensure!(offset % 4 == 0 && size % 4 == 0, "{caller}: a PARTIAL range must be whole floats");
             // SAFETY: the caller's bytes, read as floats without alignment assumptions.
@@ -155,7 +155,7 @@ pub unsafe fn get_tensor(caller: &str, tensor: Tensor, data: *mut c_void, offset
     match state.axis {
         // Any device has all values; the first is asked.
         // SAFETY: the slice has the tensor's layout.
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => unsafe {
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED => unsafe {
             storage(caller, slices[0]).get_tensor(caller, slices[0], data, offset, size)
         },
         axis => fatal!("{caller}: cannot read a tensor with split axis {axis}"),
@@ -176,9 +176,9 @@ pub unsafe fn memset_tensor(caller: &str, tensor: Tensor, value: u8, offset: usi
         return;
     }
     match state.axis {
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED | WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED | GGML_BACKEND_SPLIT_AXIS_PARTIAL => {
             ensure!(
-                state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED || value == 0,
+                state.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED || value == 0,
                 "{caller}: a PARTIAL tensor can only be zeroed"
             );
             for &s in &slices {

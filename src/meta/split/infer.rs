@@ -7,10 +7,10 @@ use crate::abi::*;
 /// What inference needs to know about a tensor besides its split state.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Shape {
-    pub op: wsp_ggml_op,
+    pub op: ggml_op,
     pub ne: [i64; 4],
     pub nb: [usize; 4],
-    pub op_params: [i32; WSP_GGML_MAX_OP_PARAMS / 4],
+    pub op_params: [i32; GGML_MAX_OP_PARAMS / 4],
     pub n_dims: i32,
     pub contiguous: bool,
     pub permuted: bool,
@@ -29,7 +29,7 @@ pub type InferError = String;
 /// `assume_sync`: whether partial sums count as already reduced (as a consumer sees them).
 pub fn infer(
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
     assume_sync: bool,
 ) -> Result<SplitState, InferError> {
@@ -51,8 +51,8 @@ pub fn infer(
 }
 
 /// The state of source `i` (UNKNOWN for an empty slot).
-fn state(srcs: &[Source; WSP_GGML_MAX_SRC], i: usize) -> SplitState {
-    srcs[i].map_or(whole(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s)
+fn state(srcs: &[Source; GGML_MAX_SRC], i: usize) -> SplitState {
+    srcs[i].map_or(whole(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s)
 }
 
 /// Ok, or the reason `what` why the op cannot be split so.
@@ -66,13 +66,9 @@ fn require(ok: bool, what: &str) -> Result<(), InferError> {
 
 /// Ops that compute each element (or each row) from the same place of their sources: each device
 /// computes its part, as its sources are split.
-fn element_wise(
-    node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
-    n_devs: usize,
-) -> Option<Result<SplitState, InferError>> {
+fn element_wise(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Option<Result<SplitState, InferError>> {
     Some(match node.op {
-        op::NONE => Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1)),
+        op::NONE => Ok(whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1)),
         op::ADD | op::ADD_ID | op::SUB | op::MUL | op::DIV => bin_bcast(srcs, n_devs),
         op::SQR..=op::COS
         | op::SILU_BACK
@@ -96,13 +92,13 @@ fn element_wise(
         // Normalised along axis 0: split there, each device would normalise its part alone (the
         // reference does, and its rows sum to the device count).
         op::SOFT_MAX | op::SOFT_MAX_BACK => {
-            require(state(srcs, 0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0, "a softmax over rows split along axis 0")
+            require(state(srcs, 0).axis != GGML_BACKEND_SPLIT_AXIS_0, "a softmax over rows split along axis 0")
                 .and_then(|()| generic(srcs, n_devs, false))
         }
         // With one source, GLU gates each row's first half with its second: a row split along
         // axis 0 would pair the wrong halves.
         op::GLU => require(
-            srcs[1].is_some() || state(srcs, 0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0,
+            srcs[1].is_some() || state(srcs, 0).axis != GGML_BACKEND_SPLIT_AXIS_0,
             "a GLU of rows split along axis 0",
         )
         .and_then(|()| generic(srcs, n_devs, false)),
@@ -114,7 +110,7 @@ fn element_wise(
 /// along a dimension (all alike, MIRRORED or PARTIAL).
 fn on_whole_sources(
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
 ) -> Option<Result<SplitState, InferError>> {
     match node.op {
@@ -140,7 +136,7 @@ fn on_whole_sources(
 }
 
 /// Ops over each row (axis 0) of their first source: its split, but never along the rows.
-fn row_wise(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC]) -> Option<Result<SplitState, InferError>> {
+fn row_wise(node: &Shape, srcs: &[Source; GGML_MAX_SRC]) -> Option<Result<SplitState, InferError>> {
     match node.op {
         op::SUM_ROWS..=op::COUNT_EQUAL
         | op::NORM..=op::L2_NORM
@@ -149,7 +145,7 @@ fn row_wise(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC]) -> Option<Result<Sp
         | op::CROSS_ENTROPY_LOSS
         | op::CROSS_ENTROPY_LOSS_BACK => Some(
             require(
-                state(srcs, 0).axis != WSP_GGML_BACKEND_SPLIT_AXIS_0,
+                state(srcs, 0).axis != GGML_BACKEND_SPLIT_AXIS_0,
                 "a row-wise op cannot take rows split along axis 0",
             )
             .map(|()| state(srcs, 0)),
@@ -161,7 +157,7 @@ fn row_wise(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC]) -> Option<Result<Sp
 /// Ops that combine two sources along an axis: concatenation and the matrix products.
 fn combining(
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
     assume_sync: bool,
 ) -> Option<Result<SplitState, InferError>> {
@@ -173,7 +169,7 @@ fn combining(
 }
 
 /// Ops that lay their source's elements out anew: copies, reshapes, views, permutations.
-fn layout(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Option<Result<SplitState, InferError>> {
+fn layout(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Option<Result<SplitState, InferError>> {
     let s0 = state(srcs, 0);
     Some(match node.op {
         op::CPY if is_dim(s0.axis) => reshape(node, srcs, n_devs),
@@ -188,11 +184,11 @@ fn layout(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Opt
             _ => whole_or_abort(s0),
         },
         op::TRANSPOSE => match s0.axis {
-            axis @ (WSP_GGML_BACKEND_SPLIT_AXIS_0 | WSP_GGML_BACKEND_SPLIT_AXIS_1) => {
+            axis @ (GGML_BACKEND_SPLIT_AXIS_0 | GGML_BACKEND_SPLIT_AXIS_1) => {
                 require(s0.n_segments == 1 || s0.nr[0] == 1, "a transpose of a segmented and repeated split")
                     .map(|()| whole(axis ^ 1, s0.nr[0]))
             }
-            WSP_GGML_BACKEND_SPLIT_AXIS_2 | WSP_GGML_BACKEND_SPLIT_AXIS_3 => Ok(s0),
+            GGML_BACKEND_SPLIT_AXIS_2 | GGML_BACKEND_SPLIT_AXIS_3 => Ok(s0),
             _ => whole_or_abort(s0),
         },
         _ => return None,
@@ -200,14 +196,14 @@ fn layout(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Opt
 }
 
 /// Ops that read or write rows picked by indices.
-fn rows(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Option<Result<SplitState, InferError>> {
-    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+fn rows(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Option<Result<SplitState, InferError>> {
+    use GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let (s0, s1) = (state(srcs, 0), state(srcs, 1));
     Some(match node.op {
-        op::GET_ROWS if s0.axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 && s1.axis == MIRRORED => Ok(s0),
+        op::GET_ROWS if s0.axis == GGML_BACKEND_SPLIT_AXIS_0 && s1.axis == MIRRORED => Ok(s0),
         op::GET_ROWS => generic(srcs, n_devs, true),
         op::SET_ROWS => (|| {
-            require(s0.axis != WSP_GGML_BACKEND_SPLIT_AXIS_1, "set_rows of values split along axis 1")?;
+            require(s0.axis != GGML_BACKEND_SPLIT_AXIS_1, "set_rows of values split along axis 1")?;
             require(s1.axis == MIRRORED, "set_rows indices must be MIRRORED")?;
             require(
                 states_equal(&s0, &state(srcs, 2), n_devs),
@@ -222,10 +218,10 @@ fn rows(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Optio
 /// Ops with a rule of their own: rotary embedding, padding, attention and the recurrent ops.
 fn with_a_rule_of_their_own(
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
 ) -> Option<Result<SplitState, InferError>> {
-    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+    use GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let state = |i: usize| state(srcs, i);
     Some(match node.op {
         op::ROPE | op::ROPE_BACK => {
@@ -242,20 +238,16 @@ fn with_a_rule_of_their_own(
         }
         op::FLASH_ATTN_EXT => flash_attn_ext(srcs),
         op::SSM_CONV => match (state(0).axis, state(1).axis) {
-            (WSP_GGML_BACKEND_SPLIT_AXIS_0, WSP_GGML_BACKEND_SPLIT_AXIS_0) => {
-                Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1))
-            }
-            (WSP_GGML_BACKEND_SPLIT_AXIS_1, WSP_GGML_BACKEND_SPLIT_AXIS_1) => {
-                Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_0, 1))
-            }
+            (GGML_BACKEND_SPLIT_AXIS_0, GGML_BACKEND_SPLIT_AXIS_0) => Ok(whole(GGML_BACKEND_SPLIT_AXIS_1, 1)),
+            (GGML_BACKEND_SPLIT_AXIS_1, GGML_BACKEND_SPLIT_AXIS_1) => Ok(whole(GGML_BACKEND_SPLIT_AXIS_0, 1)),
             _ => generic(srcs, n_devs, false),
         },
         op::GATED_DELTA_NET if (0..6).all(|i| state(i).axis == MIRRORED) => Ok(state(0)),
         op::GATED_DELTA_NET => (|| {
-            let inputs_by_rows = (0..5).all(|i| state(i).axis == WSP_GGML_BACKEND_SPLIT_AXIS_1);
+            let inputs_by_rows = (0..5).all(|i| state(i).axis == GGML_BACKEND_SPLIT_AXIS_1);
             require(inputs_by_rows, "gated_delta_net inputs must be split along axis 1")?;
             require((0..3).contains(&state(5).axis), "gated_delta_net state must be split along axis 0, 1 or 2")?;
-            Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_0, 1))
+            Ok(whole(GGML_BACKEND_SPLIT_AXIS_0, 1))
         })(),
         #[cfg(op_lightning_indexer)]
         op::LIGHTNING_INDEXER => {
@@ -266,11 +258,11 @@ fn with_a_rule_of_their_own(
     })
 }
 
-fn concat(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+fn concat(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
     let concat_axis = node.op_params[0];
     if let (Some((_, s0)), Some((_, s1))) = (srcs[0], srcs[1]) {
         for (whole_src, split_src) in [(s0, s1), (s1, s0)] {
-            if whole_src.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && is_dim(split_src.axis) {
+            if whole_src.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED && is_dim(split_src.axis) {
                 if concat_axis == split_src.axis {
                     return Err("a concatenation along the split axis".into());
                 }
@@ -285,8 +277,8 @@ fn concat(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Res
 }
 
 /// Attention heads split along axis 2 of the query give rows of the result (axis 1).
-fn flash_attn_ext(srcs: &[Source; WSP_GGML_MAX_SRC]) -> Result<SplitState, InferError> {
-    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+fn flash_attn_ext(srcs: &[Source; GGML_MAX_SRC]) -> Result<SplitState, InferError> {
+    use GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let axis = |i: usize| srcs[i].map(|(_, s)| s.axis);
     let absent_or = |i: usize, a: i32| axis(i).is_none_or(|x| x == a);
     if !absent_or(3, MIRRORED) {
@@ -298,24 +290,24 @@ fn flash_attn_ext(srcs: &[Source; WSP_GGML_MAX_SRC]) -> Result<SplitState, Infer
         }
         return Ok(whole(MIRRORED, 1));
     }
-    let heads = Some(WSP_GGML_BACKEND_SPLIT_AXIS_2);
+    let heads = Some(GGML_BACKEND_SPLIT_AXIS_2);
     let kv_split = axis(1) == heads && axis(2) == heads;
     let kv_mirrored = axis(1) == Some(MIRRORED) && axis(2) == Some(MIRRORED);
-    if axis(0) != heads || !(kv_split || kv_mirrored) || !absent_or(4, WSP_GGML_BACKEND_SPLIT_AXIS_0) {
+    if axis(0) != heads || !(kv_split || kv_mirrored) || !absent_or(4, GGML_BACKEND_SPLIT_AXIS_0) {
         return Err("flash attention needs the query split by heads (axis 2), keys and values alike or MIRRORED".into());
     }
-    Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1))
+    Ok(whole(GGML_BACKEND_SPLIT_AXIS_1, 1))
 }
 
 fn whole_or_abort(state: SplitState) -> Result<SplitState, InferError> {
     match state.axis {
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED | WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => Ok(state),
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED | GGML_BACKEND_SPLIT_AXIS_PARTIAL => Ok(state),
         axis => Err(format!("unexpected source split axis {axis}")),
     }
 }
 
 /// The state shared by all sources; `scalar_only`: a dimension split is not allowed.
-fn generic(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize, scalar_only: bool) -> Result<SplitState, InferError> {
+fn generic(srcs: &[Source; GGML_MAX_SRC], n_devs: usize, scalar_only: bool) -> Result<SplitState, InferError> {
     let mut present = srcs.iter().flatten().map(|(_, s)| s);
     let first = *present.next().ok_or("an op without sources")?;
     if present.any(|s| !states_equal(s, &first, n_devs)) {
@@ -327,40 +319,40 @@ fn generic(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize, scalar_only: bool) 
     Ok(first)
 }
 
-fn bin_bcast(srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
-    let axis_of = |i: usize| srcs[i].map_or(WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN, |(_, s)| s.axis);
+fn bin_bcast(srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+    let axis_of = |i: usize| srcs[i].map_or(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, |(_, s)| s.axis);
     if let (Some((_, s0)), Some((shape1, s1))) = (srcs[0], srcs[1]) {
         // src1 broadcast along src0's split axis: every device takes all of src1.
-        if is_dim(s0.axis) && shape1.ne[s0.axis as usize] == 1 && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+        if is_dim(s0.axis) && shape1.ne[s0.axis as usize] == 1 && s1.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED {
             return Ok(s0);
         }
-        if axis_of(2) == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED
+        if axis_of(2) == GGML_BACKEND_SPLIT_AXIS_MIRRORED
             && (s0.axis == s1.axis
-                || (s0.axis == WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED && s1.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL))
+                || (s0.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED && s1.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL))
         {
             return Ok(s0);
         }
     }
-    if srcs[2].is_some() && axis_of(2) != WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED {
+    if srcs[2].is_some() && axis_of(2) != GGML_BACKEND_SPLIT_AXIS_MIRRORED {
         return Err("the third source of a broadcasting op must be MIRRORED".into());
     }
     generic(srcs, n_devs, false)
 }
 
 fn mul_mat(s0: SplitState, s1: SplitState, n_devs: usize, assume_sync: bool) -> Result<SplitState, InferError> {
-    use WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
+    use GGML_BACKEND_SPLIT_AXIS_MIRRORED as MIRRORED;
     let result = match (s0.axis, s1.axis) {
         (MIRRORED, MIRRORED) => whole(MIRRORED, 1),
         // Rows of the weight on each device: each device computes its rows of the result.
-        (WSP_GGML_BACKEND_SPLIT_AXIS_1, MIRRORED) => {
+        (GGML_BACKEND_SPLIT_AXIS_1, MIRRORED) => {
             let mut state = s0;
-            state.axis = WSP_GGML_BACKEND_SPLIT_AXIS_0;
+            state.axis = GGML_BACKEND_SPLIT_AXIS_0;
             state
         }
-        (MIRRORED, WSP_GGML_BACKEND_SPLIT_AXIS_1) => s1,
+        (MIRRORED, GGML_BACKEND_SPLIT_AXIS_1) => s1,
         // Both split along the reduced dimension: each device holds a partial sum.
-        (WSP_GGML_BACKEND_SPLIT_AXIS_0, WSP_GGML_BACKEND_SPLIT_AXIS_0) if states_equal(&s0, &s1, n_devs) => {
-            whole(if assume_sync { MIRRORED } else { WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL }, 1)
+        (GGML_BACKEND_SPLIT_AXIS_0, GGML_BACKEND_SPLIT_AXIS_0) if states_equal(&s0, &s1, n_devs) => {
+            whole(if assume_sync { MIRRORED } else { GGML_BACKEND_SPLIT_AXIS_PARTIAL }, 1)
         }
         (a, b) if a == b && (2..4).contains(&a) && states_equal(&s0, &s1, n_devs) => s0,
         (a, MIRRORED) if (2..4).contains(&a) => s0,
@@ -369,7 +361,7 @@ fn mul_mat(s0: SplitState, s1: SplitState, n_devs: usize, assume_sync: bool) -> 
     Ok(result)
 }
 
-fn reshape(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+fn reshape(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
     let (src, state) = srcs[0].ok_or("a reshape without a source")?;
     if !is_dim(state.axis) {
         return whole_or_abort(state);
@@ -384,12 +376,12 @@ fn reshape(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Re
         if axis == 0 && node.ne[0] == src.ne[0] && node.ne[1] == 1 && state.nr[0] == 1 {
             let complete_rows = (0..n_devs).all(|j| state.ne[j] == 0 || state.ne[j] == src.ne[0]);
             if complete_rows {
-                return Ok(whole(WSP_GGML_BACKEND_SPLIT_AXIS_1, 1));
+                return Ok(whole(GGML_BACKEND_SPLIT_AXIS_1, 1));
             }
         }
     }
     let mut base_out = 1i64;
-    for dim in 0..WSP_GGML_MAX_DIMS {
+    for dim in 0..GGML_MAX_DIMS {
         base_out *= node.ne[dim];
         if base_in != 0 && base_out % base_in == 0 {
             return Ok(whole(dim as i32, (base_out / base_in) as u32));
@@ -414,7 +406,7 @@ fn reshape(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Re
 /// would be needed.
 fn reshape_of_segments(
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
 ) -> Result<Option<SplitState>, InferError> {
     let reshapes = match node.op {
@@ -431,7 +423,7 @@ fn reshape_of_segments(
     let inner_in: i64 = src.ne[..axis].iter().product();
     let step_in = inner_in * src.ne[axis];
     let mut inner_out = 1i64;
-    for dim in 0..WSP_GGML_MAX_DIMS {
+    for dim in 0..GGML_MAX_DIMS {
         let outer = inner_out * node.ne[dim];
         if step_in == 0 || outer % step_in != 0 {
             inner_out = outer;
@@ -467,18 +459,18 @@ fn reshape_of_segments(
     Err("shape mismatch in a reshape".into())
 }
 
-fn view(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
+fn view(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result<SplitState, InferError> {
     let (src, state) = srcs[0].ok_or("a view without a source")?;
     if node.contiguous && src.contiguous {
         return reshape(node, srcs, n_devs);
     }
-    let same_strides = (0..WSP_GGML_MAX_DIMS).all(|d| (node.ne[d] == 1 && src.ne[d] == 1) || node.nb[d] == src.nb[d]);
+    let same_strides = (0..GGML_MAX_DIMS).all(|d| (node.ne[d] == 1 && src.ne[d] == 1) || node.nb[d] == src.nb[d]);
     if same_strides {
         return Ok(state);
     }
-    if !node.permuted && !src.permuted && is_dim(state.axis) && (state.axis as usize) < WSP_GGML_MAX_DIMS - 1 {
+    if !node.permuted && !src.permuted && is_dim(state.axis) && (state.axis as usize) < GGML_MAX_DIMS - 1 {
         let axis_stride = src.nb[state.axis as usize + 1];
-        return (0..WSP_GGML_MAX_DIMS - 1)
+        return (0..GGML_MAX_DIMS - 1)
             .find(|&d| node.nb[d + 1] == axis_stride)
             .map(|d| whole(d as i32, 1))
             .ok_or_else(|| "a view that cuts through the split axis".into());
@@ -492,7 +484,7 @@ fn view(node: &Shape, srcs: &[Source; WSP_GGML_MAX_SRC], n_devs: usize) -> Resul
 fn take_over_ratio(
     result: &mut SplitState,
     node: &Shape,
-    srcs: &[Source; WSP_GGML_MAX_SRC],
+    srcs: &[Source; GGML_MAX_SRC],
     n_devs: usize,
 ) -> Result<(), InferError> {
     let axis = result.axis as usize;

@@ -13,16 +13,16 @@ use std::ffi::CStr;
 /// repeats `nr[s]` times along the axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitState {
-    pub axis: wsp_ggml_backend_meta_split_axis,
-    pub ne: [i64; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES],
+    pub axis: ggml_backend_meta_split_axis,
+    pub ne: [i64; 16 * GGML_BACKEND_META_MAX_DEVICES],
     pub nr: [u32; 16],
     pub n_segments: u32,
 }
 
-impl From<wsp_ggml_backend_meta_split_state> for SplitState {
+impl From<ggml_backend_meta_split_state> for SplitState {
     /// The application's state; a family whose struct has no `nr` (meta_nr) repeats every
     /// segment once.
-    fn from(c: wsp_ggml_backend_meta_split_state) -> SplitState {
+    fn from(c: ggml_backend_meta_split_state) -> SplitState {
         #[cfg(meta_nr)]
         let nr = c.nr;
         #[cfg(not(meta_nr))]
@@ -33,28 +33,28 @@ impl From<wsp_ggml_backend_meta_split_state> for SplitState {
 
 /// A state without per-device shares: MIRRORED, PARTIAL, NONE, UNKNOWN, or a dimension axis
 /// whose shares the caller fills in (one segment, repeated `nr` times).
-pub fn whole(axis: wsp_ggml_backend_meta_split_axis, nr: u32) -> SplitState {
-    let mut state = SplitState { axis, ne: [0; 16 * WSP_GGML_BACKEND_META_MAX_DEVICES], nr: [0; 16], n_segments: 1 };
+pub fn whole(axis: ggml_backend_meta_split_axis, nr: u32) -> SplitState {
+    let mut state = SplitState { axis, ne: [0; 16 * GGML_BACKEND_META_MAX_DEVICES], nr: [0; 16], n_segments: 1 };
     state.nr[0] = nr;
     state
 }
 
 /// Whether `axis` is a tensor dimension (the tensor is sliced along it).
-pub fn is_dim(axis: wsp_ggml_backend_meta_split_axis) -> bool {
-    (0..WSP_GGML_MAX_DIMS as i32).contains(&axis)
+pub fn is_dim(axis: ggml_backend_meta_split_axis) -> bool {
+    (0..GGML_MAX_DIMS as i32).contains(&axis)
 }
 
 /// The C name of a split axis, None for a value the enum does not have.
-pub fn axis_name(axis: wsp_ggml_backend_meta_split_axis) -> Option<&'static CStr> {
+pub fn axis_name(axis: ggml_backend_meta_split_axis) -> Option<&'static CStr> {
     Some(match axis {
-        WSP_GGML_BACKEND_SPLIT_AXIS_0 => c"0",
-        WSP_GGML_BACKEND_SPLIT_AXIS_1 => c"1",
-        WSP_GGML_BACKEND_SPLIT_AXIS_2 => c"2",
-        WSP_GGML_BACKEND_SPLIT_AXIS_3 => c"3",
-        WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED => c"MIRRORED",
-        WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL => c"PARTIAL",
-        WSP_GGML_BACKEND_SPLIT_AXIS_NONE => c"NONE",
-        WSP_GGML_BACKEND_SPLIT_AXIS_UNKNOWN => c"UNKNOWN",
+        GGML_BACKEND_SPLIT_AXIS_0 => c"0",
+        GGML_BACKEND_SPLIT_AXIS_1 => c"1",
+        GGML_BACKEND_SPLIT_AXIS_2 => c"2",
+        GGML_BACKEND_SPLIT_AXIS_3 => c"3",
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED => c"MIRRORED",
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL => c"PARTIAL",
+        GGML_BACKEND_SPLIT_AXIS_NONE => c"NONE",
+        GGML_BACKEND_SPLIT_AXIS_UNKNOWN => c"UNKNOWN",
         _ => return None,
     })
 }
@@ -91,7 +91,7 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
         if state.n_segments as usize > 16 || state.n_segments == 0 {
             return Err(format!("n_segments is {}, must be 1 to 16", state.n_segments));
         }
-        let granularity = if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_0 { blck } else { 1 };
+        let granularity = if state.axis == GGML_BACKEND_SPLIT_AXIS_0 { blck } else { 1 };
         let parts = &state.ne[..segments(state) * n_devs];
         if let Some(bad) = parts.iter().find(|&&n| n < 0) {
             return Err(format!("share {bad} is negative"));
@@ -111,7 +111,7 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
                 ne[state.axis as usize], state.axis
             ));
         }
-    } else if state.axis == WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL && (state.n_segments != 1 || state.nr[0] != 1) {
+    } else if state.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL && (state.n_segments != 1 || state.nr[0] != 1) {
         return Err("a PARTIAL state has one segment, repeated once".into());
     } else if axis_name(state.axis).is_none() {
         return Err(format!("unknown split axis {}", state.axis));
@@ -132,7 +132,7 @@ pub fn slice_layout(
     if is_dim(state.axis) && ne[state.axis as usize] != 0 {
         let axis = state.axis as usize;
         ne_j[axis] = share(state, n_devs, j);
-        for i in 0..WSP_GGML_MAX_DIMS {
+        for i in 0..GGML_MAX_DIMS {
             if nb[i] > nb[axis] {
                 nb_j[i] = (nb[i] as i64 * ne_j[axis] / ne[axis]) as usize;
             }
@@ -227,8 +227,8 @@ mod tests {
         Shape { op, ne, nb, op_params: [0; 16], n_dims, contiguous: true, permuted: false }
     }
 
-    fn sources(list: &[(Shape, SplitState)]) -> [Source; WSP_GGML_MAX_SRC] {
-        let mut srcs = [None; WSP_GGML_MAX_SRC];
+    fn sources(list: &[(Shape, SplitState)]) -> [Source; GGML_MAX_SRC] {
+        let mut srcs = [None; GGML_MAX_SRC];
         for (i, s) in list.iter().enumerate() {
             srcs[i] = Some(*s);
         }
@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(ne, [8, 2, 1, 1]);
         assert_eq!(nb, [4, 32, 64, 64]);
         let (ne, nb) =
-            slice_layout(&whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1), &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
+            slice_layout(&whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1), &[8, 6, 1, 1], &[4, 32, 192, 192], 2, 1);
         assert_eq!((ne, nb), ([8, 6, 1, 1], [4, 32, 192, 192]));
     }
 
@@ -303,7 +303,7 @@ mod tests {
     #[test]
     fn weight_rows_split_times_mirrored_input_splits_the_result_rows() {
         let w = (shape(op::NONE, [8, 6, 1, 1]), split(1, &[4, 2]));
-        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
         assert_eq!((out.axis, out.ne[0], out.ne[1]), (0, 4, 2));
     }
@@ -313,7 +313,7 @@ mod tests {
         // q, k and v rows of one weight: 1 + 1 rows each, device 0's first in each segment
         let qkv = segments(1, 3, &[1, 1, 1, 1, 1, 1]);
         let w = (shape(op::NONE, [8, 6, 1, 1]), qkv);
-        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let x = (shape(op::NONE, [8, 2, 1, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let out = infer(&shape(op::MUL_MAT, [6, 2, 1, 1]), &sources(&[w, x]), 2, true).unwrap();
         assert_eq!((out.axis, out.n_segments, &out.ne[..6], &out.nr[..3]), (0, 3, &qkv.ne[..6], &qkv.nr[..3]));
         let scaled =
@@ -353,14 +353,14 @@ mod tests {
         let w = (shape(op::NONE, [6, 4, 1, 1]), split(0, &[4, 2]));
         let h = (shape(op::MUL_MAT, [6, 2, 1, 1]), split(0, &[4, 2]));
         let node = shape(op::MUL_MAT, [4, 2, 1, 1]);
-        assert_eq!(infer(&node, &sources(&[w, h]), 2, false).unwrap().axis, WSP_GGML_BACKEND_SPLIT_AXIS_PARTIAL);
-        assert_eq!(infer(&node, &sources(&[w, h]), 2, true).unwrap().axis, WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED);
+        assert_eq!(infer(&node, &sources(&[w, h]), 2, false).unwrap().axis, GGML_BACKEND_SPLIT_AXIS_PARTIAL);
+        assert_eq!(infer(&node, &sources(&[w, h]), 2, true).unwrap().axis, GGML_BACKEND_SPLIT_AXIS_MIRRORED);
     }
 
     #[test]
     fn adding_a_broadcast_mirrored_bias_keeps_the_split() {
         let a = (shape(op::MUL_MAT, [6, 2, 1, 1]), split(1, &[1, 1]));
-        let b = (shape(op::NONE, [6, 1, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let b = (shape(op::NONE, [6, 1, 1, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let out = infer(&shape(op::ADD, [6, 2, 1, 1]), &sources(&[a, b]), 2, true).unwrap();
         assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 1, 1));
     }
@@ -384,7 +384,7 @@ mod tests {
     #[test]
     fn concatenating_a_split_tensor_with_a_mirrored_one_keeps_the_split_off_the_concat_axis() {
         let a = (shape(op::NONE, [6, 4, 1, 1]), split(1, &[3, 1]));
-        let b = (shape(op::NONE, [2, 4, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let b = (shape(op::NONE, [2, 4, 1, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         let mut node = shape(op::CONCAT, [8, 4, 1, 1]);
         let out = infer(&node, &sources(&[a, b]), 2, true).unwrap();
         assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 3, 1));
@@ -398,7 +398,7 @@ mod tests {
         let kv = (shape(op::NONE, [64, 7, 8, 1]), split(2, &[4, 4]));
         let out = infer(&shape(op::FLASH_ATTN_EXT, [64, 8, 5, 1]), &sources(&[q, kv, kv]), 2, true).unwrap();
         assert_eq!((out.axis, out.ne[0], out.ne[1]), (1, 4, 4));
-        let mirrored = (shape(op::NONE, [64, 5, 8, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        let mirrored = (shape(op::NONE, [64, 5, 8, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
         assert!(infer(&shape(op::FLASH_ATTN_EXT, [64, 8, 5, 1]), &sources(&[mirrored, kv, kv]), 2, true).is_err());
     }
 
@@ -427,8 +427,8 @@ mod tests {
 
     #[test]
     fn unsupported_ops_are_reported_not_guessed() {
-        let a = (shape(op::NONE, [6, 4, 1, 1]), whole(WSP_GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
-        // WSP_GGML_OP_COUNT, after the last op
+        let a = (shape(op::NONE, [6, 4, 1, 1]), whole(GGML_BACKEND_SPLIT_AXIS_MIRRORED, 1));
+        // GGML_OP_COUNT, after the last op
         assert!(infer(&shape(op::GLU + 1, [6, 4, 1, 1]), &sources(&[a]), 2, true).is_err());
         // 0.7's COL2IM_1D, which its meta backend does not handle either (0.6's op 55 is CONV_2D)
         if cfg!(op_col2im_1d) {
