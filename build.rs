@@ -49,7 +49,7 @@ fn main() {
             .expect("releases.txt: one family has no feature"),
         [one] => *one,
         more => panic!(
-            "one whisper.rn family per build: the features of {} are all on",
+            "one family per build: the features of {} are all on",
             more.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
         ),
     };
@@ -68,7 +68,8 @@ fn main() {
         every("builtins").into_iter().filter(|b| !builtins.contains(b) && feature_enabled(b)).collect();
     if !refused.is_empty() {
         panic!(
-            "whisper.rn {}'s registry has no built-in backend {} (it knows: {})",
+            "{} {}'s registry has no built-in backend {} (it knows: {})",
+            facts(family, "package").join(""),
             facts(family, "releases").join("/"),
             refused.join(", "),
             builtins.join(", ")

@@ -1,5 +1,5 @@
 # The release table (releases.txt) for CMake: which family serves a whisper.rn release, and that
-# family's facts. Also included by integrations/whisper.rn/android/wsp-ggml-backend.cmake.
+# family's facts (whisper.rn's families only: llama.rn's are built by cargo alone so far). Also included by integrations/whisper.rn/android/wsp-ggml-backend.cmake.
 #
 #   WSP_SERVED_RELEASES            every release a family serves, in the table's order
 #   wsp_release_facts(<release> <prefix>)
@@ -29,10 +29,18 @@ function(_wsp_release_fact family key var)
     set(${var} "${values}" PARENT_SCOPE)
 endfunction()
 
+# whisper.rn's families (the C suite and the examples build against whisper.rn's sources)
+set(_wsp_whisper_rn_families "")
+foreach(line IN LISTS _wsp_release_lines)
+    if(line MATCHES "^([^ ]+) +package +whisper\\.rn *$")
+        list(APPEND _wsp_whisper_rn_families "${CMAKE_MATCH_1}")
+    endif()
+endforeach()
+
 set(WSP_SERVED_RELEASES "")
 foreach(line IN LISTS _wsp_release_lines)
-    if(line MATCHES "^[^ ]+ +releases +(.*)$")
-        string(REGEX REPLACE " +" ";" _releases "${CMAKE_MATCH_1}")
+    if(line MATCHES "^([^ ]+) +releases +(.*)$" AND CMAKE_MATCH_1 IN_LIST _wsp_whisper_rn_families)
+        string(REGEX REPLACE " +" ";" _releases "${CMAKE_MATCH_2}")
         list(APPEND WSP_SERVED_RELEASES ${_releases})
     endif()
 endforeach()
@@ -40,7 +48,7 @@ endforeach()
 function(wsp_release_facts release prefix)
     set(family "")
     foreach(line IN LISTS _wsp_release_lines)
-        if(line MATCHES "^([^ ]+) +releases +(.*)$")
+        if(line MATCHES "^([^ ]+) +releases +(.*)$" AND CMAKE_MATCH_1 IN_LIST _wsp_whisper_rn_families)
             set(candidate "${CMAKE_MATCH_1}")
             string(REGEX REPLACE " +" ";" releases "${CMAKE_MATCH_2}")
             if(release IN_LIST releases)

@@ -2,10 +2,11 @@
 # Fetch a whisper.rn release from npm (the reference backend layer and the ggml core the tests
 # link against), check it against npm's published integrity, and unpack it into third_party/
 # (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
-# adapts. Idempotent: does nothing when already there.
+# adapts. Idempotent: does nothing when already there. llama.rn's releases the same way.
 #
 #   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
-#   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm integrity
+#   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
+#   integrity, or llama.rn@VERSION (0.12.0 to 0.12.9)
 #   scripts/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's)
 set -euo pipefail
@@ -21,6 +22,14 @@ RELEASES='
 0.5.1 whisper.rn-0.5.1 sha512-Inu2mcP8vH2yWfVatqAoyYnwhq1UrTx9dYbzCYLAg/7Y78qs65MPg1WNc7JJUBrekGEayu8B8MkxiAEoVrqVOA==
 0.5.2 whisper.rn-0.5.2 sha512-728K/5ePGfIW8BbXlN8+zFn2D9qwgV5SElrRVllvYw2uDAQ91TIoPFOP2K89DiGLdsQbZ4WC79AVjA18nH9lHw==
 0.5.3 whisper.rn-0.5.3 sha512-etgsRmwy9Rw8AAMX+ujo4kB6LQz+djHVCs9nFrqUYxfaEuyvEQXqrvxlP64UqQZbDhoWVeO/Pm9g/8f21eye1w==
+llama.rn@0.12.0 llama.rn-0.12.0 sha512-RDcY1wVxARBblNmYUncAfSrKnyPtCVwZFtERhyL9oZBcZshMK+p2/yjNYHvnU6UEokTlHUFFqGp+3CUcUJpVtQ==
+llama.rn@0.12.1 llama.rn-0.12.1 sha512-oJG/2e8AHskcpVcenPx8riMq2Gc/hQx9Q6OdVi73gYKyF3/c32zZbaeWP+wfkBtSf4jO1VFFhcecaUz/29CvBw==
+llama.rn@0.12.3 llama.rn-0.12.3 sha512-SAMQ0Zj2CpngHNpqzxmIydo64tO3UYiOFeIHWwKc3yWMI5esjv4BJGvZj3Ca+rQWEoF7x+a/BjloiHp6+F141Q==
+llama.rn@0.12.4 llama.rn-0.12.4 sha512-53oQKv2rzYbsSfFMONcj+KnFfAJ9S5gO9l1FyRi35Zmh8PeLUa7Zzh0FUQ6/+LwZH5SYnCulMeA94GS+ls/y7w==
+llama.rn@0.12.5 llama.rn-0.12.5 sha512-XCGrmf39Mh0Roo97Rwq+8j34xrAPw3faYdaFZl6GCKGbrcEdoxPGZWy+44GjAK44M399+qjFHJzVrmzYrlX6LQ==
+llama.rn@0.12.6 llama.rn-0.12.6 sha512-qh8ysRykn0IQqN6kO7xirKhuZnZYzuI3fQWs9cFoQHpQeYfCfkhqgRuhzTw1Bh/A1H8Z2PPu5PFS45R2jfszTA==
+llama.rn@0.12.8 llama.rn-0.12.8 sha512-m70240EdSzq7fhjQ7ocmbuGvurXBiusPLdtJrFwpd3piLSOgKdspBtAMH752Fw3DU7t3k4OpySful7UsgJokYA==
+llama.rn@0.12.9 llama.rn-0.12.9 sha512-uRsTVARp1KnDkDg00FvOGIrN6SZfMqYVJfCOdxN9FSyGufLC+Aad6oFWZVEO8vmtNqu+JBlsCGevP4sJGifAvg==
 '
 
 VERSION=${1:-0.4.3}
@@ -36,7 +45,7 @@ if [ "$VERSION" = --all ]; then
 fi
 read -r _ folder INTEGRITY < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
 if [ -z "${INTEGRITY:-}" ]; then
-    echo "fetch-reference: unknown whisper.rn release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
+    echo "fetch-reference: unknown release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
     exit 2
 fi
 
@@ -52,12 +61,16 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-(cd "$work" && npm pack "whisper.rn@$VERSION" --silent >/dev/null)
-tarball="$work/whisper.rn-$VERSION.tgz"
+# whisper.rn@VERSION when no package is named
+package=whisper.rn
+case "$VERSION" in *@*) package=${VERSION%@*}; VERSION=${VERSION#*@} ;; esac
+podspec=$(echo "$package" | tr . -).podspec
+(cd "$work" && npm pack "$package@$VERSION" --silent >/dev/null)
+tarball="$work/$package-$VERSION.tgz"
 
 actual="sha512-$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)"
 if [ "$actual" != "$INTEGRITY" ]; then
-    echo "fetch-reference: integrity mismatch for whisper.rn@$VERSION" >&2
+    echo "fetch-reference: integrity mismatch for $package@$VERSION" >&2
     echo "  expected $INTEGRITY" >&2
     echo "  actual   $actual" >&2
     exit 1
@@ -66,6 +79,6 @@ fi
 rm -rf "$dest"
 mkdir -p "$dest"
 tar -xzf "$tarball" -C "$dest" --strip-components=1 package/cpp package/package.json package/LICENSE \
-    "package/$android_cmake" package/whisper-rn.podspec
+    "package/$android_cmake" "package/$podspec"
 echo "$INTEGRITY" > "$stamp"
-echo "fetch-reference: whisper.rn@$VERSION unpacked into $dest" >&2
+echo "fetch-reference: $package@$VERSION unpacked into $dest" >&2

@@ -60,8 +60,10 @@ def tables(families, what):
              row(["---"] * 5)]
     for name, facts in families.items():
         feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"
-        table.append(row([name, "whisper.rn " + ", ".join(f"**{r}**" for r in facts["releases"]), feature,
-                          " or ".join(f"`{r}`" for r in facts["releases"]),
+        package = facts["package"][0]
+        # CMake builds whisper.rn's families (llama.rn's: cargo alone, so far)
+        cmake = " or ".join(f"`{r}`" for r in facts["releases"]) if package == "whisper.rn" else "—"
+        table.append(row([name, f"{package} " + ", ".join(f"**{r}**" for r in facts["releases"]), feature, cmake,
                           f"{functions(facts)} (`ctests/{facts['symbols'][0]}`)"]))
     capabilities = [row(["capability", "what"] + list(families)), row(["---"] * (2 + len(families)))]
     for capability, text in what.items():
@@ -101,7 +103,9 @@ def hostile_calls(facts):
 
 
 def counts(families):
-    """Every name an inline count may use, and its value."""
+    """Every name an inline count may use, and its value: whisper.rn's families (the C suite and
+    its counts build against whisper.rn's headers only, so far)."""
+    families = {name: facts for name, facts in families.items() if facts["package"] == ["whisper.rn"]}
     served = [r for facts in families.values() for r in facts["releases"]]
     values = {
         "served": ", ".join(served),

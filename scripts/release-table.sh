@@ -1,33 +1,58 @@
 #!/usr/bin/env bash
-# The release table (releases.txt) for scripts.
+# The release table (releases.txt) for scripts. A release is a whisper.rn version (0.7.4) or
+# PACKAGE@VERSION (llama.rn@0.12.9).
 #
 #   scripts/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
-#   scripts/release-table.sh releases           every release some family serves
-#   scripts/release-table.sh newest             each family's newest release (the one its tests
-#                                               build against), in the table's order
+#   scripts/release-table.sh releases           every whisper.rn release some family serves
+#   scripts/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
+#                                               its tests build against), in the table's order;
+#                                               --all: then every other package's, as
+#                                               PACKAGE@VERSION
 set -euo pipefail
 table="$(cd "$(dirname "$0")/.." && pwd)/releases.txt"
 
-# the family serving $1
+# the family of package $1 serving version $2
 family_of() {
-    awk -v r="$1" '!/^#/ && $2 == "releases" { for (i = 3; i <= NF; i++) if ($i == r) { print $1; exit } }' "$table"
+    awk -v p="$1" -v r="$2" '
+        !/^#/ && $2 == "package" { package[$1] = $3 }
+        !/^#/ && $2 == "releases" && package[$1] == p { for (i = 3; i <= NF; i++) if ($i == r) { print $1; exit } }' "$table"
+}
+
+# "PACKAGE VERSION" of a release
+split_release() {
+    case "$1" in
+        *@*) echo "${1%@*} ${1#*@}" ;;
+        *) echo "whisper.rn $1" ;;
+    esac
+}
+
+# each family's newest release, PACKAGE@VERSION for another package than whisper.rn
+newest() {
+    awk -v all="$1" '
+        !/^#/ && $2 == "package" { package[$1] = $3 }
+        !/^#/ && $2 == "releases" {
+            if (package[$1] == "whisper.rn") print $NF
+            else if (all) print package[$1] "@" $NF
+        }' "$table"
 }
 
 case "${1:-}" in
     fact)
-        family=$(family_of "$2")
-        [ -n "$family" ] || { echo "release-table: no family serves whisper.rn '$2'" >&2; exit 1; }
+        read -r package version < <(split_release "$2")
+        family=$(family_of "$package" "$version")
+        [ -n "$family" ] || { echo "release-table: no family serves $package '$version'" >&2; exit 1; }
         awk -v f="$family" -v k="$3" '!/^#/ && $1 == f && $2 == k { for (i = 3; i <= NF; i++) if ($i != "-") printf "%s%s", (n++ ? " " : ""), $i } END { print "" }' "$table"
         ;;
     releases)
-        awk '!/^#/ && $2 == "releases" { for (i = 3; i <= NF; i++) print $i }' "$table"
+        awk '!/^#/ && $2 == "package" { package[$1] = $3 }
+             !/^#/ && $2 == "releases" && package[$1] == "whisper.rn" { for (i = 3; i <= NF; i++) print $i }' "$table"
         ;;
     newest)
-        awk '!/^#/ && $2 == "releases" { print $NF }' "$table"
+        if [ "${2:-}" = --all ]; then newest 1; else newest ""; fi
         ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | releases | newest" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | releases | newest [--all]" >&2
         exit 2
         ;;
 esac

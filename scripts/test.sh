@@ -7,7 +7,8 @@
 #                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
-#                           (the layout check and ctest -L lean); the conformance suite runs
+#                           (the layout check and ctest -L lean; llama.rn's: the layout check
+#                           and the exported functions); the conformance suite runs
 #                           through ctest for every family and through cargo under qemu for
 #                           the phones' targets (ctests/programs.txt lists its programs for
 #                           both, so each runs once per family and target); then every fuzz
@@ -28,7 +29,9 @@ if $all; then "$root/scripts/setup.sh" --all; else "$root/scripts/setup.sh" --te
 
 table=scripts/release-table.sh
 releases=()
-for release in $($table newest); do
+newest=(newest)
+if $all; then newest+=(--all); fi
+for release in $($table "${newest[@]}"); do
     if $all || [ -z "$($table fact "$release" feature)" ]; then
         releases+=("$release")
     fi
@@ -54,10 +57,15 @@ for release in "${releases[@]}"; do
     # the mirrors against bindgen's reading of the release's headers (compile-time assertions)
     folder=whisper.rn-$release
     if [ -z "$feature" ]; then folder=whisper.rn; fi
+    case "$release" in *@*) folder=${release/@/-} ;; esac
     timed "$release: layout check" env WSP_RELEASE_HEADERS="$root/third_party/$folder/cpp" \
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
+    if [ "$suite" = abi ]; then
+        timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release" >/dev/null
+        continue
+    fi
     # the lean suite has no RPC test (the examples are built without it) and no memcheck; the
     # full suite has Vulkan (on Mesa's lavapipe) where the release table gives the family a source
     full=ON

@@ -1,28 +1,34 @@
-//! The checked-in C header is what cbindgen makes of the Rust sources, with the package's prefix
-//! on every ggml name (the sources name them without it): a change to the ABI in Rust that is not
-//! reflected in include/ fails here. `UPDATE_HEADER=1 cargo test --test header` rewrites it.
+//! The checked-in C headers are what cbindgen makes of the Rust sources, one per package of the
+//! release table with its prefix on every ggml name (the sources name them without it):
+//! include/wsp_ggml_backend.h for whisper.rn, include/lm_ggml_backend.h for llama.rn. A change
+//! to the ABI in Rust that is not reflected in include/ fails here.
+//! `UPDATE_HEADER=1 cargo test --test header` rewrites them.
 
 use std::path::Path;
 
-/// The package's prefix of ggml's names (releases.txt).
-const PREFIX: &str = env!("WSP_SYMBOL_PREFIX");
-
 #[test]
-fn checked_in_header_matches_the_rust_sources() {
+fn checked_in_headers_match_the_rust_sources() {
+    let stale: Vec<String> =
+        packages().into_iter().filter_map(|(package, prefix)| stale_header(package, prefix)).collect();
+    assert!(stale.is_empty(), "out of date: {}; run UPDATE_HEADER=1 cargo test --test header", stale.join(", "));
+}
+
+/// The package's header, generated and compared with (or, with UPDATE_HEADER, written to) the
+/// checked-in one: its path when they differ.
+fn stale_header(package: &str, prefix: &str) -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // cbindgen reads a copy of the sources and of its configuration with the prefix on every ggml
     // name, so that it lays out and wraps the lines the C compiler will read.
-    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefixed-src");
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("prefixed-src-{package}"));
     let _ = std::fs::remove_dir_all(&copy);
-    copy_prefixed(&root.join("src"), &copy.join("src"));
+    copy_prefixed(&root.join("src"), &copy.join("src"), prefix);
     let toml = std::fs::read_to_string(root.join("cbindgen.toml")).expect("read cbindgen.toml");
-    std::fs::write(copy.join("cbindgen.toml"), with_prefix(&toml, PREFIX)).unwrap();
+    std::fs::write(copy.join("cbindgen.toml"), with_prefix(&toml, prefix)).unwrap();
     let mut config = cbindgen::Config::from_file(copy.join("cbindgen.toml")).expect("read cbindgen.toml");
     // One header for every family: each capability's items under its macro.
     for capability in capabilities() {
-        config
-            .defines
-            .insert(capability.to_owned(), with_prefix(&format!("GGML_BACKEND_{}", capability.to_uppercase()), PREFIX));
+        let define = with_prefix(&format!("GGML_BACKEND_{}", capability.to_uppercase()), prefix);
+        config.defines.insert(capability.to_owned(), define);
     }
     let bindings = cbindgen::Builder::new()
         .with_src(copy.join("src/lib.rs"))
@@ -31,25 +37,36 @@ fn checked_in_header_matches_the_rust_sources() {
         .expect("cbindgen parses the crate");
     let mut generated = Vec::new();
     bindings.write(&mut generated);
-    let name = format!("{PREFIX}ggml_backend.h");
-    let header = root.join("include").join(&name);
+    let name = format!("include/{prefix}ggml_backend.h");
+    let header = root.join(&name);
     if std::env::var_os("UPDATE_HEADER").is_some() {
         std::fs::write(&header, &generated).unwrap();
     }
-    let checked_in = std::fs::read(&header).unwrap_or_default();
-    assert!(checked_in == generated, "include/{name} is out of date; run UPDATE_HEADER=1 cargo test --test header");
+    (std::fs::read(&header).unwrap_or_default() != generated).then_some(name)
+}
+
+/// The packages of the release table and their prefixes.
+fn packages() -> Vec<(&'static str, &'static str)> {
+    include_str!("../releases.txt")
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [package, "prefix", prefix] => Some((*package, *prefix)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The `.rs` files under `from`, prefixed, under `to`.
-fn copy_prefixed(from: &Path, to: &Path) {
+fn copy_prefixed(from: &Path, to: &Path, prefix: &str) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let path = entry.unwrap().path();
         let target = to.join(path.file_name().unwrap());
         if path.is_dir() {
-            copy_prefixed(&path, &target);
+            copy_prefixed(&path, &target, prefix);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            std::fs::write(target, with_prefix(&std::fs::read_to_string(&path).unwrap(), PREFIX)).unwrap();
+            std::fs::write(target, with_prefix(&std::fs::read_to_string(&path).unwrap(), prefix)).unwrap();
         }
     }
 }

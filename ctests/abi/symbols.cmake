@@ -1,7 +1,16 @@
-# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> -P symbols.cmake
-# Each library defines exactly the functions of the list (one name a line) among its wsp_ggml*
-# symbols: global or weak text/data symbols, as tests/conformance.rs reads them.
-file(STRINGS "${LIST}" spec)
+# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> [-DPREFIX=<prefix>] -P symbols.cmake
+# Each library defines exactly the functions of the list (one name a line, with whisper.rn's
+# prefix wsp_) among its <prefix>ggml* symbols: global or weak text/data symbols, as
+# tests/conformance.rs reads them. PREFIX: the package's (releases.txt), wsp_ by default.
+if(NOT DEFINED PREFIX)
+    set(PREFIX wsp_)
+endif()
+file(STRINGS "${LIST}" listed)
+set(spec "")
+foreach(name IN LISTS listed)
+    string(REGEX REPLACE "^wsp_" "${PREFIX}" name "${name}")
+    list(APPEND spec "${name}")
+endforeach()
 list(SORT spec)
 list(LENGTH spec n_spec)
 foreach(pair IN ITEMS "static:--defined-only" "shared:-D;--defined-only")
@@ -9,11 +18,12 @@ foreach(pair IN ITEMS "static:--defined-only" "shared:-D;--defined-only")
     set(what "${CMAKE_MATCH_1}")
     set(args "${CMAKE_MATCH_2}")
     string(TOUPPER "${what}" var)
-    execute_process(COMMAND "${NM}" ${args} "${${var}}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+    # (ERROR_QUIET: nm names each object of the archive that has no symbols)
+    execute_process(COMMAND "${NM}" ${args} "${${var}}" OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_QUIET)
     if(NOT rc EQUAL 0)
         message(FATAL_ERROR "${NM} ${${var}} failed")
     endif()
-    string(REGEX MATCHALL "[ \t][TWDBR][ \t]+wsp_ggml[A-Za-z0-9_]*" found "${out}")
+    string(REGEX MATCHALL "[ \t][TWDBR][ \t]+${PREFIX}ggml[A-Za-z0-9_]*" found "${out}")
     set(defined "")
     foreach(entry IN LISTS found)
         string(REGEX REPLACE "^[ \t][TWDBR][ \t]+" "" name "${entry}")
@@ -28,5 +38,5 @@ foreach(pair IN ITEMS "static:--defined-only" "shared:-D;--defined-only")
     if(missing OR extra)
         message(FATAL_ERROR "${what} library: missing [${missing}] extra [${extra}]")
     endif()
-    message(STATUS "${what} library: all ${n_spec} functions of ${LIST}, no other wsp_ggml symbol")
+    message(STATUS "${what} library: all ${n_spec} functions of ${LIST}, no other ${PREFIX}ggml symbol")
 endforeach()

@@ -29,10 +29,13 @@ pub const GGML_OP_ROPE: ggml_op = 46 + OP_SHIFT;
 /// op ranges): the ops from CONV_2D on are one higher.
 #[cfg(meta)]
 const AFTER_IM2COL_3D: ggml_op = cfg!(op_col2im_1d) as ggml_op;
-/// It also inserts LIGHTNING_INDEXER and DSV4_HC_COMB, _PRE and _POST after GATED_DELTA_NET
-/// (op_lightning_indexer): the ops from UNARY on are four higher again.
+/// It also inserts LIGHTNING_INDEXER after GATED_DELTA_NET (op_lightning_indexer), and
+/// DSV4_HC_COMB, _PRE and _POST after that (op_dsv4_hc; llama.rn 0.12.6 has the first without
+/// the others): the ops from UNARY on are up to four higher again.
 #[cfg(meta)]
-const AFTER_GATED_DELTA_NET: ggml_op = AFTER_IM2COL_3D + 4 * cfg!(op_lightning_indexer) as ggml_op;
+const AFTER_LIGHTNING_INDEXER: ggml_op = AFTER_IM2COL_3D + cfg!(op_lightning_indexer) as ggml_op;
+#[cfg(meta)]
+const AFTER_GATED_DELTA_NET: ggml_op = AFTER_LIGHTNING_INDEXER + 3 * cfg!(op_dsv4_hc) as ggml_op;
 
 #[cfg(meta)]
 /// ggml.h's op numbers for the ops the meta backend distinguishes (its split-state inference
@@ -105,10 +108,10 @@ pub mod op {
     pub const GATED_DELTA_NET: ggml_op = 85 + AFTER_IM2COL_3D;
     #[cfg(op_lightning_indexer)]
     pub const LIGHTNING_INDEXER: ggml_op = 86 + AFTER_IM2COL_3D;
-    #[cfg(op_lightning_indexer)]
-    pub const DSV4_HC_COMB: ggml_op = 87 + AFTER_IM2COL_3D;
-    #[cfg(op_lightning_indexer)]
-    pub const DSV4_HC_POST: ggml_op = 89 + AFTER_IM2COL_3D;
+    #[cfg(op_dsv4_hc)]
+    pub const DSV4_HC_COMB: ggml_op = 86 + super::AFTER_LIGHTNING_INDEXER;
+    #[cfg(op_dsv4_hc)]
+    pub const DSV4_HC_POST: ggml_op = 88 + super::AFTER_LIGHTNING_INDEXER;
     pub const UNARY: ggml_op = 86 + AFTER_GATED_DELTA_NET;
     pub const MAP_CUSTOM1: ggml_op = 87 + AFTER_GATED_DELTA_NET;
     pub const CUSTOM: ggml_op = 90 + AFTER_GATED_DELTA_NET;

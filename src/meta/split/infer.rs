@@ -129,7 +129,7 @@ fn on_whole_sources(
         | op::FLASH_ATTN_BACK
         | op::SSM_SCAN..=op::SOLVE_TRI
         | op::MAP_CUSTOM1..=op::CUSTOM => Some(generic(srcs, n_devs, true)),
-        #[cfg(op_lightning_indexer)]
+        #[cfg(op_dsv4_hc)]
         op::DSV4_HC_COMB..=op::DSV4_HC_POST => Some(generic(srcs, n_devs, true)),
         _ => None,
     }
