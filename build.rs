@@ -92,6 +92,7 @@ fn main() {
     let releases = facts(family, "releases");
     println!("cargo:rustc-env=WSP_FAMILY={name}");
     println!("cargo:rustc-env=WSP_RELEASE={}", releases.last().expect("releases.txt: a family serves a release"));
+    println!("cargo:rustc-env=WSP_FAMILY_RELEASES={}", releases.join(" "));
     println!("cargo:rustc-env=WSP_FAMILY_FEATURE={}", facts(family, "feature").join(""));
     println!("cargo:rustc-env=WSP_CAPABILITIES={}", capabilities.join(" "));
     println!("cargo:rustc-env=WSP_LOAD_ALL={}", facts(family, "load_all").join(" "));

@@ -7,9 +7,9 @@
 #                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
-#                           (the layout check and ctest -L lean; llama.rn's: the layout check
-#                           and the exported functions); the conformance suite runs
-#                           through ctest for every family and through cargo under qemu for
+#                           (the layout check and ctest -L lean; llama.rn's: the layout check,
+#                           the exported functions and cargo's conformance tests); the suite runs
+#                           through ctest for every whisper.rn family and through cargo under qemu for
 #                           the phones' targets (ctests/programs.txt lists its programs for
 #                           both, so each runs once per family and target); then every fuzz
 #                           target briefly
@@ -62,8 +62,9 @@ for release in "${releases[@]}"; do
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
-    if [ "$suite" = abi ]; then
+    if [ "$suite" = conformance ]; then
         timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release" >/dev/null
+        timed "$release: cargo test" cargo test --test conformance "${features[@]}"
         continue
     fi
     # the lean suite has no RPC test (the examples are built without it) and no memcheck; the

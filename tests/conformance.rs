@@ -19,12 +19,17 @@ use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use support::*;
 
-/// The functions the release's backend layer defines (the release table's `symbols`).
+/// The functions the release's backend layer defines (the release table's `symbols`, as the
+/// package names them).
 fn spec_symbols() -> BTreeSet<String> {
-    std::fs::read_to_string(root().join("ctests").join(RELEASE.symbols)).unwrap().lines().map(str::to_owned).collect()
+    std::fs::read_to_string(root().join("ctests").join(RELEASE.symbols))
+        .unwrap()
+        .lines()
+        .map(|l| RELEASE.named(l))
+        .collect()
 }
 
-/// Names of the `wsp_ggml*` symbols a library defines (text symbols, global or weak).
+/// Names of the package's `wsp_ggml*` symbols a library defines (text symbols, global or weak).
 fn defined_ggml_symbols(nm_args: &[&str], lib: &std::path::Path) -> BTreeSet<String> {
     let out = std::process::Command::new("nm").args(nm_args).arg(lib).output().expect("run nm");
     assert!(out.status.success());
@@ -34,7 +39,7 @@ fn defined_ggml_symbols(nm_args: &[&str], lib: &std::path::Path) -> BTreeSet<Str
             let mut parts = l.split_whitespace().rev();
             let name = parts.next()?;
             let kind = parts.next()?;
-            (name.starts_with("wsp_ggml")
+            (name.starts_with(&format!("{}ggml", RELEASE.symbol_prefix))
                 && kind.chars().all(|c| "TtWwDdBbRr".contains(c))
                 && kind.chars().next()?.is_uppercase())
             .then(|| name.to_owned())
@@ -58,13 +63,14 @@ fn libraries_define_exactly_the_spec_symbols() {
     }
 }
 
-/// One `size`/`align`/`offset` line per Rust type and field, in abi_layout.c's format.
+/// One `size`/`align`/`offset` line per Rust type and field, in abi_layout.c's format (which
+/// names the C types as whisper.rn does, whatever the package: its names are string literals).
 macro_rules! rust_layout {
     ($out:ident; $($t:ident { $($f:ident),* $(,)? })*) => {$(
-        $out.push(format!("size {} {}", stringify!($t), std::mem::size_of::<$t>()));
-        $out.push(format!("align {} {}", stringify!($t), std::mem::align_of::<$t>()));
+        $out.push(format!("size wsp_{} {}", stringify!($t), std::mem::size_of::<$t>()));
+        $out.push(format!("align wsp_{} {}", stringify!($t), std::mem::align_of::<$t>()));
         $(
-            $out.push(format!("offset {}.{} {}", stringify!($t),
+            $out.push(format!("offset wsp_{}.{} {}", stringify!($t),
                 stringify!($f).trim_start_matches("r#"), std::mem::offset_of!($t, $f)));
         )*
     )*};
@@ -195,7 +201,7 @@ fn abi_layout_matches_between_whisper_rn_headers_our_header_and_rust() {
     let header = String::from_utf8(run(&from_header, &[], &[]).stdout).unwrap();
     assert!(whisper.lines().count() > 100, "the layout program printed too little:\n{whisper}");
     if let Some(diff) = first_difference(&whisper, &header) {
-        panic!("include/wsp_ggml_backend.h disagrees with whisper.rn's headers: {diff}");
+        panic!("include/{}ggml_backend.h disagrees with the package's headers: {diff}", RELEASE.symbol_prefix);
     }
     let c_lines: BTreeSet<&str> = whisper.lines().collect();
     let rust = rust_layout_lines();
@@ -284,7 +290,8 @@ fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
     let mut count = 0;
     for line in list.lines() {
         let mut fields = line.split('\t');
-        let (name, outcome, expected) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap_or(""));
+        let (name, outcome) = (fields.next().unwrap(), fields.next().unwrap());
+        let expected = RELEASE.named(fields.next().unwrap_or(""));
         count += 1;
         let out = run(&exe, &[name], &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -292,7 +299,7 @@ fn hostile_calls_give_a_clear_message_and_an_abort_or_an_error_value() {
         let verdict = match outcome {
             "abort" if !aborted => Some(format!("expected an abort, got {}", out.status)),
             "ok" | "error" if !out.status.success() => Some(format!("expected a clean return, got {}", out.status)),
-            _ if !stderr.contains(expected) => Some(format!("message lacks {expected:?}")),
+            _ if !stderr.contains(&expected) => Some(format!("message lacks {expected:?}")),
             _ => None,
         };
         if let Some(why) = verdict {
@@ -338,7 +345,8 @@ fn the_scheduler_shows_where_it_cut_the_graph() {
     sources.extend(fixture_sources());
     let exe = build_program("sched_split", &sources, &[], Layer::RustStatic);
     let dot = std::env::temp_dir().join(format!("wsp-sched-{}.dot", std::process::id()));
-    let out = run(&exe, &[], &[("WSP_GGML_SCHED_DEBUG", "2"), ("WSP_GGML_SCHED_DOT", dot.to_str().unwrap())]);
+    let (debug, dot_variable) = (RELEASE.ggml_macro("GGML_SCHED_DEBUG"), RELEASE.ggml_macro("GGML_SCHED_DOT"));
+    let out = run(&exe, &[], &[(&debug, "2"), (&dot_variable, dot.to_str().unwrap())]);
     assert!(out.status.success());
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("## SPLIT #0: "), "no split listing in the debug log");
@@ -360,6 +368,7 @@ fn a_debug_build_aborts_on_what_it_checks() {
         let out = run(&exe, &[], &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{}: stderr: {stderr}", program.name());
-        assert!(stderr.contains(&program.message), "{}: lacks {:?}: {stderr}", program.name(), program.message);
+        let message = RELEASE.named(&program.message);
+        assert!(stderr.contains(&message), "{}: lacks {message:?}: {stderr}", program.name());
     }
 }

@@ -51,7 +51,7 @@ fn build_programs(layer: Layer) -> Programs {
         server: build_rpc_example("rpc-server", &["examples/rpc/rpc-server.cpp"], &[], layer),
         transcribe: build_rpc_example(
             "transcribe",
-            &["examples/transcribe/transcribe.cpp", &whisper_cpp_dir().join("whisper.cpp").display().to_string()],
+            &["examples/transcribe/transcribe.cpp", &package_cpp_dir().join("whisper.cpp").display().to_string()],
             &["ctests/fixtures/accel_fixture.c"],
             layer,
         ),

@@ -19,7 +19,11 @@
  */
 
 #ifdef ABI_USE_LIBRARY_HEADER
+#ifdef GGML_LIBRARY_HEADER /* another package's header (tests/support's prefix map names it) */
+#include GGML_LIBRARY_HEADER
+#else
 #include "wsp_ggml_backend.h"
+#endif
 #else
 #include "ggml-backend-impl.h"
 #endif

@@ -36,6 +36,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml_names.h"
 #include "ggml.h"
 
 #include <math.h>
@@ -407,11 +408,11 @@ int main(void) {
 
     struct heads_out cpu_heads, meta_heads;
     heads_product(&cpu_k, cpu, wsp_ggml_backend_dev_buffer_type(cpu_dev), &cpu_heads);
-    setenv("WSP_GGML_META_DEBUG", "1", 1);
+    setenv(GGML_ENV("GGML_META_DEBUG"), "1", 1);
     wsp_ggml_log_set(log_debug, NULL);
     heads_product(&k, mb, meta_buft, &meta_heads);
     wsp_ggml_log_set(NULL, NULL);
-    unsetenv("WSP_GGML_META_DEBUG");
+    unsetenv(GGML_ENV("GGML_META_DEBUG"));
     failures += same_values("heads: product read directly", meta_heads.product, cpu_heads.product, 36);
     failures += same_values("heads: reshaped into heads, read directly", meta_heads.heads, cpu_heads.heads, 36);
     failures += same_values("heads: cont of the heads", meta_heads.heads_cont, cpu_heads.heads_cont, 36);

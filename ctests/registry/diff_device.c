@@ -4,6 +4,7 @@
 // dev_count, dev_get, get_proc_address incl. using wsp_ggml_backend_set_n_threads from the CPU reg).
 // Values of the CPU device that come from the system (description, memory) are printed only as booleans.
 #include "diff_util.h"
+#include "ggml_names.h"
 #include "ggml-cpu.h"
 
 static void device_facts(const char * tag, wsp_ggml_backend_dev_t dev, wsp_ggml_backend_reg_t reg, bool system_values) {
@@ -127,8 +128,9 @@ static void reg_facts(const char * tag, wsp_ggml_backend_reg_t reg, wsp_ggml_bac
     snprintf(l, sizeof(l), "%s reg_name", tag);      DU_S(l, wsp_ggml_backend_reg_name(reg));
     snprintf(l, sizeof(l), "%s reg_dev_count", tag); DU_Z(l, wsp_ggml_backend_reg_dev_count(reg));
     snprintf(l, sizeof(l), "%s reg_dev_get0", tag);  DU_B(l, wsp_ggml_backend_reg_dev_get(reg, 0) == dev);
-    const char * names[] = { "wsp_ggml_backend_set_n_threads", "wsp_ggml_backend_dev_get_extra_bufts",
-                             "wsp_ggml_backend_get_features", "wsp_ggml_backend_set_abort_callback", "no_such_function", "" };
+    const char * names[] = { GGML_SYMBOL("ggml_backend_set_n_threads"), GGML_SYMBOL("ggml_backend_dev_get_extra_bufts"),
+                             GGML_SYMBOL("ggml_backend_get_features"), GGML_SYMBOL("ggml_backend_set_abort_callback"),
+                             "no_such_function", "" };
     for (int i = 0; i < 6; i++) {
         printf("%s get_proc_address '%s' %d\n", tag, names[i], wsp_ggml_backend_reg_get_proc_address(reg, names[i]) != NULL);
     }
@@ -137,7 +139,7 @@ static void reg_facts(const char * tag, wsp_ggml_backend_reg_t reg, wsp_ggml_bac
 // a CPU backend set to 1 thread through the function from get_proc_address still computes
 static void n_threads(wsp_ggml_backend_reg_t cpu_reg) {
     wsp_ggml_backend_set_n_threads_t fn =
-        (wsp_ggml_backend_set_n_threads_t) wsp_ggml_backend_reg_get_proc_address(cpu_reg, "wsp_ggml_backend_set_n_threads");
+        (wsp_ggml_backend_set_n_threads_t) wsp_ggml_backend_reg_get_proc_address(cpu_reg, GGML_SYMBOL("ggml_backend_set_n_threads"));
     wsp_ggml_backend_t be = wsp_ggml_backend_dev_init(wsp_ggml_backend_reg_dev_get(cpu_reg, 0), NULL);
     fn(be, 1);
     struct wsp_ggml_context * ctx = du_ctx(4);

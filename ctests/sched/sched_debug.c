@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sched_util.h"
+#include "ggml_names.h"
 
 // debug lines go to stdout, everything else to stderr; so does the one line the reference logs
 // only when built without NDEBUG (whisper.rn's app builds define it, and the library follows them)
@@ -29,7 +30,7 @@ int main(void) {
     struct wsp_ggml_tensor * g = su_output(wsp_ggml_gelu(n.ctx, n.o1), "g");
     wsp_ggml_build_forward_expand(n.gf, g);
 
-    setenv("WSP_GGML_SCHED_DEBUG", "2", 1);
+    setenv(GGML_ENV("GGML_SCHED_DEBUG"), "2", 1);
     wsp_ggml_log_set(print_log, NULL);
     wsp_ggml_backend_sched_t sched = su_sched_test_cpu(tb, cpu, false, true);
     su_alloc_print("debug", sched, n.gf);

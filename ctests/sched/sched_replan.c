@@ -20,6 +20,7 @@
 // o = add(e, c). p is on TEST, w [COLS, 1] on the CPU.
 #define _POSIX_C_SOURCE 200809L  // setenv, unsetenv
 #include "sched_util.h"
+#include "ggml_names.h"
 
 #include <stdlib.h>
 
@@ -161,14 +162,14 @@ int main(void) {
     wsp_ggml_backend_sched_free(sched);
 
     // The switch names TEST: its answers are asked again for every graph.
-    setenv("WSP_GGML_SCHED_NO_ANSWER_CACHE", "TEST", 1);
+    setenv(GGML_ENV("GGML_SCHED_NO_ANSWER_CACHE"), "TEST", 1);
     sched = su_sched_test_cpu(tb, cpu, false, true);
     play(sched, tb, w, mem, mem_size, &(struct round) { "switch_sqr", ROWS, false, false, true, false });
     const enum wsp_ggml_op no_sqr[] = { WSP_GGML_OP_NONE, WSP_GGML_OP_ADD, WSP_GGML_OP_MUL, WSP_GGML_OP_VIEW };
     test_backend_set_supported_ops(no_sqr, 4);
     play(sched, tb, w, mem, mem_size, &(struct round) { "switch_no_sqr", ROWS, false, false, true, false });
     wsp_ggml_backend_sched_free(sched);
-    unsetenv("WSP_GGML_SCHED_NO_ANSWER_CACHE");
+    unsetenv(GGML_ENV("GGML_SCHED_NO_ANSWER_CACHE"));
 
     wsp_ggml_backend_buffer_free(pb);
     wsp_ggml_free(cp);

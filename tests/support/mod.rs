@@ -35,7 +35,12 @@ pub fn is_cross() -> bool {
 /// What the tests know of the release they test: its row of the release table (releases.txt),
 /// as build.rs read it for the family the tests' features chose.
 pub struct Release {
-    /// The whisper.rn release whose sources the tests build against (the family's newest).
+    /// The npm package (whisper.rn, llama.rn) and the prefix its C++ gives ggml's names, in
+    /// lower case (wsp_) and upper case (WSP_).
+    pub package: &'static str,
+    pub symbol_prefix: &'static str,
+    macro_prefix: &'static str,
+    /// The family's newest release (the tests build against it, or [`Release::tested`]).
     pub version: &'static str,
     pub family: &'static str,
     /// The cargo feature that builds the family (empty: the default build).
@@ -46,6 +51,9 @@ pub struct Release {
 }
 
 pub const RELEASE: Release = Release {
+    package: env!("WSP_PACKAGE"),
+    symbol_prefix: env!("WSP_SYMBOL_PREFIX"),
+    macro_prefix: env!("WSP_MACRO_PREFIX"),
     version: env!("WSP_RELEASE"),
     family: env!("WSP_FAMILY"),
     feature: env!("WSP_FAMILY_FEATURE"),
@@ -56,6 +64,22 @@ pub const RELEASE: Release = Release {
 impl Release {
     pub fn has(&self, capability: &str) -> bool {
         self.capabilities.split(' ').any(|c| c == capability)
+    }
+
+    /// The release the tests build against: the family's newest, or `WSP_TEST_RELEASE`, another
+    /// release the family serves.
+    pub fn tested(&self) -> &'static str {
+        static TESTED: OnceLock<&'static str> = OnceLock::new();
+        TESTED.get_or_init(|| match std::env::var("WSP_TEST_RELEASE") {
+            Ok(chosen) => {
+                let served = env!("WSP_FAMILY_RELEASES");
+                served
+                    .split(' ')
+                    .find(|r| *r == chosen)
+                    .unwrap_or_else(|| panic!("WSP_TEST_RELEASE={chosen}: family {} serves {served}", self.family))
+            }
+            Err(_) => self.version,
+        })
     }
 
     /// Whether this is the default build's family (no cargo feature).
@@ -72,9 +96,30 @@ impl Release {
         }
     }
 
-    /// The macros under which the library's own header declares what the family has.
+    /// The macros under which the library's own header declares what the family has, with the
+    /// package's prefix, and with whisper.rn's, which the C programs test.
     fn header_defines(&self) -> Vec<String> {
-        self.capabilities.split_whitespace().map(|c| format!("-DWSP_GGML_BACKEND_{}", c.to_uppercase())).collect()
+        let mut prefixes = vec![self.macro_prefix];
+        if self.macro_prefix != "WSP_" {
+            prefixes.push("WSP_");
+        }
+        let capabilities = self.capabilities.split_whitespace();
+        capabilities
+            .flat_map(|c| prefixes.iter().map(move |p| format!("-D{p}GGML_BACKEND_{}", c.to_uppercase())))
+            .collect()
+    }
+
+    /// A ggml macro's or environment variable's name in the package's C++ (`GGML_USE_CPU` is
+    /// `WSP_GGML_USE_CPU` in whisper.rn's).
+    pub fn ggml_macro(&self, name: &str) -> String {
+        format!("{}{name}", self.macro_prefix)
+    }
+
+    /// A text that names ggml's items as whisper.rn does (a message, a symbol list) as this
+    /// package names them.
+    pub fn named(&self, text: &str) -> String {
+        text.replace("wsp_ggml", &format!("{}ggml", self.symbol_prefix))
+            .replace("WSP_GGML", &format!("{}GGML", self.macro_prefix))
     }
 
     /// The files of whisper.rn's own backend layer (meta adds the meta backend and the dlopen
@@ -89,13 +134,14 @@ impl Release {
 }
 
 /// Where what is built for [`RELEASE`] goes: target/ for the default family, target/whisper-rn-<release> for
-/// the others (as CMake does), so that the builds of two releases never replace each other.
+/// the others (as CMake does; llama-rn-<release> for llama.rn's), so that the builds of two
+/// releases never replace each other.
 fn release_target_dir() -> PathBuf {
     let target = root().join("target");
     if RELEASE.is_default() {
         target
     } else {
-        target.join(format!("whisper-rn-{}", RELEASE.version))
+        target.join(format!("{}-{}", RELEASE.package.replace('.', "-"), RELEASE.tested()))
     }
 }
 
@@ -132,20 +178,25 @@ fn out_dir() -> PathBuf {
     dir
 }
 
-/// whisper.rn's cpp/ folder, fetched on first use.
-pub fn whisper_cpp_dir() -> &'static Path {
+/// The package's cpp/ folder (whisper.rn's, llama.rn's), fetched on first use.
+pub fn package_cpp_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
+        let release = if RELEASE.package == "whisper.rn" {
+            RELEASE.tested().to_owned()
+        } else {
+            format!("{}@{}", RELEASE.package, RELEASE.tested())
+        };
         let status = Command::new("bash")
             .arg(root().join("scripts/fetch-reference.sh"))
-            .arg(RELEASE.version)
+            .arg(&release)
             .status()
             .expect("run scripts/fetch-reference.sh");
-        assert!(status.success(), "fetching whisper.rn {} failed (npm must be reachable)", RELEASE.version);
-        let folder = if RELEASE.version == "0.4.3" {
+        assert!(status.success(), "fetching {release} failed (npm must be reachable)");
+        let folder = if RELEASE.tested() == "0.4.3" {
             "whisper.rn".to_owned()
         } else {
-            format!("whisper.rn-{}", RELEASE.version)
+            format!("{}-{}", RELEASE.package, RELEASE.tested())
         };
         root().join("third_party").join(folder).join("cpp")
     })
@@ -177,7 +228,7 @@ fn is_cpu_source(source: &str) -> bool {
 /// Flags for whisper.rn's objects: the CPU backend statically registered, with its repacking
 /// buffer type; the architecture's flags (AVX2-level code on x86_64, which valgrind can run).
 fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
-    let dir = whisper_cpp_dir();
+    let dir = package_cpp_dir();
     let mut build = cc::Build::new();
     build
         .cargo_metadata(false)
@@ -190,11 +241,11 @@ fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
         .cpp(cxx)
         .std(if cxx { "c++17" } else { "c11" })
         .define("_GNU_SOURCE", None)
-        .define("WSP_GGML_USE_CPU_REPACK", None)
+        .define(&RELEASE.ggml_macro("GGML_USE_CPU_REPACK"), None)
         .include(dir)
         .include(dir.join("ggml-cpu"));
     for d in defines {
-        build.define(d, None);
+        build.define(&RELEASE.ggml_macro(d), None);
     }
     for flag in &core().flags {
         build.flag(flag);
@@ -203,7 +254,8 @@ fn ggml_build(cxx: bool, defines: &[&str]) -> cc::Build {
 }
 
 /// Compiles `sources` into `lib<name>.a` under target/ctest/<name>, unless an archive built
-/// from the same inputs is already there.
+/// from the same inputs is already there. `defines`: ggml's macros, named without the package's
+/// prefix (`GGML_USE_CPU`).
 fn archive<S: AsRef<str> + std::fmt::Debug>(name: &str, sources: &[S], cxx: bool, defines: &[&str]) -> PathBuf {
     archive_with_flags(name, sources, cxx, defines, &[])
 }
@@ -230,7 +282,7 @@ fn archive_with_flags<S: AsRef<str> + std::fmt::Debug>(
     let mut build = ggml_build(cxx, defines);
     build.out_dir(&dir);
     for s in sources {
-        build.file(whisper_cpp_dir().join(s.as_ref()));
+        build.file(package_cpp_dir().join(s.as_ref()));
     }
     for f in flags {
         build.flag(f);
@@ -246,8 +298,8 @@ pub fn core_libs() -> &'static [PathBuf] {
     static LIBS: OnceLock<Vec<PathBuf>> = OnceLock::new();
     LIBS.get_or_init(|| {
         vec![
-            archive("ggml-core-c", &core_sources("c"), false, &["WSP_GGML_USE_CPU"]),
-            archive("ggml-core-cxx", &core_sources("cxx"), true, &["WSP_GGML_USE_CPU"]),
+            archive("ggml-core-c", &core_sources("c"), false, &["GGML_USE_CPU"]),
+            archive("ggml-core-cxx", &core_sources("cxx"), true, &["GGML_USE_CPU"]),
         ]
     })
 }
@@ -255,7 +307,7 @@ pub fn core_libs() -> &'static [PathBuf] {
 /// The reference backend layer (whisper.rn's ggml-backend.cpp + ggml-backend-reg.cpp).
 pub fn reference_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| archive("ggml-backend-ref", RELEASE.reference_sources(), true, &["WSP_GGML_USE_CPU"]))
+    LIB.get_or_init(|| archive("ggml-backend-ref", RELEASE.reference_sources(), true, &["GGML_USE_CPU"]))
 }
 
 /// Builds this library for [`RELEASE`] (`cargo build --lib` with `args`, for the tests' target,
@@ -384,7 +436,7 @@ fn cpu_module_archives() -> &'static [PathBuf] {
     static LIBS: OnceLock<Vec<PathBuf>> = OnceLock::new();
     LIBS.get_or_init(|| {
         let pick = |language| core_sources(language).into_iter().filter(|s| is_cpu_source(s)).collect::<Vec<_>>();
-        let defines = ["WSP_GGML_BACKEND_DL", "WSP_GGML_BACKEND_SHARED", "WSP_GGML_BACKEND_BUILD"];
+        let defines = ["GGML_BACKEND_DL", "GGML_BACKEND_SHARED", "GGML_BACKEND_BUILD"];
         vec![
             archive("ggml-cpu-dl-c", &pick("c"), false, &defines),
             archive_with_flags("ggml-cpu-dl-cxx", &pick("cxx"), true, &defines, &["-fno-gnu-unique"]),
@@ -396,7 +448,7 @@ fn cpu_module_archives() -> &'static [PathBuf] {
 fn module_object(source: &str, object: &Path, defines: &[String]) -> PathBuf {
     let mut cmd = c_driver();
     cmd.args(["-std=c11", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-c"]);
-    cmd.arg("-I").arg(whisper_cpp_dir());
+    cmd.arg("-I").arg(package_cpp_dir());
     cmd.args(defines.iter().map(|d| format!("-D{d}")));
     cmd.arg(root().join("ctests/registry/modules").join(source));
     cmd.arg("-o").arg(object);
@@ -488,9 +540,12 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
     let mut cmd =
         cc::Build::new().cargo_metadata(false).target(TARGET).host(HOST).opt_level(1).get_compiler().to_command();
     cmd.args(["-std=c11", "-g", "-Wall", "-Wextra", "-Werror"]);
-    cmd.arg("-I").arg(whisper_cpp_dir());
+    cmd.arg("-I").arg(package_cpp_dir());
     cmd.arg("-I").arg(root().join("ctests/fixtures"));
     cmd.args(RELEASE.header_defines());
+    if let Some(map) = prefix_map() {
+        cmd.arg("-include").arg(map);
+    }
     cmd.args(extra_flags);
     cmd.args(sources);
     cmd.arg("-o").arg(&exe);
@@ -531,6 +586,67 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
         String::from_utf8_lossy(&output.stderr)
     );
     exe
+}
+
+/// For a package whose prefix is not whisper.rn's: a header that names every ggml identifier the
+/// C programs and fixtures use (written with whisper.rn's prefix) as the package's headers name
+/// it (`#define wsp_ggml_backend_free lm_ggml_backend_free`), so that the same programs build
+/// against both packages. The capability macros keep both names (`header_defines`).
+fn prefix_map() -> Option<&'static Path> {
+    static MAP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        if RELEASE.symbol_prefix == "wsp_" {
+            return None;
+        }
+        let capabilities: Vec<String> = include_str!("../../releases.txt")
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.split_once(" capabilities ").map(|(_, caps)| caps))
+            .flat_map(str::split_whitespace)
+            .map(|c| format!("WSP_GGML_BACKEND_{}", c.to_uppercase()))
+            .collect();
+        let mut names = std::collections::BTreeSet::new();
+        collect_ggml_names(&root().join("ctests"), &mut names);
+        let mut text = String::from("/* Generated by tests/support: whisper.rn's ggml names as the package's. */\n");
+        text += &format!("#define GGML_SYMBOL_PREFIX \"{}\"\n", RELEASE.symbol_prefix);
+        text += &format!("#define GGML_MACRO_PREFIX \"{}\"\n", RELEASE.macro_prefix);
+        text += &format!("#define GGML_LIBRARY_HEADER \"{}ggml_backend.h\"\n", RELEASE.symbol_prefix);
+        for name in names.iter().filter(|name| !capabilities.contains(name)) {
+            let prefix = if name.starts_with("wsp_") { RELEASE.symbol_prefix } else { RELEASE.macro_prefix };
+            text += &format!("#define {name} {prefix}{}\n", &name[4..]);
+        }
+        let path = out_dir().join("prefix-map.h");
+        std::fs::write(&path, text).unwrap();
+        Some(path)
+    })
+    .as_deref()
+}
+
+/// The identifiers `wsp_ggml*`, `wsp_gguf*` and their upper-case forms in the C sources under
+/// `dir`.
+fn collect_ggml_names(dir: &Path, names: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_ggml_names(&path, names);
+            continue;
+        }
+        if !path.extension().is_some_and(|e| e == "c" || e == "h" || e == "cpp") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut previous = ' ';
+        for (at, c) in text.char_indices() {
+            if !is_ident(previous)
+                && ["wsp_ggml", "wsp_gguf", "WSP_GGML", "WSP_GGUF"].iter().any(|p| text[at..].starts_with(p))
+            {
+                let end = text[at..].find(|c: char| !is_ident(c)).map_or(text.len(), |n| at + n);
+                names.insert(text[at..end].to_owned());
+            }
+            previous = c;
+        }
+    }
 }
 
 /// The test fixture's sources (the non-host TEST backend).
@@ -662,13 +778,8 @@ pub fn build_rpc_example(name: &str, cxx_sources: &[&str], c_sources: &[&str], l
             continue;
         }
         let sources: Vec<String> = sources.iter().map(|s| root().join(s).display().to_string()).collect();
-        let objects = archive_with_flags(
-            &format!("example-{name}-{language}"),
-            &sources,
-            cxx,
-            &["WSP_GGML_USE_CPU"],
-            &[&include],
-        );
+        let objects =
+            archive_with_flags(&format!("example-{name}-{language}"), &sources, cxx, &["GGML_USE_CPU"], &[&include]);
         flags.extend(whole_archive(&objects));
     }
     flags.extend(rpc_flags());
