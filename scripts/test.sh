@@ -63,7 +63,7 @@ for release in "${releases[@]}"; do
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
     if [ "$suite" = conformance ]; then
-        timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release" >/dev/null
+        timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release"
         timed "$release: cargo test" cargo test --test conformance "${features[@]}"
         continue
     fi
