@@ -8,7 +8,7 @@
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
 #                           (the layout check and ctest -L lean; llama.rn's: the layout check,
-#                           the exported functions and cargo's conformance tests); the suite runs
+#                           the exported functions, cargo's conformance and loading tests); the suite runs
 #                           through ctest for every whisper.rn family and through cargo under qemu for
 #                           the phones' targets (ctests/programs.txt lists its programs for
 #                           both, so each runs once per family and target); then every fuzz
@@ -64,7 +64,7 @@ for release in "${releases[@]}"; do
     suite=$($table fact "$release" suite)
     if [ "$suite" = conformance ]; then
         timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release"
-        timed "$release: cargo test" cargo test --test conformance "${features[@]}"
+        timed "$release: cargo test" cargo test --test conformance --test loading "${features[@]}"
         continue
     fi
     # the lean suite has no RPC test (the examples are built without it) and no memcheck; the

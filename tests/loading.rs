@@ -84,10 +84,12 @@ impl Run {
         self.work.join(relative).display().to_string()
     }
 
-    /// Some captured log line at `level` contains every one of `parts`.
+    /// Some captured log line at `level` contains every one of `parts` (which name ggml's
+    /// functions as whisper.rn does; the package's names are looked for).
     fn logged(&self, level: &str, parts: &[&str]) -> &Self {
         let prefix = format!("log {level}: ");
-        let found = self.stdout.lines().any(|l| l.starts_with(&prefix) && parts.iter().all(|p| l.contains(p)));
+        let parts: Vec<String> = parts.iter().map(|p| RELEASE.named(p)).collect();
+        let found = self.stdout.lines().any(|l| l.starts_with(&prefix) && parts.iter().all(|p| l.contains(p.as_str())));
         assert!(found, "no '{level}' log line contains {parts:?}\n{}", self.describe());
         self
     }
@@ -125,7 +127,9 @@ fn run_scenario_with(scenario: &str, wrapper: &[&str], extra: &[&str], tag: &str
     cmd.arg(scenario).arg(&fixture.modules).arg(&work).args(extra);
     // The program finds its libraries by rpath: cargo's LD_LIBRARY_PATH (which lists
     // target/release, where the library with the CPU backend is) would take precedence.
-    cmd.env("WSP_GGML_NO_BACKTRACE", "1").env_remove("WSP_GGML_BACKEND_PATH").env_remove("LD_LIBRARY_PATH");
+    cmd.env(RELEASE.ggml_macro("GGML_NO_BACKTRACE"), "1")
+        .env_remove(RELEASE.ggml_macro("GGML_BACKEND_PATH"))
+        .env_remove("LD_LIBRARY_PATH");
     let output = cmd.output().unwrap_or_else(|e| panic!("run {}: {e}", fixture.exe.display()));
     Run {
         scenario: scenario.to_owned(),

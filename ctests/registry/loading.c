@@ -32,6 +32,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
+#include "ggml_names.h"
 
 static const char * g_scenario = "?";
 static char         g_modules[PATH_MAX];
@@ -387,7 +388,7 @@ static void scenario_load_all(void) {
     const char * path = place(dir, "libggml-cpu-high.so", module("libggml-cpu-high.so"));
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG("wsp_ggml_backend_load: loaded CPU backend from ", path, NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     CHECK(is_loaded(path), "%s not mapped after loading", path);
     wsp_ggml_backend_dev_t dev = expect_cpu("load_all_from_path");
     compute_on(dev);
@@ -408,10 +409,10 @@ static void scenario_env_path(void) {
     const char * empty = path_in(g_work, "empty");
     make_dir(empty);
     const char * path = module("libggml-cpu-high.so");
-    CHECK(setenv("WSP_GGML_BACKEND_PATH", path, 1) == 0, "setenv failed");
+    CHECK(setenv(GGML_ENV("GGML_BACKEND_PATH"), path, 1) == 0, "setenv failed");
 
     wsp_ggml_backend_load_all_from_path(empty);
-    EXPECT_LOG("wsp_ggml_backend_load: loaded CPU backend from ", path, NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     wsp_ggml_backend_dev_t dev = expect_cpu("WSP_GGML_BACKEND_PATH");
     compute_on(dev);
     unload_and_check(dev, path);
@@ -424,14 +425,14 @@ static void scenario_load_path(void) {
     const char *           path = module("libggml-cpu-high.so");
     wsp_ggml_backend_reg_t reg  = wsp_ggml_backend_load(path);
     CHECK(reg != NULL, "wsp_ggml_backend_load(%s) returned NULL", path);
-    EXPECT_LOG("wsp_ggml_backend_load: loaded CPU backend from ", path, NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     wsp_ggml_backend_dev_t dev = expect_cpu("wsp_ggml_backend_load");
     CHECK(wsp_ggml_backend_dev_backend_reg(dev) == reg, "the device belongs to another reg");
     compute_on(dev);
     unload_and_check(dev, path);
 
     CHECK(wsp_ggml_backend_load(NULL) == NULL, "wsp_ggml_backend_load(NULL) returned a reg");
-    EXPECT_LOG("wsp_ggml_backend_load: path is NULL", NULL, NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: path is NULL"), NULL, NULL);
     expect_empty("after load(NULL)");
 }
 
@@ -499,7 +500,7 @@ static void scenario_best_variant(void) {
     wsp_ggml_backend_load_all_from_path(dir);
     EXPECT_LOG("score: 30", high, NULL);
     EXPECT_LOG("score: 10", low, NULL);
-    EXPECT_LOG("wsp_ggml_backend_load: loaded CPU backend from ", high, NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), high, NULL);
     CHECK(is_loaded(high) && !is_loaded(low), "expected only the high variant mapped (high %d, low %d)", is_loaded(high),
           is_loaded(low));
     printf("loaded variant: high (score 30) over low (score 10)\n");
@@ -531,11 +532,11 @@ static void scenario_fallback(void) {
     const char * low    = place(dir, "libggml-cpu-low.so", module("libggml-cpu-low.so"));
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG(broken, "failed to initialize: wsp_ggml_backend_init returned NULL", NULL);
+    EXPECT_LOG(broken, "failed to initialize: " GGML_SYMBOL("ggml_backend_init returned NULL"), NULL);
     EXPECT_LOG(future, api_mismatch(), NULL);
-    EXPECT_LOG(noinit, "does not export wsp_ggml_backend_init", NULL);
-    EXPECT_LOG(zero, "wsp_ggml_backend_score returned 0", NULL);
-    EXPECT_LOG("wsp_ggml_backend_load: loaded CPU backend from ", low, NULL);
+    EXPECT_LOG(noinit, "does not export " GGML_SYMBOL("ggml_backend_init"), NULL);
+    EXPECT_LOG(zero, GGML_SYMBOL("ggml_backend_score returned 0"), NULL);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), low, NULL);
     CHECK(is_loaded(low), "%s not mapped", low);
     CHECK(!is_loaded(broken) && !is_loaded(future) && !is_loaded(noinit) && !is_loaded(zero),
           "a rejected module stayed mapped");
@@ -552,7 +553,7 @@ static void scenario_fallback(void) {
 // wsp_ggml_backend_load(path) refuses a bad module, says why, and does not keep it mapped.
 static void expect_rejected(const char * path, const char * cause) {
     CHECK(wsp_ggml_backend_load(path) == NULL, "%s was accepted", path);
-    EXPECT_LOG("wsp_ggml_backend_load: ", path, cause);
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: "), path, cause);
     CHECK(!is_loaded(path), "%s stayed mapped after being rejected", path);
     expect_empty("after a rejected module");
 }
@@ -567,7 +568,7 @@ static void scenario_junk(void) {
     fclose(f);
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG("wsp_ggml_backend_load_best: ", path, "cannot be loaded: ");
+    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load_best: "), path, "cannot be loaded: ");
     EXPECT_LOG(path, "cannot be loaded: ", "invalid ELF header");
     expect_empty("after load_all over a junk file");
     expect_rejected(path, "invalid ELF header");
@@ -575,17 +576,17 @@ static void scenario_junk(void) {
 }
 
 static void scenario_no_init(void) {
-    expect_rejected(module("bad-noinit.so"), "does not export wsp_ggml_backend_init");
+    expect_rejected(module("bad-noinit.so"), "does not export " GGML_SYMBOL("ggml_backend_init"));
     expect_registry_usable(true);
 }
 
 static void scenario_score_zero(void) {
-    expect_rejected(module("bad-score0.so"), "is not supported on this system (wsp_ggml_backend_score returned 0)");
+    expect_rejected(module("bad-score0.so"), "is not supported on this system (" GGML_SYMBOL("ggml_backend_score returned 0)"));
     expect_registry_usable(true);
 }
 
 static void scenario_init_null(void) {
-    expect_rejected(module("bad-initnull.so"), "failed to initialize: wsp_ggml_backend_init returned NULL");
+    expect_rejected(module("bad-initnull.so"), "failed to initialize: " GGML_SYMBOL("ggml_backend_init returned NULL"));
     expect_registry_usable(true);
 }
 

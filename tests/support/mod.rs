@@ -449,6 +449,9 @@ fn module_object(source: &str, object: &Path, defines: &[String]) -> PathBuf {
     let mut cmd = c_driver();
     cmd.args(["-std=c11", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-c"]);
     cmd.arg("-I").arg(package_cpp_dir());
+    if let Some(map) = prefix_map() {
+        cmd.arg("-include").arg(map);
+    }
     cmd.args(defines.iter().map(|d| format!("-D{d}")));
     cmd.arg(root().join("ctests/registry/modules").join(source));
     cmd.arg("-o").arg(object);
@@ -695,7 +698,7 @@ pub fn suite_program(judged: &str) -> SuiteProgram {
 /// start gdb on abort).
 pub fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = target_command(exe);
-    cmd.args(args).env("WSP_GGML_NO_BACKTRACE", "1");
+    cmd.args(args).env(RELEASE.ggml_macro("GGML_NO_BACKTRACE"), "1");
     for (k, v) in env {
         cmd.env(k, v);
     }
