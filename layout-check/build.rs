@@ -115,7 +115,8 @@ fn main() {
 /// The prefix the headers give ggml's names: the part before `ggml_backend_buffer_type_t` in its
 /// typedef.
 fn package_prefix(backend_h: &str) -> String {
-    let end = backend_h.find("ggml_backend_buffer_type_t;").expect("ggml-backend.h declares ggml_backend_buffer_type_t");
+    let end =
+        backend_h.find("ggml_backend_buffer_type_t;").expect("ggml-backend.h declares ggml_backend_buffer_type_t");
     let start = backend_h[..end].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |at| at + 1);
     backend_h[start..end].to_owned()
 }

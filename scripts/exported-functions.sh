@@ -11,8 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 table="$root/scripts/release-table.sh"
 release=$1
 feature=$("$table" fact "$release" feature)
-package=$("$table" fact "$release" package)
-prefix=$(awk -v p="$package" '!/^#/ && $1 == p && $2 == "prefix" { print $3 }' "$root/releases.txt")
+prefix=$("$table" prefix "$release")
 list="$root/ctests/$("$table" fact "$release" symbols)"
 check() {
     cmake -DLIST="$list" -DNM=nm -DPREFIX="$prefix" -DSTATIC="$1" -DSHARED="$2" -P "$root/ctests/abi/symbols.cmake"

@@ -4,6 +4,7 @@
 #
 #   scripts/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
+#   scripts/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
 #   scripts/release-table.sh releases           every whisper.rn release some family serves
 #   scripts/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
 #                                               its tests build against), in the table's order;
@@ -44,6 +45,11 @@ case "${1:-}" in
         [ -n "$family" ] || { echo "release-table: no family serves $package '$version'" >&2; exit 1; }
         awk -v f="$family" -v k="$3" '!/^#/ && $1 == f && $2 == k { for (i = 3; i <= NF; i++) if ($i != "-") printf "%s%s", (n++ ? " " : ""), $i } END { print "" }' "$table"
         ;;
+    prefix)
+        read -r package _ < <(split_release "$2")
+        awk -v p="$package" '!/^#/ && $1 == p && $2 == "prefix" { print $3; found = 1 }
+            END { if (!found) { print "release-table: package " p " has no prefix" > "/dev/stderr"; exit 1 } }' "$table"
+        ;;
     releases)
         awk '!/^#/ && $2 == "package" { package[$1] = $3 }
              !/^#/ && $2 == "releases" && package[$1] == "whisper.rn" { for (i = 3; i <= NF; i++) print $i }' "$table"
@@ -52,7 +58,7 @@ case "${1:-}" in
         if [ "${2:-}" = --all ]; then newest 1; else newest ""; fi
         ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | releases | newest [--all]" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | releases | newest [--all]" >&2
         exit 2
         ;;
 esac

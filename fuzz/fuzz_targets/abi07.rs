@@ -136,8 +136,7 @@ fn context() -> *mut ggml_context {
     // SAFETY: plain sizes.
     let mem_size = 8 * unsafe { wsp_ggml_tensor_overhead() };
     // SAFETY: ggml allocates its own memory.
-    let ctx =
-        unsafe { wsp_ggml_init(ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
+    let ctx = unsafe { wsp_ggml_init(ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true }) };
     assert!(!ctx.is_null());
     ctx
 }
@@ -389,12 +388,7 @@ unsafe extern "C" fn split_state(_: *const ggml_tensor, _: *mut c_void) -> ggml_
 }
 
 fn empty_state() -> ggml_backend_meta_split_state {
-    ggml_backend_meta_split_state {
-        axis: GGML_BACKEND_SPLIT_AXIS_MIRRORED,
-        ne: [0; 256],
-        nr: [0; 16],
-        n_segments: 1,
-    }
+    ggml_backend_meta_split_state { axis: GGML_BACKEND_SPLIT_AXIS_MIRRORED, ne: [0; 256], nr: [0; 16], n_segments: 1 }
 }
 
 /// A split state for a tensor of extent `ne` over `n_devs` devices, and the extent (an
@@ -411,16 +405,7 @@ fn state(u: &mut Unstructured, n_devs: usize, ne: &mut [i64; 4]) -> Result<ggml_
     ];
     s.axis = if u.ratio(1, 8)? {
         let any = u.arbitrary()?;
-        *u.choose(&[
-            GGML_BACKEND_SPLIT_AXIS_NONE,
-            GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
-            4,
-            9,
-            -1,
-            12,
-            i32::MIN,
-            any,
-        ])?
+        *u.choose(&[GGML_BACKEND_SPLIT_AXIS_NONE, GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 4, 9, -1, 12, i32::MIN, any])?
     } else {
         *u.choose(&axes)?
     };
@@ -556,13 +541,7 @@ fn part_meta(u: &mut Unstructured) -> Result<()> {
 ///
 /// # Safety
 /// `tensor` is a live meta tensor.
-unsafe fn transfer_ok(
-    tensor: *const ggml_tensor,
-    state: &SplitState,
-    n: usize,
-    offset: usize,
-    size: usize,
-) -> bool {
+unsafe fn transfer_ok(tensor: *const ggml_tensor, state: &SplitState, n: usize, offset: usize, size: usize) -> bool {
     // SAFETY: a live tensor.
     let (ne, nb) = unsafe { ((*tensor).ne, (*tensor).nb) };
     let segmented = state.n_segments != 1 || state.nr[0] != 1;

@@ -85,7 +85,9 @@ fn init() {
             // SAFETY: the callback ignores its arguments.
             unsafe { wsp_ggml_log_set(Some(quiet), std::ptr::null_mut()) };
         }
-        for (op, name) in [(OP_ADD, "ADD"), (OP_SUB, "SUB"), (OP_MUL, "MUL"), (OP_DIV, "DIV"), (OP_SQR, "SQR"), (OP_SCALE, "SCALE")] {
+        for (op, name) in
+            [(OP_ADD, "ADD"), (OP_SUB, "SUB"), (OP_MUL, "MUL"), (OP_DIV, "DIV"), (OP_SQR, "SQR"), (OP_SCALE, "SCALE")]
+        {
             assert_eq!(op_name(op), name, "op numbers out of date");
         }
         assert_eq!(op_name(GGML_OP_TRANSPOSE), "TRANSPOSE", "op numbers out of date");
@@ -237,7 +239,10 @@ unsafe fn apply(ctx: *mut ggml_context, vals: &[*mut ggml_tensor], step: Step) -
 ///
 /// # Safety
 /// `weights` are the program's weights, live.
-unsafe fn build(p: &Program, weights: &[*mut ggml_tensor]) -> (*mut ggml_context, *mut ggml_cgraph, Vec<*mut ggml_tensor>) {
+unsafe fn build(
+    p: &Program,
+    weights: &[*mut ggml_tensor],
+) -> (*mut ggml_context, *mut ggml_cgraph, Vec<*mut ggml_tensor>) {
     let ctx = new_ctx(p.steps.len() + 1, true);
     let mut vals = weights.to_vec();
     for &step in &p.steps {
@@ -261,7 +266,10 @@ unsafe fn build(p: &Program, weights: &[*mut ggml_tensor]) -> (*mut ggml_context
 /// (contiguous).
 unsafe fn scalable(t: *mut ggml_tensor) -> bool {
     let t = &*t;
-    t.nb[0] == 4 && t.nb[2] == t.nb[1] * t.ne[1] as usize && t.nb[3] == t.nb[2] * t.ne[2] as usize && wsp_ggml_is_contiguous(t)
+    t.nb[0] == 4
+        && t.nb[2] == t.nb[1] * t.ne[1] as usize
+        && t.nb[3] == t.nb[2] * t.ne[2] as usize
+        && wsp_ggml_is_contiguous(t)
 }
 
 /// Decodes a program. Graphs are checked while they are decoded by building them in a probe
@@ -447,7 +455,11 @@ fn decode(u: &mut Unstructured, desc: &mut String) -> Result<Option<Program>> {
                 _ => continue,
             };
             p.info[x].used = true;
-            let home = if matches!(step, Step::Binary(..) | Step::Scale(..) | Step::Sqr(..)) { Home::Computed } else { xi.home };
+            let home = if matches!(step, Step::Binary(..) | Step::Scale(..) | Step::Sqr(..)) {
+                Home::Computed
+            } else {
+                xi.home
+            };
             push(&mut p, &mut vals, step, home, desc);
             n_nodes += 1;
         }
@@ -702,11 +714,16 @@ fn run(data: &[u8]) -> Result<()> {
         std::env::remove_var("WSP_GGML_SCHED_DOT");
         assert!(!w.sched_a.is_null(), "sched_new failed");
         let mut backends_b = [w.cpu_ref];
-        w.sched_b = wsp_ggml_backend_sched_new(backends_b.as_mut_ptr(), std::ptr::null_mut(), 1, GRAPH_SIZE, false, false);
+        w.sched_b =
+            wsp_ggml_backend_sched_new(backends_b.as_mut_ptr(), std::ptr::null_mut(), 1, GRAPH_SIZE, false, false);
         assert!(!w.sched_b.is_null(), "sched_new (CPU only) failed");
         let mut observer = Observer { pattern: p.callback_pattern, asks: 0, observed: 0 };
         if p.use_callback {
-            wsp_ggml_backend_sched_set_eval_callback(w.sched_a, Some(observe), &mut observer as *mut Observer as *mut c_void);
+            wsp_ggml_backend_sched_set_eval_callback(
+                w.sched_a,
+                Some(observe),
+                &mut observer as *mut Observer as *mut c_void,
+            );
         }
         if p.reserve_first {
             // on a graph of its own, as ggml users reserve with a measure graph
@@ -745,7 +762,10 @@ fn run(data: &[u8]) -> Result<()> {
                     wsp_ggml_backend_sched_set_tensor_backend(w.sched_a, vals_a[i], backends[backend]);
                 }
                 assert!(wsp_ggml_backend_sched_alloc_graph(w.sched_a, graph_a), "sched_alloc_graph failed\n{desc}");
-                assert!(wsp_ggml_backend_sched_alloc_graph(w.sched_b, graph_b), "sched_alloc_graph (CPU only) failed\n{desc}");
+                assert!(
+                    wsp_ggml_backend_sched_alloc_graph(w.sched_b, graph_b),
+                    "sched_alloc_graph (CPU only) failed\n{desc}"
+                );
                 // what the scheduler reports about itself
                 let sched = w.sched_a;
                 assert_eq!(wsp_ggml_backend_sched_get_n_backends(sched) as usize, backends.len());
@@ -789,7 +809,11 @@ fn run(data: &[u8]) -> Result<()> {
             let status_b = wsp_ggml_backend_sched_graph_compute(w.sched_b, graph_b);
             assert_eq!(status_b, ggml_status::GGML_STATUS_SUCCESS, "CPU-only compute failed\n{desc}");
             let n_splits = wsp_ggml_backend_sched_get_n_splits(w.sched_a);
-            assert_eq!(status_a, ggml_status::GGML_STATUS_SUCCESS, "compute failed (eval {eval}, {n_splits} splits)\n{desc}");
+            assert_eq!(
+                status_a,
+                ggml_status::GGML_STATUS_SUCCESS,
+                "compute failed (eval {eval}, {n_splits} splits)\n{desc}"
+            );
             for &o in &p.outputs {
                 let (ra, rb) = (read(vals_a[o]), read(vals_b[o]));
                 if let Some(k) = (0..ra.len()).find(|&k| !same(ra[k], rb[k])) {

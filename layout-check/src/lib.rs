@@ -44,7 +44,8 @@ macro_rules! same_op {
 /// `same_prefix!("wsp_")`: the library was built for the package whose headers these are.
 macro_rules! same_prefix {
     ($prefix:literal) => {
-        const _: () = assert!(same_str(mirror::PREFIX, $prefix), concat!("the library's prefix is not the headers' ", $prefix));
+        const _: () =
+            assert!(same_str(mirror::PREFIX, $prefix), concat!("the library's prefix is not the headers' ", $prefix));
     };
 }
 

@@ -78,7 +78,9 @@ fn with_link_name(declaration: Vec<TokenTree>) -> Vec<TokenTree> {
     let name = function_name(&declaration.iter().cloned().collect(), "#[prefixed]");
     let at = declaration
         .iter()
-        .position(|t| matches!(t, TokenTree::Ident(i) if matches!(i.to_string().as_str(), "pub" | "fn" | "unsafe" | "safe")))
+        .position(
+            |t| matches!(t, TokenTree::Ident(i) if matches!(i.to_string().as_str(), "pub" | "fn" | "unsafe" | "safe")),
+        )
         .expect("a foreign function has `fn`");
     let attribute: TokenStream =
         format!("#[link_name = {}]", prefixed_name(&name)).parse().expect("an attribute parses");
@@ -94,7 +96,9 @@ fn exported_under(item: TokenStream, name: &str) -> TokenStream {
         .windows(2)
         .position(|pair| match pair {
             [TokenTree::Punct(hash), TokenTree::Group(attr)] => {
-                hash.as_char() == '#' && attr.delimiter() == Delimiter::Bracket && attr.stream().to_string() == "no_mangle"
+                hash.as_char() == '#'
+                    && attr.delimiter() == Delimiter::Bracket
+                    && attr.stream().to_string() == "no_mangle"
             }
             _ => false,
         })

@@ -34,26 +34,10 @@ extern "C" {
     pub fn wsp_ggml_can_repeat(t0: *const ggml_tensor, t1: *const ggml_tensor) -> bool;
     pub fn wsp_ggml_op_name(op: ggml_op) -> *const c_char;
 
-    pub fn wsp_ggml_add(
-        ctx: *mut ggml_context,
-        a: *mut ggml_tensor,
-        b: *mut ggml_tensor,
-    ) -> *mut ggml_tensor;
-    pub fn wsp_ggml_sub(
-        ctx: *mut ggml_context,
-        a: *mut ggml_tensor,
-        b: *mut ggml_tensor,
-    ) -> *mut ggml_tensor;
-    pub fn wsp_ggml_mul(
-        ctx: *mut ggml_context,
-        a: *mut ggml_tensor,
-        b: *mut ggml_tensor,
-    ) -> *mut ggml_tensor;
-    pub fn wsp_ggml_div(
-        ctx: *mut ggml_context,
-        a: *mut ggml_tensor,
-        b: *mut ggml_tensor,
-    ) -> *mut ggml_tensor;
+    pub fn wsp_ggml_add(ctx: *mut ggml_context, a: *mut ggml_tensor, b: *mut ggml_tensor) -> *mut ggml_tensor;
+    pub fn wsp_ggml_sub(ctx: *mut ggml_context, a: *mut ggml_tensor, b: *mut ggml_tensor) -> *mut ggml_tensor;
+    pub fn wsp_ggml_mul(ctx: *mut ggml_context, a: *mut ggml_tensor, b: *mut ggml_tensor) -> *mut ggml_tensor;
+    pub fn wsp_ggml_div(ctx: *mut ggml_context, a: *mut ggml_tensor, b: *mut ggml_tensor) -> *mut ggml_tensor;
     pub fn wsp_ggml_scale(ctx: *mut ggml_context, a: *mut ggml_tensor, s: f32) -> *mut ggml_tensor;
     pub fn wsp_ggml_sqr(ctx: *mut ggml_context, a: *mut ggml_tensor) -> *mut ggml_tensor;
     pub fn wsp_ggml_reshape_3d(
@@ -63,12 +47,7 @@ extern "C" {
         ne1: i64,
         ne2: i64,
     ) -> *mut ggml_tensor;
-    pub fn wsp_ggml_view_1d(
-        ctx: *mut ggml_context,
-        a: *mut ggml_tensor,
-        ne0: i64,
-        offset: usize,
-    ) -> *mut ggml_tensor;
+    pub fn wsp_ggml_view_1d(ctx: *mut ggml_context, a: *mut ggml_tensor, ne0: i64, offset: usize) -> *mut ggml_tensor;
     pub fn wsp_ggml_view_2d(
         ctx: *mut ggml_context,
         a: *mut ggml_tensor,
@@ -94,10 +73,8 @@ extern "C" {
         user_data: *mut c_void,
     );
 
-    pub fn wsp_ggml_backend_alloc_ctx_tensors(
-        ctx: *mut ggml_context,
-        backend: ggml_backend_t,
-    ) -> ggml_backend_buffer_t;
+    pub fn wsp_ggml_backend_alloc_ctx_tensors(ctx: *mut ggml_context, backend: ggml_backend_t)
+        -> ggml_backend_buffer_t;
     pub fn wsp_ggml_backend_cpu_init() -> ggml_backend_t;
     pub fn wsp_ggml_backend_cpu_set_n_threads(backend: ggml_backend_t, n_threads: c_int);
 }
@@ -126,16 +103,12 @@ extern "C" {
         op_offload: bool,
     ) -> ggml_backend_sched_t;
     pub fn wsp_ggml_backend_sched_free(sched: ggml_backend_sched_t);
-    pub fn wsp_ggml_backend_sched_reserve(sched: ggml_backend_sched_t, measure_graph: *mut ggml_cgraph)
-        -> bool;
+    pub fn wsp_ggml_backend_sched_reserve(sched: ggml_backend_sched_t, measure_graph: *mut ggml_cgraph) -> bool;
     pub fn wsp_ggml_backend_sched_get_n_backends(sched: ggml_backend_sched_t) -> c_int;
     pub fn wsp_ggml_backend_sched_get_backend(sched: ggml_backend_sched_t, i: c_int) -> ggml_backend_t;
     pub fn wsp_ggml_backend_sched_get_n_splits(sched: ggml_backend_sched_t) -> c_int;
     pub fn wsp_ggml_backend_sched_get_n_copies(sched: ggml_backend_sched_t) -> c_int;
-    pub fn wsp_ggml_backend_sched_get_buffer_size(
-        sched: ggml_backend_sched_t,
-        backend: ggml_backend_t,
-    ) -> usize;
+    pub fn wsp_ggml_backend_sched_get_buffer_size(sched: ggml_backend_sched_t, backend: ggml_backend_t) -> usize;
     pub fn wsp_ggml_backend_sched_set_tensor_backend(
         sched: ggml_backend_sched_t,
         node: *mut ggml_tensor,
@@ -146,10 +119,7 @@ extern "C" {
         node: *mut ggml_tensor,
     ) -> ggml_backend_t;
     pub fn wsp_ggml_backend_sched_alloc_graph(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) -> bool;
-    pub fn wsp_ggml_backend_sched_graph_compute(
-        sched: ggml_backend_sched_t,
-        graph: *mut ggml_cgraph,
-    ) -> ggml_status;
+    pub fn wsp_ggml_backend_sched_graph_compute(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) -> ggml_status;
     pub fn wsp_ggml_backend_sched_reset(sched: ggml_backend_sched_t);
     pub fn wsp_ggml_backend_sched_set_eval_callback(
         sched: ggml_backend_sched_t,
