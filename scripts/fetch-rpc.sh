@@ -21,7 +21,7 @@ RELEASES='
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/llama-cpp-python-sdist.sh"
-VERSION=${1:-$("$root/scripts/release-table.sh" fact "$("$root/scripts/release-table.sh" newest | head -1)" rpc)}
+VERSION=${1:-$("$root/scripts/release-table.sh" fact "$("$root/scripts/release-table.sh" newest | sed -n 1p)" rpc)}
 read -r _ FILES < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
 SHA256=$(sdist_sha256 "$VERSION")
 if [ -z "${FILES:-}" ] || [ -z "$SHA256" ]; then

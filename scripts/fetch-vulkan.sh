@@ -82,7 +82,9 @@ if [ "$(cat "$src/.sha256" 2>/dev/null)" != "$sha256" ]; then
 fi
 
 # 2. the shaders, cached by the sdist and the compiler
-glslc_id=$(glslc --version | head -n 1 | tr -c 'A-Za-z0-9.\n' '-' | sed 's/-*$//')
+# (sed reads all of glslc's lines: head would exit after the first, and glslc writing the rest
+# would die of SIGPIPE, which pipefail turns into a silent failure of this script)
+glslc_id=$(glslc --version | sed -n 1p | tr -c 'A-Za-z0-9.\n' '-' | sed 's/-*$//')
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/vulkan/${sha256:0:16}-glslc-$glslc_id"
 if [ ! -f "$cache/done" ]; then
     started=$SECONDS
@@ -100,7 +102,7 @@ if [ ! -f "$cache/done" ]; then
         python3 "$root/scripts/vulkan-sources.py" embed "$cache/cpp/$name.arrays.cpp" "$cache/spv" \
             "$cache/cpp/$name.cpp" "$cache/cpp/$name.S"
         rm -f "$cache/cpp/$name.arrays.cpp" "$cache/cpp/$name.arrays.cpp.d"'
-    echo "fetch-vulkan: $(ls "$cache/spv" | wc -l) shaders compiled with $(glslc --version | head -n 1) in $((SECONDS - started)) s" >&2
+    echo "fetch-vulkan: $(ls "$cache/spv" | wc -l) shaders compiled with $(glslc --version | sed -n 1p) in $((SECONDS - started)) s" >&2
     touch "$cache/done"
 fi
 
