@@ -278,13 +278,8 @@ int main(int argc, char ** argv) {
         return 2;
     }
     whisper_log_set(quiet_log, nullptr);
-    if (accel) {
-        char error[256];
-        if (!accel_fixture_set_ops(argv[2] + 6, error, sizeof(error))) {
-            std::fprintf(stderr, "%s: %s\n", argv[2], error);
-            return 2;
-        }
-        wsp_ggml_backend_register(accel_fixture_reg());
+    if (accel && !accel_fixture_register(argv[2], argv[2] + 6)) {
+        return 2;
     }
     whisper_context_params cparams = whisper_context_default_params();
     cparams.use_gpu = accel || gpu;

@@ -3,7 +3,7 @@
 # whisper.rn renames ggml, never committed) against the headers of the configured whisper.rn
 # release, and the layers with it built in:
 #   wsp_ggml_vulkan                   the archive, with the Vulkan loader
-#   wsp_whisper_rn_reference_vulkan   whisper.rn's backend layer with WSP_GGML_USE_VULKAN: it
+#   wsp_package_reference_vulkan   whisper.rn's backend layer with WSP_GGML_USE_VULKAN: it
 #                                     registers Vulkan before the CPU
 #   wsp_ggml_backend_vulkan_static    this library with the built-in backends vulkan and cpu (cargo
 #                                     features; its own target dir)
@@ -29,10 +29,10 @@ set_target_properties(wsp_ggml_vulkan PROPERTIES IMPORTED_LOCATION "${_vulkan_ar
     INTERFACE_LINK_LIBRARIES "Vulkan::Vulkan;stdc++"
     INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/third_party/ggml-vulkan-${WSP_RELEASE_VULKAN}")
 
-wsp_reference_layer(wsp_whisper_rn_reference_vulkan)
-wsp_whisper_rn_options(wsp_whisper_rn_reference_vulkan)
-target_link_libraries(wsp_whisper_rn_reference_vulkan PRIVATE wsp_ggml_vulkan)  # ggml-vulkan.h
-target_compile_definitions(wsp_whisper_rn_reference_vulkan PRIVATE WSP_GGML_USE_VULKAN)
+wsp_reference_layer(wsp_package_reference_vulkan)
+wsp_package_options(wsp_package_reference_vulkan)
+target_link_libraries(wsp_package_reference_vulkan PRIVATE wsp_ggml_vulkan)  # ggml-vulkan.h
+target_compile_definitions(wsp_package_reference_vulkan PRIVATE WSP_GGML_USE_VULKAN)
 
 wsp_cargo_library(wsp_ggml_backend_vulkan /vulkan vulkan cpu)
 

@@ -1,12 +1,20 @@
-# The release table (releases.txt) for CMake: which family serves a whisper.rn release, and that
-# family's facts (whisper.rn's families only: llama.rn's are built by cargo alone so far). Also included by integrations/whisper.rn/android/wsp-ggml-backend.cmake.
+# The release table (releases.txt) for CMake: which family serves a release of whisper.rn or
+# llama.rn, and that family's facts. Also included by integrations/whisper.rn/android/wsp-ggml-backend.cmake.
 #
-#   WSP_SERVED_RELEASES            every release a family serves, in the table's order
-#   wsp_release_facts(<release> <prefix>)
+#   wsp_served_releases(<package> <var>)   every release of the package a family serves, in the
+#                                          table's order
+#   wsp_release_facts(<release> <prefix>)  <release>: <package>@<version> (whisper.rn@0.7.4,
+#                                          llama.rn@0.12.9), or a bare version of whisper.rn's
 #       <prefix>_FAMILY            the family that serves it (empty: none does)
+#       <prefix>_PACKAGE           the package (whisper.rn, llama.rn)
+#       <prefix>_VERSION           the package's version
+#       <prefix>_SYMBOL_PREFIX     the package's prefix of ggml's symbols (wsp_, lm_)
+#       <prefix>_MACRO_PREFIX      and of its macros and environment variables (WSP_, LM_)
 #       <prefix>_FEATURES          cargo arguments that build the family (--features X, or none)
 #       <prefix>_CAPABILITIES      its capabilities
-#       <prefix>_DEFINITIONS       WSP_GGML_BACKEND_<CAPABILITY> for each (the header's macros)
+#       <prefix>_DEFINITIONS       <MACRO_PREFIX>GGML_BACKEND_<CAPABILITY> for each (the header's
+#                                  macros; under whisper.rn's prefix too, which the C suite's
+#                                  programs are written with)
 #       <prefix>_BUILTINS          the built-in backends its registry knows, in order
 #       <prefix>_SYMBOLS           the file under ctests/ that lists its functions
 #       <prefix>_RPC               the llama-cpp-python release whose ggml-rpc builds against it
@@ -16,11 +24,11 @@ set(_wsp_release_table "${CMAKE_CURRENT_LIST_DIR}/../releases.txt")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_wsp_release_table}")
 file(STRINGS "${_wsp_release_table}" _wsp_release_lines REGEX "^[^# ]")
 
-# _wsp_release_fact(<family> <key> <var>): the family's values for key, as a list
-function(_wsp_release_fact family key var)
+# _wsp_release_fact(<subject> <key> <var>): a family's (or a package's) values for key, as a list
+function(_wsp_release_fact subject key var)
     set(values "")
     foreach(line IN LISTS _wsp_release_lines)
-        if(line MATCHES "^([^ ]+) +([^ ]+) +(.*)$" AND CMAKE_MATCH_1 STREQUAL family AND CMAKE_MATCH_2 STREQUAL key)
+        if(line MATCHES "^([^ ]+) +([^ ]+) +(.*)$" AND CMAKE_MATCH_1 STREQUAL subject AND CMAKE_MATCH_2 STREQUAL key)
             string(REGEX REPLACE " +" ";" words "${CMAKE_MATCH_3}")
             list(REMOVE_ITEM words "-")
             list(APPEND values ${words})
@@ -29,33 +37,44 @@ function(_wsp_release_fact family key var)
     set(${var} "${values}" PARENT_SCOPE)
 endfunction()
 
-# whisper.rn's families (the C suite and the examples build against whisper.rn's sources)
-set(_wsp_whisper_rn_families "")
-foreach(line IN LISTS _wsp_release_lines)
-    if(line MATCHES "^([^ ]+) +package +whisper\\.rn *$")
-        list(APPEND _wsp_whisper_rn_families "${CMAKE_MATCH_1}")
-    endif()
-endforeach()
-
-set(WSP_SERVED_RELEASES "")
-foreach(line IN LISTS _wsp_release_lines)
-    if(line MATCHES "^([^ ]+) +releases +(.*)$" AND CMAKE_MATCH_1 IN_LIST _wsp_whisper_rn_families)
-        string(REGEX REPLACE " +" ";" _releases "${CMAKE_MATCH_2}")
-        list(APPEND WSP_SERVED_RELEASES ${_releases})
-    endif()
-endforeach()
-
-function(wsp_release_facts release prefix)
-    set(family "")
+# _wsp_package_families(<package> <var>): the families that serve the package
+function(_wsp_package_families package var)
+    set(families "")
     foreach(line IN LISTS _wsp_release_lines)
-        if(line MATCHES "^([^ ]+) +releases +(.*)$" AND CMAKE_MATCH_1 IN_LIST _wsp_whisper_rn_families)
-            set(candidate "${CMAKE_MATCH_1}")
-            string(REGEX REPLACE " +" ";" releases "${CMAKE_MATCH_2}")
-            if(release IN_LIST releases)
-                set(family "${candidate}")
-            endif()
+        if(line MATCHES "^([^ ]+) +package +([^ ]+) *$" AND CMAKE_MATCH_2 STREQUAL package)
+            list(APPEND families "${CMAKE_MATCH_1}")
         endif()
     endforeach()
+    set(${var} "${families}" PARENT_SCOPE)
+endfunction()
+
+function(wsp_served_releases package var)
+    _wsp_package_families("${package}" families)
+    set(served "")
+    foreach(family IN LISTS families)
+        _wsp_release_fact("${family}" releases releases)
+        list(APPEND served ${releases})
+    endforeach()
+    set(${var} "${served}" PARENT_SCOPE)
+endfunction()
+
+function(wsp_release_facts release prefix)
+    set(package whisper.rn)
+    set(version "${release}")
+    if(release MATCHES "^([^@]+)@(.+)$")
+        set(package "${CMAKE_MATCH_1}")
+        set(version "${CMAKE_MATCH_2}")
+    endif()
+    _wsp_package_families("${package}" families)
+    set(family "")
+    foreach(candidate IN LISTS families)
+        _wsp_release_fact("${candidate}" releases releases)
+        if(version IN_LIST releases)
+            set(family "${candidate}")
+        endif()
+    endforeach()
+    _wsp_release_fact("${package}" prefix symbol_prefix)
+    string(TOUPPER "${symbol_prefix}" macro_prefix)
     _wsp_release_fact("${family}" feature feature)
     _wsp_release_fact("${family}" capabilities capabilities)
     _wsp_release_fact("${family}" builtins builtins)
@@ -69,9 +88,16 @@ function(wsp_release_facts release prefix)
     set(definitions "")
     foreach(capability IN LISTS capabilities)
         string(TOUPPER "${capability}" macro)
-        list(APPEND definitions WSP_GGML_BACKEND_${macro})
+        list(APPEND definitions ${macro_prefix}GGML_BACKEND_${macro})
+        if(NOT macro_prefix STREQUAL "WSP_")
+            list(APPEND definitions WSP_GGML_BACKEND_${macro})
+        endif()
     endforeach()
     set(${prefix}_FAMILY "${family}" PARENT_SCOPE)
+    set(${prefix}_PACKAGE "${package}" PARENT_SCOPE)
+    set(${prefix}_VERSION "${version}" PARENT_SCOPE)
+    set(${prefix}_SYMBOL_PREFIX "${symbol_prefix}" PARENT_SCOPE)
+    set(${prefix}_MACRO_PREFIX "${macro_prefix}" PARENT_SCOPE)
     set(${prefix}_FEATURES "${features}" PARENT_SCOPE)
     set(${prefix}_CAPABILITIES "${capabilities}" PARENT_SCOPE)
     set(${prefix}_DEFINITIONS "${definitions}" PARENT_SCOPE)

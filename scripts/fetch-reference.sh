@@ -6,7 +6,7 @@
 #
 #   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
-#   integrity, or llama.rn@VERSION (0.12.0 to 0.12.9)
+#   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9)
 #   scripts/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's)
 set -euo pipefail
@@ -33,6 +33,7 @@ llama.rn@0.12.9 llama.rn-0.12.9 sha512-uRsTVARp1KnDkDg00FvOGIrN6SZfMqYVJfCOdxN9F
 '
 
 VERSION=${1:-0.4.3}
+VERSION=${VERSION#whisper.rn@}  # whisper.rn's releases are named by their version alone
 if [ "$VERSION" = --all ]; then
     pids=()
     for release in $(awk 'NF { print $1 }' <<<"$RELEASES"); do

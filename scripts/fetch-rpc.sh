@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Fetch ggml's RPC backend (the sources of ggml-rpc and ggml-rpc.h) from the sdist of PyPI's
-# llama-cpp-python, check the sdist's sha256, rename its ggml symbols the way whisper.rn's
-# bootstrap does, and put the files into third_party/ggml-rpc-<version> (ignored by git).
-# Idempotent: does nothing when already there.
+# llama-cpp-python, check the sdist's sha256, rename its ggml symbols the way the release's
+# package's bootstrap does, and put the files into third_party/ggml-rpc-<version> (whisper.rn's)
+# or third_party/ggml-rpc-<version>-<package> (ignored by git). Idempotent: does nothing when
+# already there.
 #
-#   scripts/fetch-rpc.sh [VERSION]    the llama-cpp-python release (default: the one the default
-#                                     family's row of releases.txt names)
+#   scripts/fetch-rpc.sh [VERSION [RELEASE]]    the llama-cpp-python release (default: the one the
+#                                               default family's row of releases.txt names), the
+#                                               release it builds against (default: the first
+#                                               whisper.rn family's newest release whose row names
+#                                               VERSION; PACKAGE@VERSION for another package)
 #
 # Which serves which family is the release table's `rpc` key: 0.3.14 vendors ggml a2253f34's
 # ggml-rpc (whisper.rn 0.4.3's ggml), whose interface tables fit up to 0.5.5; 0.3.35's
@@ -28,7 +32,17 @@ if [ -z "${FILES:-}" ] || [ -z "$SHA256" ]; then
     echo "fetch-rpc: unknown llama-cpp-python release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
     exit 2
 fi
+# by default the first whisper.rn family's newest release that builds this ggml-rpc
+RELEASE=${2:-}
+if [ -z "$RELEASE" ]; then
+    for newest in $("$root/scripts/release-table.sh" newest); do
+        if [ "$("$root/scripts/release-table.sh" fact "$newest" rpc)" = "$VERSION" ]; then RELEASE=$newest; break; fi
+    done
+fi
+PACKAGE=whisper.rn
+case "$RELEASE" in *@*) PACKAGE=${RELEASE%@*} ;; esac
 dest="$root/third_party/ggml-rpc-$VERSION"
+if [ "$PACKAGE" != whisper.rn ]; then dest="$dest-$PACKAGE"; fi
 stamp="$dest/.sha256"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$SHA256" ]; then
@@ -46,8 +60,14 @@ tar -xzf "$sdist" -C "$work" "${paths[@]}"
 
 rm -rf "$dest"
 mkdir -p "$dest"
+# A device's caps have mmap_support where the family has the capability; ggml-rpc 0.3.35 sets it.
+capabilities=" $("$root/scripts/release-table.sh" fact "$RELEASE" capabilities) "
+without_mmap_support=(cat)
+if [ "${capabilities#* mmap_support }" = "$capabilities" ]; then
+    without_mmap_support=(sed '/\.mmap_support *= \*\//d')
+fi
 for path in "${paths[@]}"; do
-    whisper_rn_renames < "$work/$path" > "$dest/$(basename "$path")"
+    package_renames "$PACKAGE" < "$work/$path" | "${without_mmap_support[@]}" > "$dest/$(basename "$path")"
 done
 echo "$SHA256" > "$stamp"
 echo "fetch-rpc: ggml-rpc from llama-cpp-python $VERSION unpacked into $dest" >&2

@@ -68,12 +68,12 @@ if [ "$(cat "$src/.sha256" 2>/dev/null)" != "$sha256" ]; then
     for file in "$work/$ggml/src/ggml-vulkan/ggml-vulkan.cpp" "$work/$ggml/include/ggml-vulkan.h" \
                 "$work/$ggml/src/ggml-vulkan/vulkan-shaders/"*; do
         # file names too: the generator names its sources (quantize_q8_1.comp)
-        name=$(basename "$file" | whisper_rn_renames)
+        name=$(basename "$file" | package_renames whisper.rn)
         case "$file" in
             */vulkan-shaders/*) out="$src/vulkan-shaders/$name" ;;
             *) out="$src/$name" ;;
         esac
-        [ -f "$file" ] && whisper_rn_renames < "$file" > "$out"
+        [ -f "$file" ] && package_renames whisper.rn < "$file" > "$out"
     done
     python3 "$root/scripts/vulkan-sources.py" guard "$src/ggml-vulkan.cpp"
     echo "$sha256" > "$src/.sha256"

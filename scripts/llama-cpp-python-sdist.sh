@@ -32,9 +32,18 @@ sdist_fetch() {
     echo "$sdist"
 }
 
-# whisper_rn_renames < IN > OUT: ggml's names as whisper.rn renames them, in its order (so that
-# "dequantize_" ends up as "wsp_dewsp_quantize_", as in whisper.rn's own sources).
-whisper_rn_renames() {
-    sed -e 's/GGML_/WSP_GGML_/g' -e 's/ggml_/wsp_ggml_/g' -e 's/GGUF_/WSP_GGUF_/g' -e 's/gguf_/wsp_gguf_/g' \
-        -e 's/dequantize_/wsp_dequantize_/g' -e 's/quantize_/wsp_quantize_/g'
+# package_renames PACKAGE < IN > OUT: ggml's names as the package renames them, with its prefix
+# (the release table's): GGML_ and ggml_, GGUF_ and gguf_; whisper.rn's bootstrap also renames
+# quantize_ and dequantize_, in its order (so that "dequantize_" ends up as "wsp_dewsp_quantize_",
+# as in whisper.rn's own sources).
+package_renames() {
+    local symbol macro
+    symbol=$("$(dirname "${BASH_SOURCE[0]}")/release-table.sh" prefix "$1@") || return 1
+    macro=$(echo "$symbol" | tr a-z A-Z)
+    local renames=(-e "s/GGML_/${macro}GGML_/g" -e "s/ggml_/${symbol}ggml_/g" -e "s/GGUF_/${macro}GGUF_/g"
+                   -e "s/gguf_/${symbol}gguf_/g")
+    if [ "$1" = whisper.rn ]; then
+        renames+=(-e "s/dequantize_/${symbol}dequantize_/g" -e "s/quantize_/${symbol}quantize_/g")
+    fi
+    sed "${renames[@]}"
 }

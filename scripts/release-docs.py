@@ -56,13 +56,12 @@ def tables(families, what):
     def row(cells):
         return "| " + " | ".join(cells) + " |"
 
-    table = [row(["family", "serves", "cargo feature", "CMake `-DWSP_WHISPER_RN_RELEASE=`", "functions"]),
+    table = [row(["family", "serves", "cargo feature", "CMake `-DWSP_GGML_BACKEND_RELEASE=`", "functions"]),
              row(["---"] * 5)]
     for name, facts in families.items():
         feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"
         package = facts["package"][0]
-        # CMake builds whisper.rn's families (llama.rn's: cargo alone, so far)
-        cmake = " or ".join(f"`{r}`" for r in facts["releases"]) if package == "whisper.rn" else "—"
+        cmake = " or ".join(f"`{package}@{r}`" for r in facts["releases"])
         table.append(row([name, f"{package} " + ", ".join(f"**{r}**" for r in facts["releases"]), feature, cmake,
                           f"{functions(facts)} (`ctests/{facts['symbols'][0]}`)"]))
     capabilities = [row(["capability", "what"] + list(families)), row(["---"] * (2 + len(families)))]

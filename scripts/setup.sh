@@ -10,7 +10,8 @@
 #   scripts/setup.sh --tests   also what scripts/test.sh needs: valgrind, pkg-config, llvm-nm,
 #                              libclang (bindgen), rustfmt and clippy, ggml's RPC backend from PyPI,
 #                              a synthetic Parakeet model (random weights, for whisper.rn 0.7's
-#                              parakeet.cpp), every whisper.rn release (fetched side by side)
+#                              parakeet.cpp) and a synthetic llama model (for llama.rn's llama.cpp),
+#                              every whisper.rn and llama.rn release (fetched side by side)
 #   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
 #                              and the phones' Rust targets, Ruby (the podspec check), a minimal
 #                              nightly toolchain (the fuzz targets' sanitizer flags)
@@ -56,6 +57,7 @@ if [ "$mode" != main ]; then
     fi
     "$root/scripts/fetch-rpc.sh"
     python3 "$root/scripts/make-parakeet-model.py" >/dev/null
+    "$root/scripts/make-llama-model.sh" >/dev/null
     # tests/releases.rs reads every release
     "$root/scripts/fetch-reference.sh" --all
 fi

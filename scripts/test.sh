@@ -7,10 +7,8 @@
 #                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
-#                           (the layout check and ctest -L lean; llama.rn's: the layout check,
-#                           the exported functions, cargo's conformance and loading tests); the suite runs
-#                           through ctest for every whisper.rn family and through cargo under qemu for
-#                           the phones' targets (ctests/programs.txt lists its programs for
+#                           (the layout check and ctest -L lean); the suite runs through ctest
+#                           for every family and through cargo under qemu for the phones' targets (ctests/programs.txt lists its programs for
 #                           both, so each runs once per family and target); then every fuzz
 #                           target briefly
 #                           (scripts/fuzz-smoke.sh) and the phones (scripts/test-phones.sh);
@@ -64,18 +62,15 @@ for release in "${releases[@]}"; do
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
-    if [ "$suite" = conformance ]; then
-        timed "$release: exported functions" "$root/scripts/exported-functions.sh" "$release"
-        timed "$release: cargo test" cargo test --test conformance --test loading "${features[@]}"
-        continue
-    fi
     # the lean suite has no RPC test (the examples are built without it) and no memcheck; the
     # full suite has Vulkan (on Mesa's lavapipe) where the release table gives the family a source
     full=ON
     if [ "$suite" = lean ]; then full=OFF; fi
     vulkan=OFF
     if [ "$suite" = full ] && [ -n "$($table fact "$release" vulkan)" ]; then vulkan=ON; fi
-    cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_RPC="$full" \
+    package_release=$release
+    case "$release" in *@*) ;; *) package_release=whisper.rn@$release ;; esac
+    cmake -S . -B "$build" -DWSP_GGML_BACKEND_RELEASE="$package_release" -DWSP_GGML_BACKEND_RPC="$full" \
         -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_VULKAN="$vulkan" \
         -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then

@@ -1,11 +1,16 @@
-# cmake -DPROGRAM=<bad_input> -P bad_input.cmake
+# cmake -DPROGRAM=<bad_input> [-DSYMBOL_PREFIX=lm_ -DMACRO_PREFIX=LM_] -P bad_input.cmake
 # Runs every case of `bad_input --list`: "abort" cases must abort, "error" and "ok" cases must
-# return normally, and the output must contain the listed message.
+# return normally, and the output must contain the listed message (which names ggml's items as
+# whisper.rn does: with another package's prefixes, as that package does).
+if(NOT DEFINED SYMBOL_PREFIX)
+    set(SYMBOL_PREFIX wsp_)
+    set(MACRO_PREFIX WSP_)
+endif()
 execute_process(COMMAND "${PROGRAM}" --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc STREQUAL "0")
     message(FATAL_ERROR "${PROGRAM} --list failed")
 endif()
-set(ENV{WSP_GGML_NO_BACKTRACE} 1)
+set(ENV{${MACRO_PREFIX}GGML_NO_BACKTRACE} 1)
 string(REPLACE "\n" ";" cases "${listing}")
 set(failures "")
 set(count 0)
@@ -20,6 +25,8 @@ foreach(line IN LISTS cases)
     set(expected "")
     if(n GREATER 2)
         list(GET fields 2 expected)
+        string(REPLACE "wsp_ggml" "${SYMBOL_PREFIX}ggml" expected "${expected}")
+        string(REPLACE "WSP_GGML" "${MACRO_PREFIX}GGML" expected "${expected}")
     endif()
     math(EXPR count "${count} + 1")
     execute_process(COMMAND "${PROGRAM}" "${name}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

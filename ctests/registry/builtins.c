@@ -9,6 +9,7 @@
 
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
+#include "ggml_names.h"
 
 // X(reg function stem, reg and device name)
 #define STAND_INS(X) \
@@ -40,8 +41,8 @@ static size_t reg_device_count(wsp_ggml_backend_reg_t reg) { (void) reg; return 
         .reg = &stem##_reg, \
         .context = (void *) name, \
     }; \
-    wsp_ggml_backend_reg_t wsp_ggml_backend_##stem##_reg(void); \
-    wsp_ggml_backend_reg_t wsp_ggml_backend_##stem##_reg(void) { return &stem##_reg; }
+    wsp_ggml_backend_reg_t GGML_IDENT(ggml_backend_##stem##_reg)(void); \
+    wsp_ggml_backend_reg_t GGML_IDENT(ggml_backend_##stem##_reg)(void) { return &stem##_reg; }
 STAND_INS(DEFINE_STAND_IN)
 #ifndef WSP_REAL_RPC
 DEFINE_STAND_IN(rpc, "RPC")

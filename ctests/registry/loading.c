@@ -134,13 +134,16 @@ static const char * find_log(const char * a, const char * b, const char * c) {
 // paths
 // ---------------------------------------------------------------------------------------------
 
-// dir + "/" + name in one of a few rotating buffers (main thread only)
+// dir + "/" + name in one of a few rotating buffers (main thread only). Formatted on the stack
+// first: dir or name may be an earlier result, in another of the buffers.
 static const char * path_in(const char * dir, const char * name) {
     static char buffers[16][PATH_MAX];
     static int  next;
-    char *      out = buffers[next++ % 16];
-    int         n   = snprintf(out, PATH_MAX, "%s/%s", dir, name);
+    char        path[PATH_MAX];
+    int         n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
     CHECK(n > 0 && n < PATH_MAX, "path too long: %s/%s", dir, name);
+    char * out = buffers[next++ % 16];
+    memcpy(out, path, (size_t) n + 1);
     return out;
 }
 

@@ -1,5 +1,5 @@
 # cmake -DPROGRAM=<loading> -DSCENARIO=<name> -DMODULES=<dir> -DWORK=<dir> [-DOPS=<n>]
-#       [-DWRAPPER=<valgrind;args>] -P loading.cmake
+#       [-DWRAPPER=<valgrind;args>] [-DMACRO_PREFIX=LM_] -P loading.cmake
 # Runs one scenario of ctests/registry/loading.c in a fresh work directory: it must exit 0 and
 # print "PASS <scenario>" (or "SKIP <scenario>: ..."), and, under valgrind, report no errors.
 if(EXISTS "${WORK}")
@@ -8,7 +8,10 @@ if(EXISTS "${WORK}")
     file(REMOVE_RECURSE "${WORK}")
 endif()
 file(MAKE_DIRECTORY "${WORK}")
-unset(ENV{WSP_GGML_BACKEND_PATH})
+if(NOT DEFINED MACRO_PREFIX)
+    set(MACRO_PREFIX WSP_)
+endif()
+unset(ENV{${MACRO_PREFIX}GGML_BACKEND_PATH})
 execute_process(COMMAND ${WRAPPER} "${PROGRAM}" "${SCENARIO}" "${MODULES}" "${WORK}" ${OPS}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc STREQUAL "0")

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# rpc_case.sh CASE SERVER CLIENT [MODEL WAV]
+# rpc_case.sh CASE SERVER CLIENT [INPUTS...]
 #
 # One test of ggml's RPC backend through a backend layer. SERVER is examples/rpc's rpc-server,
-# started on 127.0.0.1 at a free port and stopped by its pid; CLIENT is examples/transcribe
-# (cases transcript, closed-port, bad-endpoint) or ctests/rpc's rpc_client (the others), linked
-# with the same layer. Every client runs under `timeout`: a hang fails the case.
+# started on 127.0.0.1 at a free port and stopped by its pid; CLIENT is an example that takes
+# --rpc HOST:PORT and INPUTS (cases transcript, tokens, closed-port, bad-endpoint:
+# examples/transcribe with a model and a WAV, examples/generate with a model) or ctests/rpc's
+# rpc_client (the others), linked with the same layer. Every client runs under `timeout`: a hang
+# fails the case.
 #
-#   transcript    the transcript over RPC equals the local one
+#   transcript    the transcript over RPC equals the local one (transcribe)
+#   tokens        the tokens generated over RPC, and their logits' bits, equal the local ones
+#                 (generate)
 #   sched         a scheduler over [RPC, CPU] computes what the CPU alone computes
 #   sequential    two clients one after the other each get their own correct result
 #   concurrent    two clients at once: each gets its correct result or a clear refusal
@@ -18,6 +22,7 @@ set -euo pipefail
 case_name=$1
 server=$2
 client=$3
+inputs=("${@:4}")
 model=${4:-}
 wav=${5:-}
 
@@ -26,8 +31,8 @@ TRANSCRIBE_LIMIT=240
 CLIENT_LIMIT=120
 START_LIMIT=30
 
-# ggml's abort would otherwise run gdb for a backtrace
-export WSP_GGML_NO_BACKTRACE=1
+# ggml's abort would otherwise run gdb for a backtrace (either package's name for it)
+export WSP_GGML_NO_BACKTRACE=1 LM_GGML_NO_BACKTRACE=1
 
 work=$(mktemp -d)
 server_pid=""
@@ -131,6 +136,19 @@ transcript)
     echo "local:    $(grep '^load ' "$work/local.err")"
     echo "over RPC: $(grep '^load ' "$work/remote.err")"
     ;;
+tokens)
+    [ -f "$model" ] || fail "$model is missing: run scripts/setup.sh first"
+    run_bounded "$TRANSCRIBE_LIMIT" local "$client" -t 1 "$model"
+    [ "$rc" -eq 0 ] || fail "local generation exited with $rc"
+    start_server
+    run_bounded "$TRANSCRIBE_LIMIT" remote "$client" -t 1 --devices --rpc "$endpoint" "$model"
+    [ "$rc" -eq 0 ] || fail "generation over RPC exited with $rc"
+    grep -qE "^device [0-9]+: RPC[0-9]+ type=GPU .* reg=RPC$" "$work/remote.out" || fail "no RPC device listed"
+    grep -q "^Accepted client connection" "$work/server.out" || fail "the server saw no client"
+    grep -q "^token" "$work/local.out" || fail "no tokens"
+    cmp -s "$work/local.out" <(grep -v '^device' "$work/remote.out") || fail "the tokens or their logits differ"
+    echo "tokens (local and over RPC, $(grep -c '^token' "$work/local.out") with identical logits): $(awk '/^token/ { printf "%s ", $3 }' "$work/local.out")"
+    ;;
 sched)
     start_server
     run_bounded "$CLIENT_LIMIT" client "$client" "$endpoint" 1 3
@@ -189,14 +207,14 @@ closed-port)
     # a port the server just had: nothing listens there any more
     start_server
     stop_server
-    run_bounded "$CLIENT_LIMIT" client "$client" --rpc "$endpoint" "$model" "$wav"
+    run_bounded "$CLIENT_LIMIT" client "$client" --rpc "$endpoint" "${inputs[@]}"
     [ "$rc" -eq 1 ] || fail "expected status 1, got $rc"
     grep -qF -- "--rpc: cannot reach an RPC server at $endpoint" "$work/client.err" || fail "no clear message"
     echo "closed port: $(tr '\n' '|' < "$work/client.err")"
     ;;
 bad-endpoint)
     for bad in 127.0.0.1 127.0.0.1: :50052 127.0.0.1:port 127.0.0.1:70000 127.0.0.1:-1 a:b:1 ""; do
-        run_bounded "$CLIENT_LIMIT" client "$client" --rpc "$bad" "$model" "$wav"
+        run_bounded "$CLIENT_LIMIT" client "$client" --rpc "$bad" "${inputs[@]}"
         [ "$rc" -eq 1 ] || fail "--rpc '$bad': expected status 1, got $rc"
         grep -qF -- "--rpc: '$bad' is not an endpoint: expected HOST:PORT" "$work/client.err" || fail "--rpc '$bad': no clear message"
     done

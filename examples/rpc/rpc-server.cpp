@@ -95,7 +95,7 @@ int main(int argc, char ** argv) {
     }
     wsp_ggml_backend_dev_t cpu = wsp_ggml_backend_get_device(backend);
     auto set_n_threads = reinterpret_cast<wsp_ggml_backend_set_n_threads_t>(wsp_ggml_backend_reg_get_proc_address(
-        wsp_ggml_backend_dev_backend_reg(cpu), "wsp_ggml_backend_set_n_threads"));
+        wsp_ggml_backend_dev_backend_reg(cpu), GGML_SYMBOL("ggml_backend_set_n_threads")));
     if (set_n_threads != nullptr) {
         set_n_threads(backend, n_threads);
     }
@@ -103,13 +103,13 @@ int main(int argc, char ** argv) {
     wsp_ggml_backend_dev_memory(cpu, &free_mem, &total_mem);
 
     wsp_ggml_backend_reg_t reg = rpc_reg();
-    void * start_server = reg == nullptr ? nullptr : wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_start_server");
+    void * start_server = reg == nullptr ? nullptr : wsp_ggml_backend_reg_get_proc_address(reg, GGML_SYMBOL("ggml_backend_rpc_start_server"));
     if (start_server == nullptr) {
         std::fprintf(stderr, "rpc-server: built without ggml's RPC backend\n");
         return 1;
     }
     // add_server tells the interface that serves devices (see rpc_device.h)
-    const bool serves_devices = wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_server") != nullptr;
+    const bool serves_devices = wsp_ggml_backend_reg_get_proc_address(reg, GGML_SYMBOL("ggml_backend_rpc_add_server")) != nullptr;
     std::printf("listening on %s (%d thread%s)\n", endpoint.c_str(), n_threads, n_threads == 1 ? "" : "s");
     std::fflush(stdout);
     // Returns only when the address cannot be bound or a connection cannot be accepted; it has

@@ -4,6 +4,7 @@
 // C++).
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"  // wsp_ggml_backend_register, wsp_ggml_backend_device_register
+#include "ggml_names.h"        // GGML_SYMBOL
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,9 +77,9 @@ static inline wsp_ggml_backend_dev_t rpc_connect_device(const char * endpoint, c
     }
     wsp_ggml_backend_dev_t dev = NULL;
     rpc_add_server_fn add_server =
-        (rpc_add_server_fn) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_server");
+        (rpc_add_server_fn) wsp_ggml_backend_reg_get_proc_address(reg, GGML_SYMBOL("ggml_backend_rpc_add_server"));
     rpc_add_device_fn add_device =
-        (rpc_add_device_fn) wsp_ggml_backend_reg_get_proc_address(reg, "wsp_ggml_backend_rpc_add_device");
+        (rpc_add_device_fn) wsp_ggml_backend_reg_get_proc_address(reg, GGML_SYMBOL("ggml_backend_rpc_add_device"));
     if (add_server != NULL) {
         // the server's first device (NULL when it cannot be reached)
         wsp_ggml_backend_reg_t server = add_server(endpoint);
@@ -96,6 +98,20 @@ static inline wsp_ggml_backend_dev_t rpc_connect_device(const char * endpoint, c
         return NULL;
     }
     wsp_ggml_backend_device_register(dev);
+    return dev;
+}
+
+// The examples' option --rpc HOST:PORT: the server's device, connected and registered, or NULL
+// after saying why on stderr ("--rpc: ..."). SIGPIPE is ignored from here on: ggml-rpc writes to
+// its socket without MSG_NOSIGNAL, and if the server goes away the program should end with
+// ggml-rpc's message, not die of SIGPIPE without a word.
+static inline wsp_ggml_backend_dev_t rpc_option_device(const char * endpoint) {
+    signal(SIGPIPE, SIG_IGN);
+    char error[256];
+    wsp_ggml_backend_dev_t dev = rpc_connect_device(endpoint, error, sizeof(error));
+    if (dev == NULL) {
+        fprintf(stderr, "--rpc: %s\n", error);
+    }
     return dev;
 }
 

@@ -42,13 +42,11 @@
 
 #include "accel_fixture.h"
 #include "metal_standin.h"
-#include "ggml-backend-impl.h"  // wsp_ggml_backend_register
 #include "whisper.h"
 #include "../common/wav.h"
 #include "../rpc/rpc_device.h"
 
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -234,13 +232,8 @@ int main(int argc, char ** argv) {
         std::fprintf(stderr, "--splits reads the scheduler's debug listing: set WSP_GGML_SCHED_DEBUG=1\n");
         return 2;
     }
-    if (accel_ops != nullptr) {
-        char error_text[256];
-        if (!accel_fixture_set_ops(accel_ops, error_text, sizeof(error_text))) {
-            std::fprintf(stderr, "--accel-fixture: %s\n", error_text);
-            return 2;
-        }
-        wsp_ggml_backend_register(accel_fixture_reg());
+    if (accel_ops != nullptr && !accel_fixture_register("--accel-fixture", accel_ops)) {
+        return 2;
     }
     split_log split_counts;
     split_counts.quiet = quiet;
@@ -264,13 +257,8 @@ int main(int argc, char ** argv) {
         cparams.flash_attn = flash_attn == 1;
     }
     if (rpc_endpoint != nullptr) {
-        // ggml-rpc writes to its socket without MSG_NOSIGNAL: if the server goes away, this
-        // program should end with ggml-rpc's message, not die of SIGPIPE without a word.
-        std::signal(SIGPIPE, SIG_IGN);
-        char error_text[256];
-        wsp_ggml_backend_dev_t device = rpc_connect_device(rpc_endpoint, error_text, sizeof(error_text));
+        wsp_ggml_backend_dev_t device = rpc_option_device(rpc_endpoint);
         if (device == nullptr) {
-            std::fprintf(stderr, "--rpc: %s\n", error_text);
             return 1;
         }
         // The RPC device is a GPU to whisper.cpp, and the only one registered: it takes the

@@ -1,0 +1,62 @@
+# examples/generate, built from llama.rn's own sources (llama.cpp and its models, ggml core, the
+# CPU backend; unchanged) in three flavours:
+#   generate          linked statically with this library
+#   generate-shared   linked with libwsp_ggml_backend.so (found through the rpath)
+#   generate-ref      linked with llama.rn's own backend layer, for comparison
+# Each carries the ACCEL fixture (--accel-fixture) and, with ggml's RPC backend, takes --rpc.
+
+file(GLOB _llama_sources CONFIGURE_DEPENDS "${WSP_PACKAGE_CPP}/llama*.cpp" "${WSP_PACKAGE_CPP}/unicode*.cpp"
+     "${WSP_PACKAGE_CPP}/models/*.cpp")
+add_library(wsp_llama_rn_llama STATIC ${_llama_sources})
+wsp_package_options(wsp_llama_rn_llama)
+
+wsp_example(generate generate/generate.cpp
+    "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_static,wsp_package_core>")
+wsp_example(generate-shared generate/generate.cpp wsp_llama_rn_llama wsp_ggml_backend_shared wsp_package_core)
+wsp_example(generate-ref generate/generate.cpp
+    "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_package_reference,wsp_package_core>")
+
+# End to end, with the synthetic model of scripts/make-llama-model.py (scripts/setup.sh makes it):
+# the Rust-linked builds must print exactly the reference build's device listing, tokens and the
+# bits of their logits, at 1 and 2 threads.
+if(WSP_GGML_BACKEND_TESTS)
+    set(_model_dir "$ENV{HOME}/.cache/wsp-ggml-backend")
+    if(DEFINED ENV{WSP_MODEL_DIR})
+        set(_model_dir "$ENV{WSP_MODEL_DIR}")
+    endif()
+    set(WSP_LLAMA_MODEL "${_model_dir}/llama-synthetic.gguf" CACHE FILEPATH
+        "synthetic llama model for the end-to-end tests (scripts/make-llama-model.sh)")
+    set(_generate_env "${WSP_PACKAGE_MACRO}GGML_NO_BACKTRACE=1")
+    foreach(threads 1 2)
+        set(args --devices -t ${threads} ${WSP_LLAMA_MODEL})
+        wsp_record(generate.t${threads} $<TARGET_FILE:generate-ref> ARGS ${args} ENVIRONMENT ${_generate_env}
+                   PROCESSORS ${threads} REQUIRE ${WSP_LLAMA_MODEL})
+        foreach(build generate generate-shared)
+            wsp_compare_with_record(generate.t${threads}.${build} generate.t${threads} $<TARGET_FILE:${build}>
+                                    ARGS ${args} ENVIRONMENT ${_generate_env} PROCESSORS ${threads}
+                                    REQUIRE ${WSP_LLAMA_MODEL})
+        endforeach()
+    endforeach()
+    set_tests_properties(generate.t1.generate PROPERTIES LABELS lean)
+
+    # llama.cpp offloading every layer to the ACCEL fixture, its graphs split with the CPU
+    # (ctests/e2e/generate_accel.cmake): with each op set, both layers print the same bits and
+    # ACCEL computes the same splits
+    foreach(ops few default almost-all)
+        add_test(NAME generate_accel.${ops}
+                 COMMAND "${CMAKE_COMMAND}" -DLIBRARY=$<TARGET_FILE:generate> -DREFERENCE=$<TARGET_FILE:generate-ref>
+                         -DOPS=${ops} -DMODEL=${WSP_LLAMA_MODEL} -P "${PROJECT_SOURCE_DIR}/ctests/e2e/generate_accel.cmake")
+        set_tests_properties(generate_accel.${ops} PROPERTIES ENVIRONMENT "${_generate_env}" TIMEOUT 600)
+    endforeach()
+    set_tests_properties(generate_accel.default PROPERTIES LABELS lean)
+
+    # the static build on ACCEL + CPU under memcheck (a few tokens)
+    find_program(VALGRIND valgrind)
+    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE)
+        add_test(NAME memcheck.generate.accel
+                 COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
+                         --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp
+                         $<TARGET_FILE:generate> -n 4 --accel-fixture default "${WSP_LLAMA_MODEL}")
+        set_tests_properties(memcheck.generate.accel PROPERTIES ENVIRONMENT "${_generate_env}" TIMEOUT 600)
+    endif()
+endif()
