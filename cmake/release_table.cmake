@@ -1,5 +1,5 @@
 # The release table (releases.txt) for CMake: which family serves a release of whisper.rn or
-# llama.rn, and that family's facts. Also included by integrations/whisper.rn/android/wsp-ggml-backend.cmake.
+# llama.rn, and that family's facts. Also included by integrations/react-native/android/wsp-ggml-backend.cmake.
 #
 #   wsp_served_releases(<package> <var>)   every release of the package a family serves, in the
 #                                          table's order

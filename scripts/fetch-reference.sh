@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch a whisper.rn release from npm (the reference backend layer and the ggml core the tests
 # link against), check it against npm's published integrity, and unpack it into third_party/
-# (ignored by git): cpp/, and the Android CMakeLists and the podspec that integrations/whisper.rn/
+# (ignored by git): cpp/, and the Android build files and the podspec that integrations/react-native/
 # adapts. Idempotent: does nothing when already there. llama.rn's releases the same way.
 #
 #   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
@@ -54,18 +54,21 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dest="$root/third_party/$folder"
 stamp="$dest/.integrity"
 
-android_cmake=android/src/main/CMakeLists.txt
+# whisper.rn@VERSION when no package is named
+package=whisper.rn
+case "$VERSION" in *@*) package=${VERSION%@*}; VERSION=${VERSION#*@} ;; esac
+# what integrations/react-native adapts: the Android build (the main CMakeLists, the one that
+# builds the layer, and Gradle's file where a property switches the source build) and the podspec
+table="$root/scripts/release-table.sh"
+android_cmake=$("$table" package "$package" android_cmake)
+adapted=(android/src/main/CMakeLists.txt "$android_cmake" "$("$table" package "$package" podspec)")
+if [ -n "$("$table" package "$package" gradle_switch)" ]; then adapted+=(android/build.gradle); fi
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$INTEGRITY" ] && [ -f "$dest/cpp/ggml-backend.cpp" ] && [ -f "$dest/$android_cmake" ]; then
     exit 0
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# whisper.rn@VERSION when no package is named
-package=whisper.rn
-case "$VERSION" in *@*) package=${VERSION%@*}; VERSION=${VERSION#*@} ;; esac
-podspec=$(echo "$package" | tr . -).podspec
+trap 'rm -rf "$work" "$dest.new.$$"' EXIT
 (cd "$work" && npm pack "$package@$VERSION" --silent >/dev/null)
 tarball="$work/$package-$VERSION.tgz"
 
@@ -77,9 +80,16 @@ if [ "$actual" != "$INTEGRITY" ]; then
     exit 1
 fi
 
-rm -rf "$dest"
-mkdir -p "$dest"
-tar -xzf "$tarball" -C "$dest" --strip-components=1 package/cpp package/package.json package/LICENSE \
-    "package/$android_cmake" "package/$podspec"
-echo "$INTEGRITY" > "$stamp"
+# unpacked beside the folder, then put in its place, so that another build reading the folder
+# meanwhile sees the old tree or the new one
+unpacked="$dest.new.$$"
+rm -rf "$unpacked"
+mkdir -p "$unpacked"
+tar -xzf "$tarball" -C "$unpacked" --strip-components=1 package/cpp package/package.json package/LICENSE \
+    $(printf 'package/%s\n' "${adapted[@]}" | sort -u)
+echo "$INTEGRITY" > "$unpacked/.integrity"
+rm -rf "$dest.old.$$"
+if [ -e "$dest" ]; then mv "$dest" "$dest.old.$$"; fi
+mv "$unpacked" "$dest"
+rm -rf "$dest.old.$$"
 echo "fetch-reference: $package@$VERSION unpacked into $dest" >&2

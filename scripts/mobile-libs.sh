@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Builds the static library for the phones whisper.rn ships for (Android's four ABIs, iOS device,
-# simulator), for each family of the release table, releases.txt (built as its newest release:
-# 0.4.3, 0.5.2, 0.5.4, 0.5.5, 0.7.4 today; each with its cargo feature, in its own target dir),
-# and checks that each archive defines exactly the family's functions (its `symbols` list under
-# ctests/).
+# Builds the static library for the phones whisper.rn and llama.rn ship for (Android's four ABIs,
+# iOS device, simulator), for each family of the release table, releases.txt (built as its newest
+# release: whisper.rn 0.4.3, 0.5.2, 0.5.4, 0.5.5, 0.6.0, 0.7.4, llama.rn 0.12.4, 0.12.5, 0.12.6,
+# 0.12.9 today; each with its cargo feature, in its own target dir), and checks that each archive
+# defines exactly the family's functions (its `symbols` list under ctests/, with the package's
+# prefix).
 # Needs neither the NDK nor Xcode: a staticlib is not linked, so only the Rust target's standard
 # library is needed (the cdylib would need the platform's linker). Apps link the archive into
-# their own shared library or framework (integrations/whisper.rn/).
+# their own shared library or framework (integrations/react-native/).
 #
 #   scripts/mobile-libs.sh [--release RELEASE]... [TARGET...]   (default: every family, all seven targets)
 #   scripts/mobile-libs.sh --check ARCHIVE RELEASE               only check a built archive
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-source integrations/whisper.rn/release.sh
+source integrations/react-native/release.sh
 
 # llvm-nm reads Mach-O (iOS) as well as ELF archives; binutils' nm reads only ELF.
 if ! command -v llvm-nm >/dev/null; then
@@ -23,29 +24,30 @@ if ! command -v llvm-nm >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends llvm >/dev/null
 fi
 
-# check ARCHIVE LIST: the archive defines exactly the functions of ctests/LIST; prints the verdict
+# check ARCHIVE LIST PREFIX: the archive defines exactly the functions of ctests/LIST (written with
+# whisper.rn's prefix) with the package's PREFIX; prints the verdict
 check() {
-    local list="ctests/$2" spec defined missing extra
-    spec=$(sort -u "$list")
+    local list="ctests/$2" prefix=$3 spec defined missing extra
+    spec=$(sed "s/^wsp_/$prefix/" "$list" | sort -u)
     # Defined global text/data symbols of the ggml API (Mach-O names carry a leading underscore),
     # as tests/conformance.rs reads them from the host's libraries. An older llvm-nm cannot read
     # the LLVM bitcode that some of Rust's own standard library members carry and exits 1; the
     # library's own objects are plain machine code, and a symbol it cannot read shows as missing.
     defined=$({ llvm-nm --defined-only "$1" 2>/dev/null || true; } \
-        | awk '$2 ~ /^[TWDBR]$/ { name = $3; sub(/^_/, "", name); if (name ~ /^wsp_ggml/) print name }' | sort -u)
+        | awk -v p="${prefix}ggml" '$2 ~ /^[TWDBR]$/ { name = $3; sub(/^_/, "", name); if (index(name, p) == 1) print name }' | sort -u)
     missing=$(comm -23 <(echo "$spec") <(echo "$defined"))
     extra=$(comm -13 <(echo "$spec") <(echo "$defined"))
     if [ -n "$missing" ] || [ -n "$extra" ]; then
         echo "FAILED: missing [${missing//$'\n'/ }] extra [${extra//$'\n'/ }]"
         return 1
     fi
-    echo "$1 ($(du -h "$1" | cut -f1)) defines the $(echo "$spec" | wc -l) functions of $list and no other wsp_ggml symbol"
+    echo "$1 ($(du -h "$1" | cut -f1)) defines the $(echo "$spec" | wc -l) functions of $list and no other ${prefix}ggml symbol"
 }
 
 if [ "${1:-}" = --check ]; then
     [ $# -eq 3 ] || { echo "usage: $0 --check ARCHIVE RELEASE" >&2; exit 2; }
     wsp_release "$3"
-    check "$2" "$wsp_symbols"
+    check "$2" "$wsp_symbols" "$wsp_prefix"
     exit
 fi
 
@@ -55,7 +57,7 @@ while [ "${1:-}" = --release ]; do
     releases+=("$2")
     shift 2
 done
-[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(wsp_builds)
+[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(scripts/release-table.sh newest --all)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
@@ -82,7 +84,7 @@ build_family() {
             failed=1
             continue
         fi
-        if ! verdict=$(check "$dir/$target/release/libwsp_ggml_backend.a" "$wsp_symbols"); then
+        if ! verdict=$(check "$dir/$target/release/libwsp_ggml_backend.a" "$wsp_symbols" "$wsp_prefix"); then
             echo "$what: $verdict"
             failed=1
             continue

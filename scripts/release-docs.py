@@ -9,7 +9,7 @@ in the docs is written by hand.
                                     docs differs from what this prints (scripts/test.sh runs it)
   scripts/release-docs.py --write   rewrites those parts
 
-The generated parts of README.md and integrations/whisper.rn/README.md are the tables, each
+The generated parts of README.md and integrations/react-native/README.md are the tables, each
 between `<!-- generated:NAME -->` and `<!-- /generated -->`, and every inline count, written as
 `<!-- count:NAME -->value<!-- /count -->`; `--names` lists the names (and the counts' values). Counting
 the hostile calls preprocesses ctests/hostile/bad_input.c with each family's headers
@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-DOCS = [root / "README.md", root / "integrations/whisper.rn/README.md"]
+DOCS = [root / "README.md", root / "integrations/react-native/README.md"]
 
 
 def read_table():

@@ -5,7 +5,10 @@
 #   scripts/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
 #   scripts/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
-#   scripts/release-table.sh releases           every whisper.rn release some family serves
+#   scripts/release-table.sh package PACKAGE KEY  a fact of the package (prefix, podspec, ...;
+#                                               empty for -)
+#   scripts/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
+#                                               some family serves
 #   scripts/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
 #                                               its tests build against), in the table's order;
 #                                               --all: then every other package's, as
@@ -47,18 +50,21 @@ case "${1:-}" in
         ;;
     prefix)
         read -r package _ < <(split_release "$2")
-        awk -v p="$package" '!/^#/ && $1 == p && $2 == "prefix" { print $3; found = 1 }
-            END { if (!found) { print "release-table: package " p " has no prefix" > "/dev/stderr"; exit 1 } }' "$table"
+        "$0" package "$package" prefix
+        ;;
+    package)
+        awk -v p="$2" -v k="$3" '!/^#/ && $1 == p && $2 == k { v = $3; for (i = 4; i <= NF; i++) v = v " " $i; if (v != "-") print v; found = 1 }
+            END { if (!found) { print "release-table: package " p " has no " k > "/dev/stderr"; exit 1 } }' "$table"
         ;;
     releases)
-        awk '!/^#/ && $2 == "package" { package[$1] = $3 }
-             !/^#/ && $2 == "releases" && package[$1] == "whisper.rn" { for (i = 3; i <= NF; i++) print $i }' "$table"
+        awk -v p="${2:-whisper.rn}" '!/^#/ && $2 == "package" { package[$1] = $3 }
+             !/^#/ && $2 == "releases" && package[$1] == p { for (i = 3; i <= NF; i++) print $i }' "$table"
         ;;
     newest)
         if [ "${2:-}" = --all ]; then newest 1; else newest ""; fi
         ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | releases | newest [--all]" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all]" >&2
         exit 2
         ;;
 esac

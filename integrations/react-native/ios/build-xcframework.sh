@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Builds WspGgmlBackend.xcframework for whisper.rn's iOS build, with the ABI of the app's whisper.rn
-# release (its family in the release table, releases.txt; an unserved release stops it, naming the
-# served ones) and the built-in backends of whisper.rn's podspec (the CPU, and Metal unless
-# RNWHISPER_DISABLE_METAL=1, as for pod install): the library's static archive for devices
-# (aarch64-apple-ios) and for the simulator (aarch64-apple-ios-sim and x86_64-apple-ios, joined
-# with lipo). cargo builds the archives wherever the Rust targets can be installed (no Xcode
-# needed: a staticlib is not linked); lipo and xcodebuild (macOS with Xcode) then make the
-# framework, and WspGgmlBackend.xcframework.release beside it records the release it was built as
-# (apply.sh checks it). Without them, as on Linux, the script stops after the cargo part and says so.
-#   integrations/whisper.rn/ios/build-xcframework.sh [--out DIR] WHISPER_RN [TARGET...]
-# WHISPER_RN: whisper.rn's package (e.g. node_modules/whisper.rn) or its release number.
-# TARGETs default to the three above; naming fewer builds only those (no framework).
+# Builds WspGgmlBackend.xcframework for whisper.rn's or llama.rn's iOS build, with the ABI of the
+# app's release (its family in the release table, releases.txt; an unserved release stops it,
+# naming the served ones) and the built-in backends of the package's podspec (the table's
+# ios_builtins: whisper.rn's CPU and Metal, llama.rn's CPU, BLAS and Metal; Metal left out with
+# the package's disable_metal, RNWHISPER_DISABLE_METAL=1 or RNLLAMA_DISABLE_METAL=1, as for pod
+# install): the library's static archive for devices (aarch64-apple-ios) and for the simulator
+# (aarch64-apple-ios-sim and x86_64-apple-ios, joined with lipo). cargo builds the archives
+# wherever the Rust targets can be installed (no Xcode needed: a staticlib is not linked); lipo
+# and xcodebuild (macOS with Xcode) then make the framework, and WspGgmlBackend.xcframework.release
+# beside it records the release it was built as (apply.sh checks it). Without them, as on Linux,
+# the script stops after the cargo part and says so.
+#   integrations/react-native/ios/build-xcframework.sh [--out DIR] PACKAGE [TARGET...]
+# PACKAGE: the package's folder (e.g. node_modules/whisper.rn) or its release (0.7.4,
+# llama.rn@0.12.9). TARGETs default to the three above; naming fewer builds only those (no
+# framework).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=../release.sh
-source "$root/integrations/whisper.rn/release.sh"
+source "$root/integrations/react-native/release.sh"
 usage() {
-    echo "usage: $0 [--out DIR] path/to/whisper.rn|RELEASE [TARGET...]" >&2
+    echo "usage: $0 [--out DIR] path/to/whisper.rn|path/to/llama.rn|RELEASE [TARGET...]" >&2
     exit 2
 }
 out="$root/build/ios"
@@ -29,11 +32,13 @@ fi
 wsp_release "$1" || exit 1
 shift
 
-# The built-in backends, as the podspec's macros have them: the CPU (WSP_GGML_USE_CPU) and
-# Metal (WSP_GGML_USE_METAL, whose sources the podspec compiles), which RNWHISPER_DISABLE_METAL=1
-# leaves out, as it leaves it out of the podspec's build.
-builtins="cpu metal"
-[ "${RNWHISPER_DISABLE_METAL:-}" != 1 ] || builtins="cpu"
+# The built-in backends, as the podspec's macros have them (<PREFIX>GGML_USE_CPU, _METAL, ...,
+# whose sources the podspec compiles); the package's disable_metal=1 leaves Metal out, as it
+# leaves it out of the podspec's build.
+builtins=$wsp_ios_builtins
+if [ "$(printenv "$wsp_disable_metal" || true)" = 1 ]; then
+    builtins=$(echo $builtins | tr ' ' '\n' | grep -vx metal | paste -sd ' ')
+fi
 features=$(echo $builtins $wsp_feature | tr ' ' ,)
 # beside the family's target dir, one per set of built-ins (scripts/mobile-libs.sh builds the
 # family's default set there)
@@ -52,7 +57,7 @@ for target in "${targets[@]}"; do
     rustup target list --installed | grep -x "$target" >/dev/null || rustup target add "$target"
     cargo rustc --quiet --release --lib --target "$target" --crate-type staticlib \
         --no-default-features --features "$features" --target-dir "$cargo_dir"
-    echo "build-xcframework: whisper.rn $wsp_version (features $features): $cargo_dir/$target/release/libwsp_ggml_backend.a"
+    echo "build-xcframework: $wsp_package $wsp_version (features $features): $cargo_dir/$target/release/libwsp_ggml_backend.a"
 done
 
 if [ "${targets[*]}" != "${all[*]}" ]; then
@@ -72,4 +77,4 @@ xcodebuild -create-xcframework \
     -library "$out/simulator/libwsp_ggml_backend.a" \
     -output "$out/WspGgmlBackend.xcframework"
 echo "$wsp_build" > "$out/WspGgmlBackend.xcframework.release"
-echo "build-xcframework: $out/WspGgmlBackend.xcframework (whisper.rn $wsp_version)"
+echo "build-xcframework: $out/WspGgmlBackend.xcframework ($wsp_package $wsp_version)"

@@ -1,12 +1,14 @@
-// Stands in for whisper.rn's android/src/main/jni.cpp (which needs the JNI headers) when the
-// integration test builds whisper.rn's Android CMakeLists for GNU/Linux: the library it builds
+// Stands in for the package's JNI source (whisper.rn's android/src/main/jni.cpp, llama.rn's
+// android/src/main/RNLlamaJSI.cpp; they need the JNI and React Native headers) when the
+// integration test builds the package's Android CMakeLists for GNU/Linux: the library it builds
 // exports one function that runs a small graph through the backend layer it was linked with
-// (the scheduler over the CPU backend, as whisper.cpp uses it).
+// (the scheduler over the CPU backend, as whisper.cpp and llama.cpp use it). Written with
+// whisper.rn's names; llama.rn's build force-includes the prefix map (scripts/prefix-map.sh).
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml.h"
 
-extern "C" __attribute__((visibility("default"))) int rnwhisper_backend_check(const float * a_in, const float * b_in,
+extern "C" __attribute__((visibility("default"))) int backend_check(const float * a_in, const float * b_in,
                                                                             float * out, int n) {
     wsp_ggml_backend_t cpu = wsp_ggml_backend_init_by_type(WSP_GGML_BACKEND_DEVICE_TYPE_CPU, nullptr);
     if (cpu == nullptr) {

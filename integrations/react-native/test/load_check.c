@@ -1,5 +1,5 @@
-// Loads the library built by whisper.rn's (patched) Android CMakeLists, as the app's Java code
-// would, and checks that its graph computes (a + b) * b.
+// Loads the library built by the package's Android CMakeLists (changed by android/apply.sh), as
+// the app's Java code would, and checks that its graph computes (a + b) * b (backend_check.cpp).
 //   load_check path/to/librnwhisper_....so
 #include <dlfcn.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@ int main(int argc, char ** argv) {
         fprintf(stderr, "dlopen: %s\n", dlerror());
         return 1;
     }
-    check_fn check = (check_fn) dlsym(lib, "rnwhisper_backend_check");
+    check_fn check = (check_fn) dlsym(lib, "backend_check");
     if (check == NULL) {
         fprintf(stderr, "dlsym: %s\n", dlerror());
         return 1;
@@ -30,7 +30,7 @@ int main(int argc, char ** argv) {
     }
     int status = check(a, b, out, N);
     if (status != 0) {
-        fprintf(stderr, "rnwhisper_backend_check failed (%d)\n", status);
+        fprintf(stderr, "backend_check failed (%d)\n", status);
         return 1;
     }
     for (int i = 0; i < N; i++) {

@@ -1,4 +1,4 @@
-# Reads whisper.rn's podspec as CocoaPods would, without CocoaPods: a stand-in for Pod::Spec
+# Reads whisper.rn's or llama.rn's podspec as CocoaPods would, without CocoaPods: a stand-in for Pod::Spec
 # records each spec's attributes (an attribute assigned again keeps the last value, as CocoaPods'
 # attributes_hash does) and this prints what the pod would build from the package's files:
 #   ruby podspec.rb PACKAGE_DIR
@@ -6,7 +6,8 @@
 #                      exclude_files (CocoaPods does not hand exclude_files down to subspecs)
 #     resource PATH    a file or folder of a spec's resources, likewise
 #     framework PATH   a vendored framework, as written
-# The environment picks the podspec's branches (RNWHISPER_BUILD_FROM_SOURCE, ...).
+# The environment picks the podspec's branches (RNWHISPER_BUILD_FROM_SOURCE,
+# RNLLAMA_BUILD_FROM_SOURCE, ...).
 require "set"
 
 module Pod
@@ -58,7 +59,7 @@ module Pod
   end
 end
 
-# React Native's pod helper, which the podspecs of whisper.rn 0.5 and later call
+# React Native's pod helper, which the podspecs of whisper.rn 0.5 and later and llama.rn call
 def install_modules_dependencies(_spec); end
 
 # The podspec's own local variables (it has a `package`) stay in a binding of their own.
@@ -67,7 +68,9 @@ def evaluate(path)
 end
 
 package = File.expand_path(ARGV.fetch(0))
-path = File.join(package, "whisper-rn.podspec")
+podspecs = Dir.glob("*.podspec", base: package)
+raise "#{package}: expected one podspec, found #{podspecs}" unless podspecs.length == 1
+path = File.join(package, podspecs[0])
 root = evaluate(path)
 raise "#{path} does not evaluate to a Pod::Spec" unless root.is_a?(Pod::Spec)
 

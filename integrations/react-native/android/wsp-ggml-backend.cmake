@@ -1,0 +1,125 @@
+# Swaps the ggml backend layer of whisper.rn or llama.rn for wsp-ggml-backend in the package's
+# Android build. Include it at the end of the CMakeLists that builds the layer (whisper.rn's
+# android/src/main/CMakeLists.txt, llama.rn's android/src/main/rnllama/CMakeLists.txt: the release
+# table's android_cmake; android/apply.sh adds the line):
+#   include(/path/to/wsp-ggml-backend/integrations/react-native/android/wsp-ggml-backend.cmake)
+# It reads the package and its release from the package's package.json (the nearest above the
+# including folder) and picks the family that serves it from the release table, releases.txt (an
+# unserved release stops the configure step, naming the served ones). For every library that
+# folder defines from the package's sources (rnwhisper or rnllama and their per-arch variants),
+# it removes the backend layer (cpp/ggml-backend.cpp, ggml-backend-reg.cpp and, where the release
+# has them, ggml-backend-meta.cpp and ggml-backend-dl.cpp) and links the library's static
+# archive, built by cargo with that family's feature for ANDROID_ABI (mapped to the Rust triple as
+# cargo-ndk does: arm64-v8a -> aarch64-linux-android, armeabi-v7a -> armv7-linux-androideabi,
+# x86 -> i686-linux-android, x86_64 -> x86_64-linux-android). Only a staticlib is built, so cargo
+# needs the Rust target (rustup target add ...) but not the NDK's linker.
+get_filename_component(WSP_GGML_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+set(WSP_GGML_BACKEND_RUST_TARGET "" CACHE STRING "Rust target triple (default: mapped from ANDROID_ABI)")
+set(WSP_GGML_BACKEND_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/wsp-ggml-backend" CACHE PATH
+    "cargo --target-dir for the library (a folder per family below it)")
+
+# The package: the nearest package.json above this folder, its top-level "name" and "version"
+# (string(JSON) from CMake 3.19; older CMake, as some Android Gradle plugins bring, gets the first
+# such keys, which package.json puts first).
+set(_wsp_package "${CMAKE_CURRENT_SOURCE_DIR}")
+while(NOT EXISTS "${_wsp_package}/package.json")
+    get_filename_component(_wsp_parent "${_wsp_package}" DIRECTORY)
+    if(_wsp_parent STREQUAL _wsp_package)
+        message(FATAL_ERROR "wsp-ggml-backend: no package.json above ${CMAKE_CURRENT_SOURCE_DIR}; include this file from whisper.rn's or llama.rn's Android CMakeLists")
+    endif()
+    set(_wsp_package "${_wsp_parent}")
+endwhile()
+file(READ "${_wsp_package}/package.json" _wsp_json)
+foreach(key name version)
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+        string(JSON _wsp_${key} ERROR_VARIABLE _wsp_error GET "${_wsp_json}" ${key})
+    elseif(_wsp_json MATCHES "\"${key}\"[ \t\r\n]*:[ \t\r\n]*\"([^\"]*)\"")
+        set(_wsp_${key} "${CMAKE_MATCH_1}")
+    endif()
+    if(NOT _wsp_${key})
+        message(FATAL_ERROR "wsp-ggml-backend: no ${key} in ${_wsp_package}/package.json")
+    endif()
+endforeach()
+
+# The family that serves it (cmake/release_table.cmake reads releases.txt).
+include("${WSP_GGML_BACKEND_DIR}/cmake/release_table.cmake")
+wsp_release_facts("${_wsp_name}@${_wsp_version}" _wsp)
+if(NOT _wsp_FAMILY)
+    wsp_served_releases("${_wsp_name}" _wsp_served)
+    list(JOIN _wsp_served ", " _wsp_served)
+    message(FATAL_ERROR "wsp-ggml-backend: ${_wsp_name} ${_wsp_version} is not served; served releases: ${_wsp_served}")
+endif()
+find_program(CARGO cargo REQUIRED HINTS "$ENV{HOME}/.cargo/bin")
+include("${WSP_GGML_BACKEND_DIR}/cmake/rust_target.cmake")
+if(NOT WSP_RUST_TARGET)
+    message(FATAL_ERROR "wsp-ggml-backend: not a cross build; set WSP_GGML_BACKEND_RUST_TARGET")
+endif()
+
+# The built-in backends of each library are those its compile flags name, as the package's own
+# registry reads them (<PREFIX>GGML_USE_<NAME>: the CPU everywhere, OpenCL in llama.rn's
+# *_opencl variant), among those the family's registry knows; one archive per set, built with
+# those cargo features. A folder per family and set: upgrading the package to another family
+# changes the archive's path, so the archive is rebuilt.
+string(REPLACE "." "-" _wsp_package_dir "${_wsp_name}")
+file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${WSP_GGML_BACKEND_DIR}/src/*.rs"
+     "${WSP_GGML_BACKEND_DIR}/macros/src/*.rs")
+add_custom_target(wsp_ggml_backend_archive)
+
+# _wsp_archive(<target> <var>): the archive for the target's built-in backends (made once a set)
+function(_wsp_archive target var)
+    get_target_property(options ${target} COMPILE_OPTIONS)
+    get_target_property(definitions ${target} COMPILE_DEFINITIONS)
+    string(REGEX MATCHALL "${_wsp_MACRO_PREFIX}GGML_USE_[A-Z0-9_]+" uses "${options};${definitions}")
+    set(builtins "")
+    foreach(use IN LISTS uses)
+        string(REGEX REPLACE "^${_wsp_MACRO_PREFIX}GGML_USE_" "" name "${use}")
+        string(TOLOWER "${name}" name)
+        if(name IN_LIST _wsp_BUILTINS AND NOT name IN_LIST builtins)
+            list(APPEND builtins ${name})
+        endif()
+    endforeach()
+    list(SORT builtins)
+    list(JOIN builtins "-" set)
+    list(JOIN builtins "," features)
+    set(dir "${WSP_GGML_BACKEND_CARGO_TARGET_DIR}/${_wsp_package_dir}-${_wsp_FAMILY}/${set}")
+    set(archive "${dir}/${WSP_RUST_PROFILE_DIR}/libwsp_ggml_backend.a")
+    if(NOT TARGET wsp_ggml_backend_archive_${set})
+        set(feature_args --no-default-features)
+        if(features)
+            list(APPEND feature_args --features ${features})
+        endif()
+        add_custom_command(
+            OUTPUT "${archive}"
+            COMMAND ${WSP_CARGO} rustc --release --lib --quiet ${WSP_CARGO_TARGET_ARGS} ${feature_args} ${_wsp_FEATURES}
+                    --crate-type staticlib --manifest-path "${WSP_GGML_BACKEND_DIR}/Cargo.toml" --target-dir "${dir}"
+            DEPENDS ${_wsp_sources} "${WSP_GGML_BACKEND_DIR}/Cargo.toml" "${WSP_GGML_BACKEND_DIR}/build.rs"
+                    "${WSP_GGML_BACKEND_DIR}/releases.txt"
+            COMMENT "cargo rustc --crate-type staticlib --target ${WSP_RUST_TARGET} (wsp-ggml-backend for ${_wsp_name} ${_wsp_version}, family ${_wsp_FAMILY}, built in: ${features})"
+            VERBATIM)
+        add_custom_target(wsp_ggml_backend_archive_${set} DEPENDS "${archive}")
+        add_dependencies(wsp_ggml_backend_archive wsp_ggml_backend_archive_${set})
+    endif()
+    add_dependencies(${target} wsp_ggml_backend_archive_${set})
+    set(${var} "${archive}" PARENT_SCOPE)
+endfunction()
+
+get_directory_property(_wsp_targets BUILDSYSTEM_TARGETS)
+set(_wsp_swapped "")
+foreach(target IN LISTS _wsp_targets)
+    get_target_property(_sources ${target} SOURCES)
+    if(NOT _sources MATCHES "ggml-backend\\.cpp")
+        continue()
+    endif()
+    list(FILTER _sources EXCLUDE REGEX "/ggml-backend(-reg|-meta|-dl)?\\.cpp$")
+    set_property(TARGET ${target} PROPERTY SOURCES ${_sources})
+    _wsp_archive(${target} _wsp_archive)
+    # The package's objects are linked whole, so the archive's calls back into ggml resolve. (The
+    # property, not target_link_libraries: whisper.rn's CMakeLists links these targets with the
+    # plain signature, llama.rn's with the keyword one, and CMake refuses a mix.)
+    set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES "${_wsp_archive}" dl)
+    list(APPEND _wsp_swapped ${target})
+endforeach()
+if(NOT _wsp_swapped)
+    message(FATAL_ERROR "wsp-ggml-backend: no library here is built from ggml-backend.cpp; include this file at the end of ${_wsp_name}'s Android CMakeLists that builds it")
+endif()
+message(STATUS "wsp-ggml-backend: ${_wsp_name} ${_wsp_version}, ${WSP_RUST_TARGET} backend layer linked into ${_wsp_swapped}")

@@ -1,0 +1,82 @@
+# Sourced by the integration's shell scripts (and scripts/mobile-libs.sh): which package an app's
+# folder is (whisper.rn or llama.rn), and which family of the release table (releases.txt, read
+# through scripts/release-table.sh) serves its release. Works with macOS's bash 3.2.
+#   wsp_release PACKAGE_DIR|RELEASE   RELEASE: a whisper.rn version (0.7.3) or PACKAGE@VERSION
+#                                     (llama.rn@0.12.9). Sets wsp_package (whisper.rn),
+#                                     wsp_version (0.7.3), wsp_releases (the family's releases:
+#                                     0.7.3 0.7.4), wsp_build (its newest, which the tests build
+#                                     against and build folders are named after: 0.7.4, or
+#                                     llama.rn@0.12.9 for another package), wsp_feature (its cargo
+#                                     feature, empty for the default family), wsp_symbols (its
+#                                     functions' list under ctests/) and the package's facts:
+#                                     wsp_android_cmake, wsp_libraries, wsp_podspec,
+#                                     wsp_from_source, wsp_gradle_switch, wsp_force_source (yes,
+#                                     no), wsp_ios_builtins, wsp_disable_metal; fails, naming the
+#                                     served
+#                                     releases, when no family serves it
+#   wsp_served PACKAGE                the package's served releases, comma-separated
+#   wsp_cargo_dir ROOT RELEASE        cargo's --target-dir for RELEASE's family (as the project's
+#                                     CMake has it: ROOT/target for the default family, else a
+#                                     folder per family)
+wsp_release_table="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/release-table.sh"
+
+wsp_served() {
+    "$wsp_release_table" releases "$1" | awk '{ s = s (NR == 1 ? "" : ", ") $0 } END { print s }'
+}
+
+# wsp_json_string FILE KEY: the first "KEY": "value" of a package.json (the package's own name and
+# version come first)
+wsp_json_string() {
+    sed -n "s/^[[:space:]]*\"$2\"[[:space:]]*:[[:space:]]*\"\([^\"]*\)\".*/\1/p" "$1" | awk 'NR == 1'
+}
+
+wsp_release() {
+    local release
+    if [ -d "$1" ]; then
+        if [ ! -f "$1/package.json" ]; then
+            echo "wsp-ggml-backend: $1/package.json not found (is $1 whisper.rn's or llama.rn's package?)" >&2
+            return 1
+        fi
+        wsp_package=$(wsp_json_string "$1/package.json" name)
+        wsp_version=$(wsp_json_string "$1/package.json" version)
+    elif [ "${1#*/}" != "$1" ]; then
+        echo "wsp-ggml-backend: $1 is not a folder (whisper.rn's or llama.rn's package, or a release)" >&2
+        return 1
+    else
+        case "$1" in
+            *@*) wsp_package=${1%@*} wsp_version=${1#*@} ;;
+            *) wsp_package=whisper.rn wsp_version=$1 ;;
+        esac
+    fi
+    if ! wsp_prefix=$("$wsp_release_table" package "$wsp_package" prefix 2>/dev/null); then
+        echo "wsp-ggml-backend: $wsp_package is neither whisper.rn nor llama.rn" >&2
+        return 1
+    fi
+    release=$wsp_package@$wsp_version
+    if ! wsp_releases=$("$wsp_release_table" fact "$release" releases 2>/dev/null); then
+        echo "wsp-ggml-backend: $wsp_package $wsp_version is not served; served releases: $(wsp_served "$wsp_package")" >&2
+        return 1
+    fi
+    wsp_build=${wsp_releases##* }
+    if [ "$wsp_package" != whisper.rn ]; then wsp_build=$wsp_package@$wsp_build; fi
+    wsp_feature=$("$wsp_release_table" fact "$release" feature)
+    wsp_symbols=$("$wsp_release_table" fact "$release" symbols)
+    wsp_android_cmake=$("$wsp_release_table" package "$wsp_package" android_cmake)
+    wsp_libraries=$("$wsp_release_table" package "$wsp_package" libraries)
+    wsp_podspec=$("$wsp_release_table" package "$wsp_package" podspec)
+    wsp_from_source=$("$wsp_release_table" package "$wsp_package" from_source)
+    wsp_gradle_switch=$("$wsp_release_table" package "$wsp_package" gradle_switch)
+    wsp_force_source=$("$wsp_release_table" package "$wsp_package" force_source)
+    wsp_ios_builtins=$("$wsp_release_table" package "$wsp_package" ios_builtins)
+    wsp_disable_metal=$("$wsp_release_table" package "$wsp_package" disable_metal)
+}
+
+wsp_cargo_dir() {
+    local wsp_package wsp_version wsp_prefix wsp_releases wsp_build wsp_feature wsp_symbols wsp_android_cmake \
+        wsp_libraries wsp_podspec wsp_from_source wsp_gradle_switch wsp_force_source wsp_ios_builtins wsp_disable_metal
+    if wsp_release "$2" && [ -n "$wsp_feature" ]; then
+        echo "$1/target/$(echo "$wsp_package" | tr . -)-${wsp_build#*@}"
+    else
+        echo "$1/target"
+    fi
+}

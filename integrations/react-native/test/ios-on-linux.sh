@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Tests ios/ as far as Linux allows, for whisper.rn and llama.rn:
+#   1. build-xcframework.sh's cargo part for the device (lipo and xcodebuild are macOS tools; the
+#      simulator targets' standard libraries are not always installable here), given whisper.rn
+#      0.7.4's and llama.rn 0.12.9's packages: the archive defines the release's functions
+#      (scripts/mobile-libs.sh --check) and registers the podspec's built-in backends (Metal; for
+#      llama.rn BLAS too), but not Metal with the package's disable_metal=1
+#      (RNWHISPER_DISABLE_METAL, RNLLAMA_DISABLE_METAL); given an unserved release's package it
+#      refuses, naming the served releases.
+#   2. ios/apply.sh on the podspec of every whisper.rn release from 0.4.3 to 0.7.4 and every
+#      llama.rn 0.12 release (each family), read by Ruby with a stand-in for Pod::Spec
+#      (test/podspec.rb) before and after: built from source, the pod's sources over the
+#      package's files lose exactly the backend-layer files the package has, and nothing else
+#      (Metal's sources and the resources stay); it vendors the framework, copied into the
+#      package; the prebuilt branch is unchanged (llama.rn's, which apply.sh makes build from
+#      source by default, with RNLLAMA_BUILD_FROM_SOURCE=0; without the variable it builds from
+#      source); applied again, the podspec stays byte for byte the same. A release the release
+#      table (releases.txt) does not serve must be refused, with the podspec untouched; its
+#      podspec edit is then checked through a copy of the integration whose table serves it (what
+#      the family gets once it is served).
+#   3. apply.sh refuses a framework that build-xcframework.sh made for another release.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$root"
+export LC_ALL=C  # comm and sort as Ruby sorts
+releases=($("$root/scripts/release-table.sh" releases whisper.rn)
+          $("$root/scripts/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/'))
+work="$root/build/integration-ios"
+rm -rf "$work"
+mkdir -p "$work"
+
+# 1. the cargo part: the release's functions; the podspec's built-in backends registered at
+# start-up (the archive calls <prefix>ggml_backend_<name>_reg, which the pod's sources define),
+# Metal not with the package's disable_metal=1
+for release in 0.7.4 llama.rn@0.12.9; do
+    wsp_release "$release"
+    ref=$(reference "$release")
+    for metal in "" 1; do
+        built=$(env "$wsp_disable_metal=$metal" "$here/ios/build-xcframework.sh" "$ref" aarch64-apple-ios)
+        built=${built%%$'\n'*}
+        echo "ios-on-linux: ${built//$root\//}"
+        verdict=$(scripts/mobile-libs.sh --check "${built##*: }" "$release")
+        echo "ios-on-linux: ${verdict#"$root/"}"
+        calls=$({ llvm-nm -u "${built##*: }" 2>/dev/null || true; } | sed -n "s/^_${wsp_prefix}ggml_backend_\(.*\)_reg$/\1/p" | sort -u | paste -sd ' ')
+        expected=$(echo $wsp_ios_builtins | tr ' ' '\n' | { if [ -n "$metal" ]; then grep -vx metal; else cat; fi; } | sort | paste -sd ' ')
+        if [ "$calls" != "$expected" ]; then
+            echo "ios-on-linux: $wsp_disable_metal='$metal': the archive registers [$calls], expected [$expected]" >&2
+            exit 1
+        fi
+        echo "ios-on-linux: $wsp_disable_metal='$metal': the archive registers $calls"
+    done
+done
+# a release the table does not serve: a package that calls itself 0.0.0 (every stable release
+# on npm is served)
+unserved=0.0.0
+mkdir -p "$work/unserved"
+sed "s/\"version\": *\"[^\"]*\"/\"version\": \"$unserved\"/" "$(reference 0.4.3)/package.json" > "$work/unserved/package.json"
+if "$here/ios/build-xcframework.sh" "$work/unserved" aarch64-apple-ios >/dev/null 2>"$work/refused.log" \
+    || ! grep -qF "whisper.rn $unserved is not served; served releases: $(wsp_served whisper.rn)" "$work/refused.log"; then
+    echo "ios-on-linux: build-xcframework.sh did not refuse whisper.rn $unserved" >&2
+    exit 1
+fi
+echo "ios-on-linux: build-xcframework.sh refuses whisper.rn $unserved: $(cat "$work/refused.log")"
+
+# A stand-in for build-xcframework.sh's output: the framework and the release it was built for.
+framework() {
+    rm -rf "$work/fw"
+    mkdir -p "$work/fw/WspGgmlBackend.xcframework"
+    echo "stand-in" > "$work/fw/WspGgmlBackend.xcframework/Info.plist"
+    echo "$1" > "$work/fw/WspGgmlBackend.xcframework.release"
+    echo "$work/fw/WspGgmlBackend.xcframework"
+}
+
+# package REF DIR: a copy of the package's podspec and package.json beside its sources
+package() {
+    mkdir -p "$2/ios"
+    cp "$1/$wsp_podspec" "$1/package.json" "$2/"
+    ln -s "$1/cpp" "$2/cpp"
+}
+
+# pod DIR [from-source|prebuilt]: what the podspec in DIR builds, read by test/podspec.rb, with the
+# package's from_source variable 1, 0 or (neither) unset
+pod() {
+    case "${2:-}" in
+        from-source) env "$wsp_from_source=1" ruby "$here/test/podspec.rb" "$1" ;;
+        prebuilt) env "$wsp_from_source=0" ruby "$here/test/podspec.rb" "$1" ;;
+        *) env -u "$wsp_from_source" ruby "$here/test/podspec.rb" "$1" ;;
+    esac
+}
+
+fail() {
+    echo "ios-on-linux: $release: $*" >&2
+    exit 1
+}
+
+# 2. the podspec of every release
+for release in "${releases[@]}"; do
+    ref=$(reference "$release")
+    pkg="$work/$release"
+    wsp_release "$ref" 2>/dev/null || wsp_package=whisper.rn wsp_podspec=whisper-rn.podspec \
+        wsp_from_source=RNWHISPER_BUILD_FROM_SOURCE wsp_force_source=no
+    package "$ref" "$pkg"
+    podspec=$wsp_podspec
+    if wsp_release "$release" 2>/dev/null; then
+        build=$wsp_build
+        apply="$here/ios/apply.sh"
+        served="served by the family of $wsp_releases"
+    else
+        # refused, the podspec untouched; then the edit, through a table that serves the family
+        if "$here/ios/apply.sh" "$pkg" "$(framework "$release")" >/dev/null 2>"$work/refused.log"; then
+            fail "apply.sh accepted a release the release table does not serve"
+        fi
+        grep -qF "whisper.rn $release is not served; served releases: $(wsp_served whisper.rn)" "$work/refused.log" \
+            || fail "apply.sh's refusal does not name the served releases: $(cat "$work/refused.log")"
+        cmp -s "$ref/$podspec" "$pkg/$podspec" || fail "refused, but the podspec changed"
+        copy="$work/copy-$release"
+        mkdir -p "$copy/integrations/react-native/ios" "$copy/scripts"
+        cp "$here/release.sh" "$copy/integrations/react-native/"
+        cp "$here/ios/apply.sh" "$copy/integrations/react-native/ios/"
+        cp "$root/scripts/release-table.sh" "$copy/scripts/"
+        { cat "$root/releases.txt"; echo "test-$release releases $release"; } > "$copy/releases.txt"
+        build=$release
+        apply="$copy/integrations/react-native/ios/apply.sh"
+        served="not served: refused; checked through a table serving it"
+    fi
+    "$apply" "$pkg" "$(framework "$build")" >"$work/apply.log" 2>&1 || fail "apply.sh failed: $(cat "$work/apply.log")"
+    cp "$pkg/$podspec" "$work/once.podspec"
+    "$apply" "$pkg" "$(framework "$build")" >/dev/null 2>&1
+    cmp -s "$work/once.podspec" "$pkg/$podspec" || fail "a second apply.sh changed the podspec"
+    [ -f "$pkg/ios/WspGgmlBackend.xcframework/Info.plist" ] || fail "the framework was not copied into the package"
+
+    pod "$ref" from-source > "$work/before"
+    pod "$pkg" from-source > "$work/after"
+    grep '^source ' "$work/before" | cut -d' ' -f2 > "$work/before.sources"
+    grep '^source ' "$work/after" | cut -d' ' -f2 > "$work/after.sources"
+    layer=$(cd "$ref" && ls cpp/ggml-backend*.cpp | sort)
+    removed=$(comm -23 "$work/before.sources" "$work/after.sources")
+    added=$(comm -13 "$work/before.sources" "$work/after.sources")
+    [ "$removed" = "$layer" ] || fail "built from source, the pod left out [${removed//$'\n'/ }], not the layer [${layer//$'\n'/ }]"
+    [ -z "$added" ] || fail "built from source, the pod gained [${added//$'\n'/ }]"
+    metal_before=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/before.sources" || true)
+    metal_after=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/after.sources" || true)
+    [ "$metal_before" -gt 0 ] && [ "$metal_after" -eq "$metal_before" ] \
+        || fail "Metal's sources: $metal_before before, $metal_after after"
+    [ "$(grep '^resource ' "$work/before")" = "$(grep '^resource ' "$work/after")" ] || fail "the resources changed"
+    grep -qx 'framework ios/WspGgmlBackend.xcframework' "$work/after" || fail "built from source, the framework is not vendored"
+    ! grep -q 'WspGgmlBackend' "$work/before" || fail "the reference already vendors WspGgmlBackend"
+    default="prebuilt by default"
+    if [ "$wsp_force_source" = yes ]; then
+        [ "$(pod "$ref" prebuilt)" = "$(pod "$pkg" prebuilt)" ] || fail "the prebuilt branch changed"
+        [ "$(pod "$pkg")" = "$(pod "$pkg" from-source)" ] || fail "without $wsp_from_source, the pod does not build from source"
+        default="from source by default, prebuilt with $wsp_from_source=0"
+    else
+        [ "$(pod "$ref")" = "$(pod "$pkg")" ] || fail "the prebuilt branch changed"
+    fi
+    echo "ios-on-linux: $wsp_package ${release#*@} ($served): from source, $(wc -l < "$work/before.sources") files -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored; prebuilt branch unchanged; $default; idempotent"
+done
+
+# 3. a framework built for another release
+release=0.7.4
+wsp_release "$release"
+pkg="$work/mismatch"
+package "$(reference $release)" "$pkg"
+if "$here/ios/apply.sh" "$pkg" "$(framework 0.4.3)" >/dev/null 2>"$work/refused.log"; then
+    fail "apply.sh took a framework built for 0.4.3"
+fi
+grep -qF "was built for whisper.rn 0.4.3" "$work/refused.log" || fail "unexpected refusal: $(cat "$work/refused.log")"
+cmp -s "$(reference $release)/whisper-rn.podspec" "$pkg/whisper-rn.podspec" || fail "refused, but the podspec changed"
+echo "ios-on-linux: apply.sh refuses a framework built for 0.4.3 on whisper.rn 0.7.4"
