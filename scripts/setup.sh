@@ -13,8 +13,9 @@
 #                              parakeet.cpp) and a synthetic llama model (for llama.rn's llama.cpp),
 #                              every whisper.rn and llama.rn release (fetched side by side)
 #   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
-#                              and the phones' Rust targets, Ruby (the podspec check), a minimal
-#                              nightly toolchain (the fuzz targets' sanitizer flags)
+#                              and the phones' Rust targets, Ruby (the podspec check), clang and
+#                              lld (llama.rn's Android build), a minimal nightly toolchain (the
+#                              fuzz targets' sanitizer flags)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-main}
@@ -31,7 +32,8 @@ if [ "$mode" != main ]; then
     tools+=(pkg-config:pkg-config valgrind:valgrind llvm-nm:llvm)
 fi
 if [ "$mode" = --all ]; then
-    tools+=(ruby:ruby)
+    # ruby: the podspec check; clang and lld: llama.rn's Android build (clang's flags, LTO)
+    tools+=(ruby:ruby clang-14:clang-14 ld.lld-14:lld-14)
 fi
 missing=()
 for pair in "${tools[@]}"; do
