@@ -11,8 +11,9 @@
 #                           for every family and through cargo under qemu for the phones' targets (ctests/programs.txt lists its programs for
 #                           both, so each runs once per family and target); then every fuzz
 #                           target briefly
-#                           (scripts/fuzz-smoke.sh) and the phones (scripts/test-phones.sh);
-#                           what CI runs
+#                           (scripts/fuzz-smoke.sh), the phones (scripts/test-phones.sh) and
+#                           the npm package (packages/react-native/test/install.sh); what CI
+#                           runs
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -96,5 +97,7 @@ if $all; then
     timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 10
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
     timed "phones" "$root/scripts/test-phones.sh"
+    # the npm package in scratch apps: install, upgrades, an unserved release, the Expo plugin
+    timed "npm package" "$root/packages/react-native/test/install.sh"
 fi
 printf '%s\n' "== timings" "${timings[@]}"

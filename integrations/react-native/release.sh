@@ -12,8 +12,8 @@
 #                                     wsp_android_cmake, wsp_libraries, wsp_podspec,
 #                                     wsp_from_source, wsp_gradle_switch, wsp_force_source (yes,
 #                                     no), wsp_ios_builtins, wsp_disable_metal; fails, naming the
-#                                     served
-#                                     releases, when no family serves it
+#                                     served releases, when no family serves it (the package's
+#                                     facts set even then)
 #   wsp_served PACKAGE                the package's served releases, comma-separated
 #   wsp_cargo_dir ROOT RELEASE        cargo's --target-dir for RELEASE's family (as the project's
 #                                     CMake has it: ROOT/target for the default family, else a
@@ -52,6 +52,15 @@ wsp_release() {
         echo "wsp-ggml-backend: $wsp_package is neither whisper.rn nor llama.rn" >&2
         return 1
     fi
+    # the package's facts (set for a release no family serves too)
+    wsp_android_cmake=$("$wsp_release_table" package "$wsp_package" android_cmake)
+    wsp_libraries=$("$wsp_release_table" package "$wsp_package" libraries)
+    wsp_podspec=$("$wsp_release_table" package "$wsp_package" podspec)
+    wsp_from_source=$("$wsp_release_table" package "$wsp_package" from_source)
+    wsp_gradle_switch=$("$wsp_release_table" package "$wsp_package" gradle_switch)
+    wsp_force_source=$("$wsp_release_table" package "$wsp_package" force_source)
+    wsp_ios_builtins=$("$wsp_release_table" package "$wsp_package" ios_builtins)
+    wsp_disable_metal=$("$wsp_release_table" package "$wsp_package" disable_metal)
     release=$wsp_package@$wsp_version
     if ! wsp_releases=$("$wsp_release_table" fact "$release" releases 2>/dev/null); then
         echo "wsp-ggml-backend: $wsp_package $wsp_version is not served; served releases: $(wsp_served "$wsp_package")" >&2
@@ -61,14 +70,6 @@ wsp_release() {
     if [ "$wsp_package" != whisper.rn ]; then wsp_build=$wsp_package@$wsp_build; fi
     wsp_feature=$("$wsp_release_table" fact "$release" feature)
     wsp_symbols=$("$wsp_release_table" fact "$release" symbols)
-    wsp_android_cmake=$("$wsp_release_table" package "$wsp_package" android_cmake)
-    wsp_libraries=$("$wsp_release_table" package "$wsp_package" libraries)
-    wsp_podspec=$("$wsp_release_table" package "$wsp_package" podspec)
-    wsp_from_source=$("$wsp_release_table" package "$wsp_package" from_source)
-    wsp_gradle_switch=$("$wsp_release_table" package "$wsp_package" gradle_switch)
-    wsp_force_source=$("$wsp_release_table" package "$wsp_package" force_source)
-    wsp_ios_builtins=$("$wsp_release_table" package "$wsp_package" ios_builtins)
-    wsp_disable_metal=$("$wsp_release_table" package "$wsp_package" disable_metal)
 }
 
 wsp_cargo_dir() {

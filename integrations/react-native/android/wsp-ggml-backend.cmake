@@ -41,6 +41,20 @@ foreach(key name version)
     endif()
 endforeach()
 
+# Off without uninstalling: the Gradle property wspGgmlBackendEnabled=false in the app's
+# android/gradle.properties (the app is the folder holding the node_modules the package is in);
+# the package then builds its own backend layer.
+get_filename_component(_wsp_modules "${_wsp_package}" DIRECTORY)
+get_filename_component(_wsp_app "${_wsp_modules}" DIRECTORY)
+get_filename_component(_wsp_modules_name "${_wsp_modules}" NAME)
+if(_wsp_modules_name STREQUAL "node_modules" AND EXISTS "${_wsp_app}/android/gradle.properties")
+    file(STRINGS "${_wsp_app}/android/gradle.properties" _wsp_off REGEX "^[ \t]*wspGgmlBackendEnabled[ \t]*=[ \t]*false[ \t]*$")
+    if(_wsp_off)
+        message(STATUS "wsp-ggml-backend: off (wspGgmlBackendEnabled=false in ${_wsp_app}/android/gradle.properties): ${_wsp_name} builds its own backend layer")
+        return()
+    endif()
+endif()
+
 # The family that serves it (cmake/release_table.cmake reads releases.txt).
 include("${WSP_GGML_BACKEND_DIR}/cmake/release_table.cmake")
 wsp_release_facts("${_wsp_name}@${_wsp_version}" _wsp)

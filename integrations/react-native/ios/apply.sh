@@ -9,7 +9,8 @@
 # ggml-backend-dl.cpp) to the spec's exclude_files, keeping the package's own exclusions, and
 # vendors ios/WspGgmlBackend.xcframework (CocoaPods takes vendored files from inside the pod),
 # copied there from build-xcframework.sh's output when it exists and was built for the package's
-# release. Where the table forces the source build (force_source: llama.rn), the spec's first line
+# release; else pod install builds it there (the block runs build-xcframework.sh when the
+# framework beside it is missing or was built for another release). Where the table forces the source build (force_source: llama.rn), the spec's first line
 # makes it the default (ENV[...] ||= "1"; the app's 0 still chooses the prebuilt framework).
 # Idempotent: a podspec that has the block is left as it is.
 #   integrations/react-native/ios/apply.sh path/to/package [path/to/WspGgmlBackend.xcframework]
@@ -34,8 +35,9 @@ if [ -d "$built" ]; then
     fi
     rm -rf "${package:?}/$framework"
     cp -R "$built" "$package/$framework"
+    cp "$built.release" "$package/$framework.release"
 else
-    echo "apply.sh: $built not built yet (build-xcframework.sh $package, on macOS): copy it to $package/$framework" >&2
+    echo "apply.sh: $built not built yet: pod install builds it (build-xcframework.sh, on macOS)" >&2
 fi
 
 marker="# wsp-ggml-backend"
@@ -63,7 +65,8 @@ tmp=$(mktemp)
 force=""
 if [ "$wsp_force_source" = yes ]; then force="ENV[\"$wsp_from_source\"] ||= \"1\""; fi
 awk -v last="$last_end" -v marker="$marker" -v package="$wsp_package" -v version="$wsp_version" -v branch="$branch" \
-    -v layer="$layer" -v framework="$framework" -v force="$force" '
+    -v layer="$layer" -v framework="$framework" -v force="$force" -v build="$wsp_build" \
+    -v script="$here/ios/build-xcframework.sh" '
     NR == 1 && force != "" {
         print marker " (integrations/react-native/ios/apply.sh): built from source unless the app says 0"
         print force
@@ -74,6 +77,13 @@ awk -v last="$last_end" -v marker="$marker" -v package="$wsp_package" -v version
         print "  # the backend layer comes from the Rust library. Last in the spec, so that no later"
         print "  # exclude_files replaces these; the package'"'"'s own exclusions stay."
         print "  if " branch
+        print "    # the framework for this release, built by cargo at pod install when it is missing"
+        print "    # or was built for another release (as the package'"'"'s Metal switch says)"
+        print "    made_for = File.read(File.join(__dir__, \"" framework ".release\")).strip rescue nil"
+        print "    unless made_for == \"" build "\""
+        print "      system(\"bash\", \"" script "\", \"--out\", File.join(__dir__, \"ios\"), __dir__) or"
+        print "        raise \"wsp-ggml-backend: building " framework " failed (" script ")\""
+        print "    end"
         print "    s.exclude_files = [*s.attributes_hash[\"exclude_files\"]" layer "]"
         print "    s.vendored_frameworks = [*s.attributes_hash[\"vendored_frameworks\"], \"" framework "\"]"
         print "  end"

@@ -17,13 +17,27 @@
 #   android-on-linux.sh --unserved    for a whisper.rn release the release table lacks, apply.sh
 #                                     and (with the include line added by hand) the configure step
 #                                     must fail, naming the served releases
+#   android-on-linux.sh --installed PACKAGE_DIR [--expect-off]
+#                                     a package the npm package wsp-ggml-backend has changed in an
+#                                     app's node_modules: configured in place and its archive built
+#                                     (no C++ build: the JNI sources are the package's own);
+#                                     --expect-off: the app's android/gradle.properties says
+#                                     wspGgmlBackendEnabled=false, and the configure step must
+#                                     leave the package's own layer in place
 # The build trees stay in build/integration-android/ (a second run rebuilds only what changed).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$root"
 
 unserved=""
-if [ "${1:-}" = --unserved ]; then
+installed=""
+expect_off=""
+if [ "${1:-}" = --installed ] && [ -d "${2:-}" ]; then
+    installed=$(cd "$2" && pwd)
+    [ "${3:-}" != --expect-off ] || expect_off=1
+    wsp_release "$installed"
+    release=$wsp_package@$wsp_version
+elif [ "${1:-}" = --unserved ]; then
     # a real release the table does not serve (0.0.0 in a copy of 0.4.3 once every one is served)
     unserved=0.0.0
     release=0.4.3
@@ -40,48 +54,58 @@ else
 fi
 
 scripts/cross.sh --install aarch64-unknown-linux-gnu >/dev/null
-ref=$(reference "$release")
 gnu=aarch64-linux-gnu
-work="$root/build/integration-android/${unserved:-$release}"
-pkg="$work/pkg"
-rm -rf "$pkg"
-mkdir -p "$pkg/android/src/main" "$pkg/cpp" "$work/stubs/cmake"
-# The package's layout: the Android CMakeLists reach the sources as ../../../cpp (rnllama/:
-# ../../../../cpp) and the include reads the package.json above. The JNI sources (whisper.rn's
-# jni.cpp, llama.rn's RNLlamaJSI.cpp) and cpp/jsi/*.cpp need the JNI and React Native headers:
-# test/backend_check.cpp and empty files stand in for them.
-for entry in "$ref"/cpp/*; do
-    ln -s "$entry" "$pkg/cpp/"
-done
-if [ -d "$ref/cpp/jsi" ]; then
-    rm "$pkg/cpp/jsi"
-    mkdir "$pkg/cpp/jsi"
-    ln -s "$ref"/cpp/jsi/*.h "$pkg/cpp/jsi/"
-    for source in "$ref"/cpp/jsi/*.cpp; do
-        echo "// stands in for $(basename "$source"), which needs React Native's JSI headers" > "$pkg/cpp/jsi/$(basename "$source")"
-    done
-fi
-if [ -n "$unserved" ]; then
-    sed "s/\"version\": *\"[^\"]*\"/\"version\": \"$unserved\"/" "$ref/package.json" > "$pkg/package.json"
-else
-    cp "$ref/package.json" "$pkg/"
-fi
-(cd "$ref" && find android -type f) | while read -r file; do
-    mkdir -p "$pkg/$(dirname "$file")"
-    cp "$ref/$file" "$pkg/$file"
-done
-cmakelists="$pkg/$wsp_android_cmake"
 case "$wsp_package" in
     whisper.rn) jni=jni.cpp variant=rnwhisper_v8fp16_va_2 loaded=rnwhisper_v8fp16_va_2 compiler=() ;;
     llama.rn) jni=RNLlamaJSI.cpp variant=rnllama_v8_2_dotprod loaded=rnllama_jni_v8_2_dotprod
               compiler=(-DWSP_CROSS_CLANG=clang-14) ;;
 esac
+if [ -n "$installed" ]; then
+    ref=$installed pkg=$installed
+    work="$root/build/integration-android/installed-$release"
+else
+    ref=$(reference "$release")
+    work="$root/build/integration-android/${unserved:-$release}"
+    pkg="$work/pkg"
+fi
+cmakelists="$pkg/$wsp_android_cmake"
+mkdir -p "$work/stubs/cmake"
 link_flags="-L$work/stubs -Wl,--no-undefined"
 # clang links with lld, as the NDK's does (GNU ld's LLVM plugin would read the LLVM bitcode that
 # Rust's standard library embeds beside its machine code, from a newer LLVM)
 if [ ${#compiler[@]} -gt 0 ]; then link_flags="$link_flags -fuse-ld=lld-14"; fi
-cp "$here/test/backend_check.cpp" "$pkg/android/src/main/$jni"
+
+# The package's layout (unless it is an installed one): the Android CMakeLists reach the sources
+# as ../../../cpp (rnllama/: ../../../../cpp) and the include reads the package.json above. The
+# JNI sources (whisper.rn's jni.cpp, llama.rn's RNLlamaJSI.cpp) and cpp/jsi/*.cpp need the JNI
+# and React Native headers: test/backend_check.cpp and empty files stand in for them.
+make_package() {
+    rm -rf "$pkg"
+    mkdir -p "$pkg/android/src/main" "$pkg/cpp"
+    for entry in "$ref"/cpp/*; do
+        ln -s "$entry" "$pkg/cpp/"
+    done
+    if [ -d "$ref/cpp/jsi" ]; then
+        rm "$pkg/cpp/jsi"
+        mkdir "$pkg/cpp/jsi"
+        ln -s "$ref"/cpp/jsi/*.h "$pkg/cpp/jsi/"
+        for source in "$ref"/cpp/jsi/*.cpp; do
+            echo "// stands in for $(basename "$source"), which needs React Native's JSI headers" > "$pkg/cpp/jsi/$(basename "$source")"
+        done
+    fi
+    if [ -n "$unserved" ]; then
+        sed "s/\"version\": *\"[^\"]*\"/\"version\": \"$unserved\"/" "$ref/package.json" > "$pkg/package.json"
+    else
+        cp "$ref/package.json" "$pkg/"
+    fi
+    (cd "$ref" && find android -type f) | while read -r file; do
+        mkdir -p "$pkg/$(dirname "$file")"
+        cp "$ref/$file" "$pkg/$file"
+    done
+    cp "$here/test/backend_check.cpp" "$pkg/android/src/main/$jni"
+}
 if [ -n "$unserved" ]; then
+    make_package
     # apply.sh refuses; the line, as a patch made for an earlier release brings it, stops the
     # configure step below
     if "$here/android/apply.sh" "$pkg" >/dev/null 2>&1; then
@@ -90,11 +114,13 @@ if [ -n "$unserved" ]; then
     fi
     grep -q wsp-ggml-backend "$cmakelists" && { echo "android-on-linux: apply.sh refused, but changed $cmakelists" >&2; exit 1; }
     echo "include(\"$here/android/wsp-ggml-backend.cmake\")" >> "$cmakelists"
-else
+elif [ -z "$installed" ]; then
+    make_package
     "$here/android/apply.sh" "$pkg" >/dev/null
     "$here/android/apply.sh" "$pkg" >/dev/null  # twice: adds the line once
     [ "$(grep -c wsp-ggml-backend.cmake "$cmakelists")" -eq 1 ]
 fi
+
 # Gradle's switch of the source build (llama.rn): apply.sh made it the default
 from_source=()
 if [ -n "$wsp_gradle_switch" ] && [ -z "$unserved" ]; then
@@ -158,6 +184,15 @@ fi
 
 "${configure[@]}" >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
 grep "wsp-ggml-backend" "$work/configure.log" | sed 's/^-- //'
+if [ -n "$expect_off" ]; then
+    grep -q "wsp-ggml-backend: off (wspGgmlBackendEnabled=false" "$work/configure.log" \
+        && ! grep -q "backend layer linked into" "$work/configure.log" || {
+        echo "android-on-linux: wspGgmlBackendEnabled=false did not turn the library off" >&2
+        exit 1
+    }
+    echo "android-on-linux: $wsp_package $wsp_version: off, the package's own layer builds"
+    exit 0
+fi
 grep -q "wsp-ggml-backend: $wsp_package $wsp_version, aarch64-unknown-linux-gnu backend layer linked into $wsp_libraries" \
     "$work/configure.log" || { echo "android-on-linux: the configure step does not name $wsp_package $wsp_version" >&2; exit 1; }
 
@@ -191,11 +226,11 @@ print(f"android-on-linux: {', '.join(checked)}: none of {', '.join(sorted(layer)
       f"libwsp_ggml_backend.a linked")
 PY
 
-# A family the table tests lean (`suite`): its archive, built by cargo for aarch64, but not the
-# C++ build nor the load check.
-if [ "$("$root/scripts/release-table.sh" fact "$release" suite)" != full ]; then
+# A family the table tests lean (`suite`), or an installed package (whose JNI sources need the
+# JNI headers): its archive, built by cargo for aarch64, but not the C++ build nor the load check.
+if [ -n "$installed" ] || [ "$("$root/scripts/release-table.sh" fact "$release" suite)" != full ]; then
     nice cmake --build "$build" --target wsp_ggml_backend_archive >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
-    echo "android-on-linux: $wsp_package $wsp_version (a lean family): the archive built; no C++ build or load check"
+    echo "android-on-linux: $wsp_package $wsp_version${installed:+ (installed)}: the archive built; no C++ build or load check"
     exit 0
 fi
 

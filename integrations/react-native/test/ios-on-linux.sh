@@ -78,16 +78,6 @@ package() {
     ln -s "$1/cpp" "$2/cpp"
 }
 
-# pod DIR [from-source|prebuilt]: what the podspec in DIR builds, read by test/podspec.rb, with the
-# package's from_source variable 1, 0 or (neither) unset
-pod() {
-    case "${2:-}" in
-        from-source) env "$wsp_from_source=1" ruby "$here/test/podspec.rb" "$1" ;;
-        prebuilt) env "$wsp_from_source=0" ruby "$here/test/podspec.rb" "$1" ;;
-        *) env -u "$wsp_from_source" ruby "$here/test/podspec.rb" "$1" ;;
-    esac
-}
-
 fail() {
     echo "ios-on-linux: $release: $*" >&2
     exit 1
@@ -129,31 +119,8 @@ for release in "${releases[@]}"; do
     cmp -s "$work/once.podspec" "$pkg/$podspec" || fail "a second apply.sh changed the podspec"
     [ -f "$pkg/ios/WspGgmlBackend.xcframework/Info.plist" ] || fail "the framework was not copied into the package"
 
-    pod "$ref" from-source > "$work/before"
-    pod "$pkg" from-source > "$work/after"
-    grep '^source ' "$work/before" | cut -d' ' -f2 > "$work/before.sources"
-    grep '^source ' "$work/after" | cut -d' ' -f2 > "$work/after.sources"
-    layer=$(cd "$ref" && ls cpp/ggml-backend*.cpp | sort)
-    removed=$(comm -23 "$work/before.sources" "$work/after.sources")
-    added=$(comm -13 "$work/before.sources" "$work/after.sources")
-    [ "$removed" = "$layer" ] || fail "built from source, the pod left out [${removed//$'\n'/ }], not the layer [${layer//$'\n'/ }]"
-    [ -z "$added" ] || fail "built from source, the pod gained [${added//$'\n'/ }]"
-    metal_before=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/before.sources" || true)
-    metal_after=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/after.sources" || true)
-    [ "$metal_before" -gt 0 ] && [ "$metal_after" -eq "$metal_before" ] \
-        || fail "Metal's sources: $metal_before before, $metal_after after"
-    [ "$(grep '^resource ' "$work/before")" = "$(grep '^resource ' "$work/after")" ] || fail "the resources changed"
-    grep -qx 'framework ios/WspGgmlBackend.xcframework' "$work/after" || fail "built from source, the framework is not vendored"
-    ! grep -q 'WspGgmlBackend' "$work/before" || fail "the reference already vendors WspGgmlBackend"
-    default="prebuilt by default"
-    if [ "$wsp_force_source" = yes ]; then
-        [ "$(pod "$ref" prebuilt)" = "$(pod "$pkg" prebuilt)" ] || fail "the prebuilt branch changed"
-        [ "$(pod "$pkg")" = "$(pod "$pkg" from-source)" ] || fail "without $wsp_from_source, the pod does not build from source"
-        default="from source by default, prebuilt with $wsp_from_source=0"
-    else
-        [ "$(pod "$ref")" = "$(pod "$pkg")" ] || fail "the prebuilt branch changed"
-    fi
-    echo "ios-on-linux: $wsp_package ${release#*@} ($served): from source, $(wc -l < "$work/before.sources") files -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored; prebuilt branch unchanged; $default; idempotent"
+    verdict=$("$here/test/podspec-check.sh" "$ref" "$pkg") || fail "the podspec check failed"
+    echo "ios-on-linux: $wsp_package ${release#*@} ($served): $verdict; idempotent"
 done
 
 # 3. a framework built for another release

@@ -59,6 +59,13 @@ module Pod
   end
 end
 
+# What the podspec would run at pod install (ios/apply.sh's block builds the framework when the
+# package has none for its release): printed, not run.
+def system(*args, **_options)
+  puts "build #{args.join(" ")}"
+  true
+end
+
 # React Native's pod helper, which the podspecs of whisper.rn 0.5 and later and llama.rn call
 def install_modules_dependencies(_spec); end
 

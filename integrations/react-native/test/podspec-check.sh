@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# podspec-check.sh REF PKG: the podspec of PKG (a package changed by ios/apply.sh) against the
+# same release's podspec as npm gives it (REF), both read by Ruby with the stand-in for Pod::Spec
+# (test/podspec.rb). Built from source, the pod must lose exactly the backend-layer files the
+# package has and nothing else of cpp/ (Metal's sources and the resources stay) and vendor the
+# framework; the prebuilt branch must be unchanged (for a package whose source build the release
+# table forces, with its from_source variable 0; unset, it must build from source). Prints the
+# verdict; fails, saying why, otherwise. Used by ios-on-linux.sh and the npm package's test.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+export LC_ALL=C  # comm and sort as Ruby sorts
+ref=$1 pkg=$2
+wsp_release "$pkg" >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+    echo "podspec-check: $wsp_package $wsp_version: $*" >&2
+    exit 1
+}
+
+# pod DIR [from-source|prebuilt]: what the podspec in DIR builds, with the package's from_source
+# variable 1, 0 or (neither) unset
+pod() {
+    case "${2:-}" in
+        from-source) env "$wsp_from_source=1" ruby "$here/test/podspec.rb" "$1" ;;
+        prebuilt) env "$wsp_from_source=0" ruby "$here/test/podspec.rb" "$1" ;;
+        *) env -u "$wsp_from_source" ruby "$here/test/podspec.rb" "$1" ;;
+    esac
+}
+
+# the same, without the package's ios/ sources (REF has none)
+pod_beside_ios() {
+    pod "$@" | grep -v '^source ios/' || true
+}
+
+pod "$ref" from-source > "$work/before"
+pod "$pkg" from-source > "$work/after"
+# the C and C++ side (REF, as scripts/fetch-reference.sh unpacks it, has cpp/ but not ios/)
+grep '^source cpp/' "$work/before" | cut -d' ' -f2 > "$work/before.sources"
+grep '^source cpp/' "$work/after" | cut -d' ' -f2 > "$work/after.sources"
+layer=$(cd "$ref" && ls cpp/ggml-backend*.cpp | sort)
+removed=$(comm -23 "$work/before.sources" "$work/after.sources")
+added=$(comm -13 "$work/before.sources" "$work/after.sources")
+[ "$removed" = "$layer" ] || fail "built from source, the pod left out [${removed//$'\n'/ }], not the layer [${layer//$'\n'/ }]"
+[ -z "$added" ] || fail "built from source, the pod gained [${added//$'\n'/ }]"
+metal_before=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/before.sources" || true)
+metal_after=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/after.sources" || true)
+[ "$metal_before" -gt 0 ] && [ "$metal_after" -eq "$metal_before" ] \
+    || fail "Metal's sources: $metal_before before, $metal_after after"
+[ "$(grep '^resource ' "$work/before")" = "$(grep '^resource ' "$work/after")" ] || fail "the resources changed"
+grep -qx 'framework ios/WspGgmlBackend.xcframework' "$work/after" || fail "built from source, the framework is not vendored"
+! grep -q 'WspGgmlBackend' "$work/before" || fail "the reference already vendors WspGgmlBackend"
+# pod install builds the framework when the package has none for its release
+if [ "$(cat "$pkg/ios/WspGgmlBackend.xcframework.release" 2>/dev/null)" = "$wsp_build" ]; then
+    ! grep -q '^build ' "$work/after" || fail "pod install would build a framework the package has"
+    framework="the framework copied in"
+else
+    grep -q "^build .*build-xcframework.sh --out $pkg/ios $pkg\$" "$work/after" || fail "pod install would not build the framework"
+    framework="pod install builds the framework"
+fi
+default="prebuilt by default"
+if [ "$wsp_force_source" = yes ]; then
+    [ "$(pod_beside_ios "$ref" prebuilt)" = "$(pod_beside_ios "$pkg" prebuilt)" ] || fail "the prebuilt branch changed"
+    [ "$(pod "$pkg")" = "$(pod "$pkg" from-source)" ] || fail "without $wsp_from_source, the pod does not build from source"
+    default="from source by default, prebuilt with $wsp_from_source=0"
+else
+    [ "$(pod_beside_ios "$ref")" = "$(pod_beside_ios "$pkg")" ] || fail "the prebuilt branch changed"
+fi
+echo "from source, $(wc -l < "$work/before.sources") files of cpp/ -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored ($framework); prebuilt branch unchanged; $default"
