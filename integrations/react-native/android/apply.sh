@@ -20,9 +20,13 @@ wsp_release "$1" || exit 1
 cmakelists="$1/$wsp_android_cmake"
 [ -f "$cmakelists" ] || { echo "apply.sh: $cmakelists not found (is $1 $wsp_package's package?)" >&2; exit 1; }
 grep -q "ggml-backend.cpp" "$cmakelists" || { echo "apply.sh: $cmakelists does not build ggml-backend.cpp" >&2; exit 1; }
+# A file is changed by writing a new one in its place, never in place: a package manager's store
+# may share the package's files between apps as hard links (pnpm).
 line="include(\"$here/wsp-ggml-backend.cmake\")"
 if ! grep -qF "$line" "$cmakelists"; then
-    printf '\n# wsp-ggml-backend replaces the ggml backend layer (ggml-backend*.cpp)\n%s\n' "$line" >> "$cmakelists"
+    { cat "$cmakelists"; printf '\n# wsp-ggml-backend replaces the ggml backend layer (ggml-backend*.cpp)\n%s\n' "$line"; } \
+        > "$cmakelists.wsp-new"
+    mv "$cmakelists.wsp-new" "$cmakelists"
 fi
 echo "apply.sh: $wsp_package $wsp_version (the family of $wsp_releases): $cmakelists includes $here/wsp-ggml-backend.cmake"
 
@@ -31,8 +35,8 @@ if [ "$wsp_force_source" = yes ] && [ -n "$wsp_gradle_switch" ]; then
     default_off="findProperty(\"$wsp_gradle_switch\") ?: \"false\""
     default_on="findProperty(\"$wsp_gradle_switch\") ?: \"true\""
     if grep -qF "$default_off" "$gradle" 2>/dev/null; then
-        sed -i.orig "s/$(printf '%s' "$default_off" | sed 's/[][\.*^$/]/\\&/g')/$default_on/" "$gradle"
-        rm -f "$gradle.orig"
+        sed "s/$(printf '%s' "$default_off" | sed 's/[][\.*^$/]/\\&/g')/$default_on/" "$gradle" > "$gradle.wsp-new"
+        mv "$gradle.wsp-new" "$gradle"
     fi
     grep -qF "$default_on" "$gradle" 2>/dev/null || {
         echo "apply.sh: $gradle does not read $wsp_gradle_switch as expected: set $wsp_gradle_switch=true in the app's android/gradle.properties" >&2

@@ -61,7 +61,7 @@ for file in ggml-backend.cpp ggml-backend-reg.cpp ggml-backend-meta.cpp ggml-bac
 done
 [ -n "$layer" ] || { echo "apply.sh: $package/cpp has no ggml-backend.cpp" >&2; exit 1; }
 
-tmp=$(mktemp)
+tmp="$podspec.wsp-new"
 force=""
 if [ "$wsp_force_source" = yes ]; then force="ENV[\"$wsp_from_source\"] ||= \"1\""; fi
 awk -v last="$last_end" -v marker="$marker" -v package="$wsp_package" -v version="$wsp_version" -v branch="$branch" \
@@ -89,6 +89,6 @@ awk -v last="$last_end" -v marker="$marker" -v package="$wsp_package" -v version
         print "  end"
     }
     { print }' "$podspec" > "$tmp"
-cat "$tmp" > "$podspec"
-rm -f "$tmp"
+# a new file in the podspec's place (a package manager's store may share it as a hard link)
+mv "$tmp" "$podspec"
 echo "apply.sh: $wsp_package $wsp_version: built from source${force:+ (the default now)}, $podspec leaves out$names and vendors $framework"

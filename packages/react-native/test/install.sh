@@ -9,13 +9,20 @@
 #      PACKAGE@VERSION, which runs no postinstall of this package): the app's Podfile, run by Ruby
 #      as pod install runs it, applies the library again, and the same checks hold for the new
 #      release (for llama.rn: its rnllama/CMakeLists.txt, its Gradle source build by default).
-#   3. The last whisper.rn, configured in place by test/android-on-linux.sh --installed with its
-#      archive built; with wspGgmlBackendEnabled=false in the app's gradle.properties, off.
+#   3. The package removed (npm uninstall) and whisper.rn reinstalled: whisper.rn as npm gave it,
+#      the Podfile's hook inert. The last whisper.rn, configured in place by
+#      test/android-on-linux.sh --installed with its archive built; with
+#      wspGgmlBackendEnabled=false in the app's gradle.properties, off.
 #   4. A whisper.rn release the release table does not serve (0.6.0-rc.2): the install succeeds,
 #      says so, and leaves whisper.rn as npm gave it.
 #   5. The Expo config plugin through @expo/config-plugins' own mod compiler, on a scratch
 #      project: the Gradle properties, the hooks and the Podfile's switches set; applied twice,
 #      the same files.
+#   6. yarn (1.22) and pnpm (9) install whisper.rn 0.7.4 and the package: applied as with npm
+#      (pnpm runs the postinstall of a package its onlyBuiltDependencies lists, with its
+#      side-effects cache off: the cache would restore this package, not what its postinstall
+#      changes elsewhere); pnpm's store, whose files its node_modules hard-link, keeps whisper.rn
+#      as npm gave it (the scripts write new files).
 # Peer dependencies (react, react-native) are not installed (--legacy-peer-deps); llama.rn's own
 # postinstall download is skipped (RNLLAMA_SKIP_POSTINSTALL=1; no GitHub here).
 set -euo pipefail
@@ -48,12 +55,15 @@ scratch_app() {
 
 # check_applied RELEASE: the installed package of RELEASE carries the integration
 check_applied() {
-    local release=$1 dir verdict
+    local release=$1 dir verdict included
     wsp_release "$release"
     dir="$app/node_modules/$wsp_package"
     [ "$(wsp_json_string "$dir/package.json" version)" = "$wsp_version" ] || fail "$release is not installed"
-    grep -qF "include(\"$app/node_modules/wsp-ggml-backend/integrations/react-native/android/wsp-ggml-backend.cmake\")" \
-        "$dir/$wsp_android_cmake" || fail "$release: $wsp_android_cmake does not include the package's wsp-ggml-backend.cmake"
+    # (pnpm's node_modules reach the package through a symbolic link)
+    included=$(sed -n 's/^include("\(.*wsp-ggml-backend\.cmake\)")$/\1/p' "$dir/$wsp_android_cmake")
+    [ -n "$included" ] && [ "$(readlink -f "$included")" = "$(readlink -f \
+        "$app/node_modules/wsp-ggml-backend/integrations/react-native/android/wsp-ggml-backend.cmake")" ] \
+        || fail "$release: $wsp_android_cmake does not include the package's wsp-ggml-backend.cmake"
     if [ -n "$wsp_gradle_switch" ]; then
         grep -qF "findProperty(\"$wsp_gradle_switch\") ?: \"true\"" "$dir/android/build.gradle" \
             || fail "$release: android/build.gradle does not build from source by default"
@@ -88,6 +98,16 @@ for release in $("$root/scripts/release-table.sh" newest --all); do
     (cd "$app/ios" && ruby Podfile) | sed 's/^/  /'
     check_applied "$release"
 done
+
+# the package removed and whisper.rn reinstalled: whisper.rn as npm gave it, the hooks inert
+removed="$work/removed"
+cp -R "$app" "$removed"
+(cd "$removed" && npm uninstall --no-audit --no-fund --legacy-peer-deps --loglevel=error wsp-ggml-backend >/dev/null \
+    && rm -rf node_modules/whisper.rn && npm install --no-audit --no-fund --legacy-peer-deps --loglevel=error >/dev/null)
+(cd "$removed/ios" && ruby Podfile) || fail "without the package, the Podfile's hook fails"
+! grep -rqF wsp-ggml-backend "$removed/node_modules/whisper.rn/android" "$removed/node_modules/whisper.rn/whisper-rn.podspec" \
+    || fail "without the package, the reinstalled whisper.rn has the integration"
+echo "npm-test: the package removed and whisper.rn reinstalled: whisper.rn as npm gave it; the Podfile's hook does nothing"
 
 # 3. the installed whisper.rn's Android build, and the Gradle property that turns it off
 "$integration/test/android-on-linux.sh" --installed "$app/node_modules/whisper.rn" | grep '^android-on-linux' | sed 's/^/  /'
@@ -133,3 +153,20 @@ for name in RNWHISPER_BUILD_FROM_SOURCE RNLLAMA_BUILD_FROM_SOURCE; do
 done
 grep -q '^# wsp-ggml-backend: ' "$expo/ios/Podfile" || fail "Expo: the Podfile has no hook"
 echo "npm-test: Expo plugin: gradle.properties, settings.gradle and the Podfile set; applied twice, the same files"
+
+# 6. yarn and pnpm, fetched from the npm registry by npx
+for client in yarn pnpm; do
+    app="$work/$client"
+    scratch_app "$app"
+    case "$client" in
+        yarn) add=(npx --yes yarn@1.22.22 add --registry https://registry.npmjs.org) ;;
+        pnpm) add=(npx --yes pnpm@9.15.0 add --config.auto-install-peers=false --config.side-effects-cache=false)
+              sed -i 's/"private": true }/"private": true, "pnpm": { "onlyBuiltDependencies": ["wsp-ggml-backend"] } }/' "$app/package.json" ;;
+    esac
+    (cd "$app" && "${add[@]}" whisper.rn@0.7.4 "file:$tarball" > "$work/$client.log" 2>&1) || fail "$client: $(cat "$work/$client.log")"
+    check_applied 0.7.4 | sed "s/^npm-test: /npm-test: $client: /"
+    for file in android/src/main/CMakeLists.txt whisper-rn.podspec; do
+        [ "$(stat -c %h "$app/node_modules/whisper.rn/$file")" -eq 1 ] || fail "$client: $file is still shared with the store"
+    done
+done
+echo "npm-test: yarn and pnpm: applied; the changed files are the app's own (pnpm's store untouched)"
