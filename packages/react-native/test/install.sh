@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The npm package wsp-ggml-backend installed as a user installs it, in scratch apps (build/npm-test):
 #   1. `npm install whisper.rn@0.4.3 <the packed tarball>`: whisper.rn's Android CMakeLists includes
-#      the package's wsp-ggml-backend.cmake, its podspec carries the block (test/podspec-check.sh:
-#      built from source exactly the layer files left out, the framework vendored, pod install
-#      building it), the app's android/settings.gradle and ios/Podfile carry the hooks; a second
-#      `npm install` changes nothing.
+#      the package's wsp-ggml-backend.cmake, and configured in place by
+#      test/android-on-linux.sh --installed it builds the archive (no C++ build: the JNI sources
+#      need the JNI headers); its podspec carries the block (test/podspec-check.sh: built from
+#      source exactly the layer files left out, the framework vendored, pod install building it);
+#      the app's android/settings.gradle and ios/Podfile carry the hooks; a second `npm install`
+#      changes nothing.
 #   2. Upgrades to each whisper.rn family's newest release and to llama.rn's (npm install
 #      PACKAGE@VERSION, which runs no postinstall of this package): the app's Podfile, run by Ruby
 #      as pod install runs it, applies the library again, and the same checks hold for the new
 #      release (for llama.rn: its rnllama/CMakeLists.txt, its Gradle source build by default).
 #   3. The package removed (npm uninstall) and whisper.rn reinstalled: whisper.rn as npm gave it,
-#      the Podfile's hook inert. The last whisper.rn, configured in place by
-#      test/android-on-linux.sh --installed with its archive built; with
-#      wspGgmlBackendEnabled=false in the app's gradle.properties, off.
+#      the Podfile's hook inert. With wspGgmlBackendEnabled=false in the app's gradle.properties,
+#      the installed whisper.rn's configure step leaves its own layer in place.
 #   4. A whisper.rn release the release table does not serve (0.6.0-rc.2): the install succeeds,
 #      says so, and leaves whisper.rn as npm gave it.
 #   5. The Expo config plugin through @expo/config-plugins' own mod compiler, on a scratch
@@ -53,6 +54,14 @@ scratch_app() {
     echo "# the app's Podfile" > "$1/ios/Podfile"
 }
 
+# check_built RELEASE: the installed package's Android build configured in place, its archive
+# built (test/android-on-linux.sh --installed)
+check_built() {
+    wsp_release "$1"
+    "$integration/test/android-on-linux.sh" --installed "$app/node_modules/$wsp_package" \
+        | grep '^android-on-linux: .*(installed)' | sed "s/^android-on-linux: /npm-test: /"
+}
+
 # check_applied RELEASE: the installed package of RELEASE carries the integration
 check_applied() {
     local release=$1 dir verdict included
@@ -83,6 +92,7 @@ app="$work/app"
 scratch_app "$app"
 npm_install whisper.rn@0.4.3 "$tarball" | sed 's/^/  /'
 check_applied 0.4.3
+check_built 0.4.3
 grep -q '^// wsp-ggml-backend: ' "$app/android/settings.gradle" || fail "settings.gradle has no hook"
 grep -q '^# wsp-ggml-backend: ' "$app/ios/Podfile" || fail "the Podfile has no hook"
 before=$(fingerprint)
@@ -97,6 +107,7 @@ for release in $("$root/scripts/release-table.sh" newest --all); do
     npm_install "$wsp_package@$wsp_version" >/dev/null
     (cd "$app/ios" && ruby Podfile) | sed 's/^/  /'
     check_applied "$release"
+    check_built "$release"
 done
 
 # the package removed and whisper.rn reinstalled: whisper.rn as npm gave it, the hooks inert
@@ -109,8 +120,7 @@ cp -R "$app" "$removed"
     || fail "without the package, the reinstalled whisper.rn has the integration"
 echo "npm-test: the package removed and whisper.rn reinstalled: whisper.rn as npm gave it; the Podfile's hook does nothing"
 
-# 3. the installed whisper.rn's Android build, and the Gradle property that turns it off
-"$integration/test/android-on-linux.sh" --installed "$app/node_modules/whisper.rn" | grep '^android-on-linux' | sed 's/^/  /'
+# 3. the Gradle property that turns the library off
 echo "wspGgmlBackendEnabled=false" >> "$app/android/gradle.properties"
 "$integration/test/android-on-linux.sh" --installed "$app/node_modules/whisper.rn" --expect-off | grep '^android-on-linux' | sed 's/^/  /'
 
