@@ -66,9 +66,10 @@ fn scheduler_hot_path_does_not_allocate() {
     }
     assert!(failures.is_empty(), "allocations after warm-up:\n{}", failures.join("\n"));
 
-    // The check can fail: with WSP_GGML_SCHED_DEBUG=1 the scheduler formats a log line for
-    // every evaluation, and those allocations must be seen.
-    let out = run(&exe, &["cpu", "1000", "24"], &[("WSP_GGML_SCHED_DEBUG", "1")]);
+    // The check can fail: with GGML_SCHED_DEBUG=1 (the package's name: WSP_GGML_SCHED_DEBUG) the
+    // scheduler formats a log line for every evaluation, and those allocations must be seen.
+    let sched_debug = RELEASE.ggml_macro("GGML_SCHED_DEBUG");
+    let out = run(&exe, &["cpu", "1000", "24"], &[(sched_debug.as_str(), "1")]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "debug logging allocates, yet none was counted:\n{stdout}");
 }
