@@ -20,10 +20,6 @@ wsp_example(generate-ref generate/generate.cpp
 # the Rust-linked builds must print exactly the reference build's device listing, tokens and the
 # bits of their logits, at 1 and 2 threads.
 if(WSP_GGML_BACKEND_TESTS)
-    set(_model_dir "$ENV{HOME}/.cache/wsp-ggml-backend")
-    if(DEFINED ENV{WSP_MODEL_DIR})
-        set(_model_dir "$ENV{WSP_MODEL_DIR}")
-    endif()
     set(WSP_LLAMA_MODEL "${_model_dir}/llama-synthetic.gguf" CACHE FILEPATH
         "synthetic llama model for the end-to-end tests (scripts/make-llama-model.sh)")
     set(_generate_env "${WSP_PACKAGE_MACRO}GGML_NO_BACKTRACE=1")

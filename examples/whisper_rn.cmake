@@ -97,11 +97,7 @@ endif()
 # End to end: every sample transcribed by the Rust-linked builds gives exactly the reference
 # build's text, at 1 and 2 threads. scripts/setup.sh makes the model and the samples.
 if(WSP_GGML_BACKEND_TESTS)
-    # Where scripts/make-model.sh and scripts/make-samples.sh put them (same variables).
-    set(_model_dir "$ENV{HOME}/.cache/wsp-ggml-backend")
-    if(DEFINED ENV{WSP_MODEL_DIR})
-        set(_model_dir "$ENV{WSP_MODEL_DIR}")
-    endif()
+    # Where scripts/make-samples.sh puts them (the same variable).
     set(_sample_dir "$ENV{HOME}/.cache/wsp-ggml-backend/samples")
     if(DEFINED ENV{WSP_SAMPLE_DIR})
         set(_sample_dir "$ENV{WSP_SAMPLE_DIR}")

@@ -8,9 +8,9 @@
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
 #                           (the layout check and ctest -L lean); the suite runs through ctest
-#                           for every family and through cargo under qemu for the phones' targets (ctests/programs.txt lists its programs for
-#                           both, so each runs once per family and target); then every fuzz
-#                           target briefly
+#                           for every family and through cargo under qemu for the phones'
+#                           targets (ctests/programs.txt lists its programs for both, so each
+#                           runs once per family and target); then every fuzz target briefly
 #                           (scripts/fuzz-smoke.sh), the phones (scripts/test-phones.sh) and
 #                           the npm package (packages/react-native/test/install.sh); what CI
 #                           runs

@@ -87,8 +87,7 @@ fail() {
 for release in "${releases[@]}"; do
     ref=$(reference "$release")
     pkg="$work/$release"
-    wsp_release "$ref" 2>/dev/null || wsp_package=whisper.rn wsp_podspec=whisper-rn.podspec \
-        wsp_from_source=RNWHISPER_BUILD_FROM_SOURCE wsp_force_source=no
+    wsp_release "$ref" 2>/dev/null || true  # (the package's facts are set for an unserved release too)
     package "$ref" "$pkg"
     podspec=$wsp_podspec
     if wsp_release "$release" 2>/dev/null; then
