@@ -93,15 +93,32 @@ impl Scheduler {
                 return;
             }
         } else {
-            self.read_sources(tid, t);
+            // Mostly a shape that follows the KV length, over the same sources.
+            if self.reads_as_recorded(tid, t) {
+                self.read_op_facts(tid, t);
+            } else {
+                self.read_sources(tid, t);
+            }
             self.answers.learn(tid, t);
         }
         self.read_buffers(tid, t);
     }
 
+    /// Whether `tid`'s tensor, described otherwise than at its last evaluation, reads the
+    /// tensors its recorded ids name, in the same slots: then [`Self::read_sources`] would
+    /// record the same ids.
+    #[inline(always)]
+    fn reads_as_recorded(&self, tid: Tid, t: Tensor) -> bool {
+        let info = &self.table.info[tid as usize];
+        src_mask(t.srcs()) == info.src_mask
+            && (info.view_src == NO_TENSOR) == t.view_src().is_none()
+            && self.sources_known_and_same(tid, t).0
+    }
+
     /// Whether the ids recorded for `tid`'s sources and view source at its last evaluation
-    /// still name the tensors it names now (its description being unchanged, the same
-    /// addresses in the same slots), and whether their descriptions are unchanged too.
+    /// still name the tensors it names in those slots now, and whether their descriptions are
+    /// unchanged too. Other slots are not looked at: an unchanged description has the same
+    /// ones empty, and [`Self::reads_as_recorded`] checks them otherwise.
     #[inline(always)]
     fn sources_known_and_same(&self, tid: Tid, t: Tensor) -> (bool, bool) {
         let info = &self.table.info[tid as usize];
@@ -156,12 +173,8 @@ impl Scheduler {
     fn read_sources(&mut self, tid: Tid, t: Tensor) {
         let old = self.table.info[tid as usize];
         let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
-        // Which slots hold a source, without a branch per slot (most of the ten are empty).
         let src_ptrs = t.srcs();
-        let mut src_mask = 0u16;
-        for (slot, src) in src_ptrs.iter().enumerate() {
-            src_mask |= (src.is_some() as u16) << slot;
-        }
+        let src_mask = src_mask(src_ptrs);
         let mut bits = src_mask;
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
@@ -174,11 +187,20 @@ impl Scheduler {
         }
         let info = &mut self.table.info[tid as usize];
         info.view_src = view_src_tid;
-        info.input = t.is_input();
-        info.is_view_op = t.is_view_op();
-        info.ignores_weights = ignores_weights(t.op());
         info.src_mask = src_mask;
         self.plan_inputs_changed |= *info != old;
+        self.read_op_facts(tid, t);
+    }
+
+    /// What `tid`'s op and flags say.
+    #[inline(always)]
+    fn read_op_facts(&mut self, tid: Tid, t: Tensor) {
+        let info = &mut self.table.info[tid as usize];
+        let read = (t.is_input(), t.is_view_op(), ignores_weights(t.op()));
+        if (info.input, info.is_view_op, info.ignores_weights) != read {
+            (info.input, info.is_view_op, info.ignores_weights) = read;
+            self.plan_inputs_changed = true;
+        }
     }
 
     /// What `tid`'s buffer, or its view source's, says.
@@ -203,6 +225,17 @@ impl Scheduler {
             self.plan_inputs_changed = true;
         }
     }
+}
+
+/// Bit i set: source slot i holds a tensor. Without a branch per slot (most of the ten are
+/// empty).
+#[inline(always)]
+fn src_mask(srcs: &[Option<Tensor>; GGML_MAX_SRC]) -> u16 {
+    let mut mask = 0u16;
+    for (slot, src) in srcs.iter().enumerate() {
+        mask |= (src.is_some() as u16) << slot;
+    }
+    mask
 }
 
 /// Whether an op is placed without regard to its weights' backend (see `TensorInfo::ignores_weights`).
