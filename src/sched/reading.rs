@@ -75,7 +75,9 @@ impl Scheduler {
     /// while it and its sources are as they were and no buffer has changed since they were read
     /// (a buffer's usage may change between evaluations), or while it has neither a buffer nor a
     /// view source (the description holds both addresses, and a tensor with another
-    /// description in between would have been learnt again).
+    /// description in between would have been learnt again). A tensor described otherwise is
+    /// learnt again, its answers forgotten; it keeps its sources' ids where its slots name the
+    /// tensors they name (see [`Self::reads_as_recorded`]), and its buffer facts are read again.
     #[inline(always)]
     fn read_info(&mut self, tid: Tid, t: Tensor) {
         if self.answers.still_describes(tid, t, self.epoch) {
