@@ -25,6 +25,9 @@
 //!   prefetch hints;
 //! - [`abi`]: the `#[repr(C)]` mirrors of the chosen family.
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+// The Rust docs are for the library's maintainers (its users see the C headers): the modules'
+// docs link to the private parts they describe (`cargo doc --document-private-items`).
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod abi;
 pub mod base;

@@ -147,7 +147,7 @@ pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option
 ///   error value (`arg!(p, or return)` in a function without a result);
 /// - `arg!(p, optional)`: an `Option`, for arguments where NULL has a meaning;
 /// - `arg!(p[n])`: a C array of `n` handles as a `Vec`; a NULL array (when `n > 0`) aborts as
-///   `arg!(p)` does, a NULL element with "FN: p[i] is NULL";
+///   `arg!(p)` does, a NULL element with "FN: p\[i\] is NULL";
 /// - `arg!(p[n], optional)`: None for a NULL array, else each element as an `Option`.
 macro_rules! arg {
     ($p:ident) => {

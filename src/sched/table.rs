@@ -193,7 +193,8 @@ impl TensorTable {
         Some(next as Tid)
     }
 
-    /// [`Self::id`] when the next id did not belong to the tensor at `key`.
+    /// The id of the tensor at address `key` (as `id`, the tests' shorthand, gives it), when the
+    /// next id did not belong to it.
     #[inline(never)]
     pub fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
         if self.map.is_full() {
