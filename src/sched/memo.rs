@@ -6,12 +6,12 @@ use super::table::{TensorTable, Tid};
 
 /// The last plan made, for reuse by a graph whose planning inputs turn out to be unchanged.
 ///
-/// The passes are a deterministic function of their inputs: the node and leaf ids in order,
-/// each id's [`TensorInfo`](super::table::TensorInfo), the assignments and copy bits the table starts with, and the
-/// oracle's answers. A graph with the same ids in the same order, over a table cleared since
-/// (every id unassigned and without copies), whose infos are unchanged and whose oracle gives
-/// the answers it gave, is planned exactly as before: the scheduler checks the infos and the
-/// answers, this checks the rest and puts the outcome back.
+/// The passes are a deterministic function of their inputs: the node and leaf ids in order, each
+/// id's [`TensorInfo`](super::table::TensorInfo), the assignments and copy bits the table starts
+/// with, and the oracle's answers. A graph with the same ids in the same order, over a table
+/// cleared since (every id unassigned and without copies), whose infos are unchanged and whose
+/// oracle gives the answers it gave, is planned exactly as before: the scheduler checks the infos
+/// and the answers, this checks the rest and puts the outcome back.
 #[derive(Default)]
 pub struct PlanMemo {
     /// Whether a plan is remembered.

@@ -69,15 +69,16 @@ impl Scheduler {
         }
     }
 
-    /// Fills in the [`TensorInfo`](super::table::TensorInfo) of `tid` from its tensor `t`. A tensor described as at its
-    /// last evaluation keeps its sources' ids while they are the same tensors, and its answers
-    /// while their descriptions are unchanged too (see [`Answers`](super::answers::Answers)). Its buffer facts stand
-    /// while it and its sources are as they were and no buffer has changed since they were read
-    /// (a buffer's usage may change between evaluations), or while it has neither a buffer nor a
-    /// view source (the description holds both addresses, and a tensor with another
-    /// description in between would have been learnt again). A tensor described otherwise is
-    /// learnt again, its answers forgotten; it keeps its sources' ids where its slots name the
-    /// tensors they name (see [`Self::reads_as_recorded`]), and its buffer facts are read again.
+    /// Fills in the [`TensorInfo`](super::table::TensorInfo) of `tid` from its tensor `t`. A tensor
+    /// described as at its last evaluation keeps its sources' ids while they are the same tensors,
+    /// and its answers while their descriptions are unchanged too (see
+    /// [`Answers`](super::answers::Answers)). Its buffer facts stand while it and its sources are
+    /// as they were and no buffer has changed since they were read (a buffer's usage may change
+    /// between evaluations), or while it has neither a buffer nor a view source (the description
+    /// holds both addresses, and a tensor with another description in between would have been
+    /// learnt again). A tensor described otherwise is learnt again, its answers forgotten; it keeps
+    /// its sources' ids where its slots name the tensors they name (see
+    /// [`Self::reads_as_recorded`]), and its buffer facts are read again.
     #[inline(always)]
     fn read_info(&mut self, tid: Tid, t: Tensor) {
         if self.answers.still_describes(tid, t, self.epoch) {
