@@ -107,6 +107,16 @@ pub struct ggml_backend_graph_copy {
     pub graph: *mut ggml_cgraph,
 }
 
+impl ggml_backend_graph_copy {
+    /// The copy that was not made: every field NULL.
+    pub const EMPTY: Self = Self {
+        buffer: std::ptr::null_mut(),
+        ctx_allocated: std::ptr::null_mut(),
+        ctx_unallocated: std::ptr::null_mut(),
+        graph: std::ptr::null_mut(),
+    };
+}
+
 pub type ggml_backend_eval_callback = Option<
     unsafe extern "C" fn(node_index: c_int, t1: *mut ggml_tensor, t2: *mut ggml_tensor, user_data: *mut c_void) -> bool,
 >;

@@ -58,7 +58,129 @@ macro_rules! log_debug { ($($arg:tt)*) => { $crate::base::report::log_at!($crate
 
 pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn};
 
-/// Reports a NULL handle: "`func`: `param` is NULL", then an abort (the reference crashes).
+/// What an export gives C for input it refuses (a NULL handle, an index out of range, a
+/// missing interface entry, memory it cannot get): NULL, false, a failed status or 0, after the
+/// reason goes to ggml's log. An export that returns nothing has no way to say no, so it aborts
+/// through ggml as the reference does, with the reason.
+pub trait ErrorValue {
+    /// `why` names the export and the cause ("FN: buffer is NULL").
+    #[track_caller]
+    fn refused(why: &str) -> Self;
+}
+
+impl ErrorValue for () {
+    #[cold]
+    #[track_caller]
+    fn refused(why: &str) {
+        let at = core::panic::Location::caller();
+        fatal_at(at.file(), at.line(), why)
+    }
+}
+
+/// The error values, each logged with its reason.
+macro_rules! error_values {
+    ($($t:ty => $value:expr),* $(,)?) => {$(
+        impl ErrorValue for $t {
+            #[cold]
+            fn refused(why: &str) -> Self {
+                log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
+                $value
+            }
+        }
+    )*};
+}
+
+error_values!(
+    bool => false,
+    usize => 0,
+    c_int => 0,
+    ggml_status => ggml_status::GGML_STATUS_FAILED,
+    // The first value: an enum has no error value, and the log line says why.
+    ggml_backend_dev_type => ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_CPU,
+    ggml_backend_buffer_usage => ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_ANY,
+    ggml_backend_graph_copy => ggml_backend_graph_copy::EMPTY,
+);
+
+impl<T> ErrorValue for *mut T {
+    #[cold]
+    fn refused(why: &str) -> Self {
+        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
+        core::ptr::null_mut()
+    }
+}
+
+/// A handle method's "none": the export that returns it gives C NULL.
+impl<T> ErrorValue for Option<T> {
+    #[cold]
+    fn refused(why: &str) -> Self {
+        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
+        None
+    }
+}
+
+impl<T> ErrorValue for *const T {
+    #[cold]
+    fn refused(why: &str) -> Self {
+        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
+        core::ptr::null()
+    }
+}
+
+/// `refuse!("fmt", args..)`: returns the function's error value, with the formatted reason in
+/// ggml's log (or aborts, in a function that returns nothing): see [`ErrorValue`].
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        return $crate::base::report::ErrorValue::refused(&format!($($arg)*))
+    };
+}
+
+/// `checked!(result)`: the value of an `Ok`, or the function's error value for an `Err`'s
+/// [`Refused`] reason.
+macro_rules! checked {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err($crate::base::report::Refused(why)) => return $crate::base::report::ErrorValue::refused(&why),
+        }
+    };
+}
+
+pub(crate) use {checked, refuse};
+
+/// Input refused below the boundary, with the reason (naming the export): the export turns it
+/// into its error value with [`checked!`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+/// A result whose refusal aborts with its reason, where nothing can be returned to C.
+pub trait OrFatal<T> {
+    #[track_caller]
+    fn or_fatal(self) -> T;
+}
+
+impl<T> OrFatal<T> for Result<T, Refused> {
+    #[track_caller]
+    fn or_fatal(self) -> T {
+        match self {
+            Ok(value) => value,
+            Err(Refused(why)) => {
+                let at = core::panic::Location::caller();
+                fatal_at(at.file(), at.line(), &why)
+            }
+        }
+    }
+}
+
+/// `refused!("fmt", args..)`: an `Err(Refused)` with the formatted reason.
+macro_rules! refused {
+    ($($arg:tt)*) => {
+        Err($crate::base::report::Refused(format!($($arg)*)))
+    };
+}
+pub(crate) use refused;
+
+/// Reports a NULL handle where nothing can be returned: "`func`: `param` is NULL", then an
+/// abort (the reference crashes).
 #[cold]
 #[inline(never)]
 pub fn null_handle(func: &str, param: &str) -> ! {

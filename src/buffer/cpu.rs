@@ -150,7 +150,7 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     dst: *mut ggml_tensor,
 ) -> bool {
     let (src, dst) = (arg!(src), arg!(dst));
-    if !src.buffer().is_some_and(|b| b.is_host(FN)) {
+    if !src.buffer().and_then(|b| b.buft()).is_some_and(|t| t.is_host()) {
         return false;
     }
     // memmove: a tensor may be copied onto an overlapping view of itself.

@@ -7,19 +7,16 @@ use crate::base::report::*;
 use crate::handle::{Backend, Buffer, Graph, Tensor};
 use std::collections::HashMap;
 
-/// A refused request, logged by the export that returns GGML_STATUS_FAILED for it.
-pub struct Refused(pub String);
-
 /// Points an unallocated view at its source's memory.
-pub fn view_init(tensor: Tensor) -> Result<ggml_status, Refused> {
+pub fn view_init(caller: &str, tensor: Tensor) -> Result<ggml_status, Refused> {
     if tensor.buffer().is_some() {
-        return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
+        return refused!("{caller}: tensor {} is already allocated", tensor.name());
     }
     let Some(view_src) = tensor.view_src() else {
-        return Err(Refused(format!("tensor {} is not a view", tensor.name())));
+        return refused!("{caller}: tensor {} is not a view", tensor.name());
     };
     let Some(buffer) = view_src.buffer().filter(|_| !view_src.data().is_null()) else {
-        return Err(Refused(format!("the source of view {} is not allocated", tensor.name())));
+        return refused!("{caller}: the source of view {} is not allocated", tensor.name());
     };
     tensor.set_buffer_and_data(buffer, view_src.data().wrapping_byte_add(tensor.view_offs()));
     Ok(buffer.init_tensor(tensor))
@@ -33,23 +30,23 @@ pub fn tensor_alloc(
     addr: *mut std::ffi::c_void,
 ) -> Result<ggml_status, Refused> {
     if tensor.buffer().is_some() || !tensor.data().is_null() {
-        return Err(Refused(format!("tensor {} is already allocated", tensor.name())));
+        return refused!("{caller}: tensor {} is already allocated", tensor.name());
     }
     if tensor.view_src().is_some() {
-        return Err(Refused(format!("tensor {} is a view; use {PREFIX}ggml_backend_view_init", tensor.name())));
+        return refused!("{caller}: tensor {} is a view; use {PREFIX}ggml_backend_view_init", tensor.name());
     }
-    let base = crate::buffer::base(caller, buffer) as usize;
+    let base = crate::buffer::base(caller, buffer)? as usize;
     let end = base + buffer.size();
-    let size = buffer.buft_or_abort(caller).alloc_size(tensor);
+    let size = buffer.buft_checked(caller)?.alloc_size(tensor);
     let fits = (addr as usize) >= base
         && ((addr as usize).checked_add(size).is_some_and(|e| e <= end) || crate::buffer::is_meta(caller, buffer));
     if !fits {
-        return Err(Refused(format!(
-            "{size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
+        return refused!(
+            "{caller}: {size} bytes for tensor {} at offset {} fall outside the buffer ({} bytes)",
             tensor.name(),
             (addr as isize).wrapping_sub(base as isize),
             buffer.size()
-        )));
+        );
     }
     tensor.set_buffer_and_data(buffer, addr);
     Ok(buffer.init_tensor(tensor))
@@ -82,7 +79,6 @@ impl GraphCopier {
     /// Creates (once) the copy of `src` and of everything it depends on, in the reference's
     /// depth-first order: allocated tensors into the context that will get a buffer.
     fn dup(&mut self, src: Tensor) -> Tensor {
-        ensure!(!src.data().is_null(), "{CALLER}: graph must be allocated ({})", src.name());
         if let Some(&(copy, _)) = self.copies.get(&src) {
             return copy;
         }
@@ -108,72 +104,74 @@ impl GraphCopier {
 
     /// Gives the copy of `src` (and of its sources) its data: views are pointed at their
     /// copied source, other tensors have their bytes copied.
-    fn init(&mut self, src: Tensor) {
-        let Some(entry) = self.copies.get_mut(&src) else { return };
+    fn init(&mut self, src: Tensor) -> Result<(), Refused> {
+        let Some(entry) = self.copies.get_mut(&src) else { return Ok(()) };
         if entry.1 {
-            return;
+            return Ok(());
         }
         entry.1 = true;
         let dst = entry.0;
         if dst.view_src().is_some() {
             if let Some(view_src) = src.view_src() {
-                self.init(view_src);
+                self.init(view_src)?;
             }
-            let initialised = matches!(view_init(dst), Ok(ggml_status::GGML_STATUS_SUCCESS));
-            ensure!(initialised, "{CALLER}: cannot initialize view {}", dst.name());
+            if view_init(CALLER, dst)? != ggml_status::GGML_STATUS_SUCCESS {
+                return refused!("{CALLER}: cannot initialize view {}", dst.name());
+            }
         } else {
             crate::buffer::tensor_io::copy(CALLER, src, dst);
         }
         for &source in src.srcs().iter().flatten() {
-            self.init(source);
+            self.init(source)?;
         }
+        Ok(())
     }
 }
 
-/// Counts the distinct tensors a graph's nodes reach (nodes, sources, view sources).
-fn count_reachable(nodes: &[Tensor]) -> usize {
+/// Counts the distinct tensors a graph's nodes reach (nodes, sources, view sources), each of
+/// which must be allocated.
+fn count_reachable(nodes: &[Tensor]) -> Result<usize, Refused> {
     let mut seen = std::collections::HashSet::new();
     let mut stack: Vec<Tensor> = nodes.to_vec();
     while let Some(t) = stack.pop() {
         if !seen.insert(t) {
             continue;
         }
+        if t.data().is_null() {
+            return refused!("{CALLER}: graph must be allocated ({})", t.name());
+        }
         stack.extend(t.view_src());
         stack.extend(t.srcs().iter().flatten());
     }
-    seen.len()
+    Ok(seen.len())
 }
-
-pub const EMPTY_GRAPH_COPY: ggml_backend_graph_copy = ggml_backend_graph_copy {
-    buffer: std::ptr::null_mut(),
-    ctx_allocated: std::ptr::null_mut(),
-    ctx_unallocated: std::ptr::null_mut(),
-    graph: std::ptr::null_mut(),
-};
 
 /// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
 /// `backend`. All fields are NULL (with a log line) when it cannot be done.
 pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
     let nodes = graph.nodes();
     // Sized for exactly what is copied, so that the contexts cannot run out.
-    let n_tensors = count_reachable(nodes);
+    let n_tensors = checked!(count_reachable(nodes));
     // SAFETY: ggml's size queries have no preconditions.
     let mem_size =
         unsafe { ggml_tensor_overhead() * n_tensors.max(1) + ggml_graph_overhead_custom(graph.size(), false) };
     let params = || ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
     // SAFETY: ggml_init with valid parameters; the contexts are freed below or by copy_free.
     let (ctx_allocated, ctx_unallocated) = unsafe { (ggml_init(params()), ggml_init(params())) };
-    let fail = |what: &str| {
-        log_error!("{CALLER}: failed to allocate {what} for graph copy\n");
-        // SAFETY: NULL or contexts made above, freed once.
+    let fail = |why: &str, buffer: ggml_backend_buffer_t| {
+        // SAFETY: NULL or the buffer and contexts made above, released once.
         unsafe {
-            ggml_free(ctx_allocated);
-            ggml_free(ctx_unallocated);
-        }
-        EMPTY_GRAPH_COPY
+            graph_copy_free(ggml_backend_graph_copy {
+                buffer,
+                ctx_allocated,
+                ctx_unallocated,
+                ..ggml_backend_graph_copy::EMPTY
+            })
+        };
+        ggml_backend_graph_copy::refused(why)
     };
     if ctx_allocated.is_null() || ctx_unallocated.is_null() {
-        return fail("context");
+        return fail(&format!("{CALLER}: failed to allocate context for graph copy"), std::ptr::null_mut());
     }
     let mut copier = GraphCopier { copies: HashMap::with_capacity(n_tensors), ctx_allocated, ctx_unallocated };
     for &node in nodes {
@@ -182,10 +180,12 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
     // SAFETY: a live context and backend.
     let buffer = unsafe { ggml_backend_alloc_ctx_tensors(ctx_allocated, backend.as_ptr()) };
     if buffer.is_null() {
-        return fail("buffer");
+        return fail(&format!("{CALLER}: failed to allocate buffer for graph copy"), buffer);
     }
     for &node in nodes {
-        copier.init(node);
+        if let Err(Refused(why)) = copier.init(node) {
+            return fail(&why, buffer);
+        }
     }
     // SAFETY: a live context with room for a graph of this size (counted in mem_size).
     let copy = unsafe { Graph::from_raw(ggml_new_graph_custom(ctx_allocated, graph.size(), false)) };
@@ -250,7 +250,7 @@ pub fn compare_graph_backend(
 
 /// Computes `graph` on `backend1` and a copy of it on `backend2`, whole, then hands `callback`
 /// the pairs of results of the nodes `is_test_node` picks (its answer is not used), in graph
-/// order. At least one node must be picked: an abort names the caller otherwise.
+/// order. At least one node must be picked: the refusal names the caller otherwise.
 #[cfg(any(compare_test_node, compare_test_nodes))]
 pub fn compare_test_nodes(
     caller: &str,
@@ -259,11 +259,11 @@ pub fn compare_test_nodes(
     graph: Graph,
     is_test_node: impl Fn(Tensor) -> bool,
     mut callback: impl FnMut(usize, Tensor, Tensor) -> bool,
-) -> bool {
+) -> Result<bool, Refused> {
     let copy = graph_copy(backend2, graph);
     // SAFETY: NULL or the copy's live graph.
     let Some(graph2) = (unsafe { Graph::from_raw(copy.graph) }) else {
-        return false;
+        return Ok(false);
     };
     // SAFETY: live, allocated graphs.
     unsafe {
@@ -282,7 +282,7 @@ pub fn compare_test_nodes(
     // SAFETY: made above, not used afterwards.
     unsafe { graph_copy_free(copy) };
     if !found {
-        crate::base::report::fatal!("{caller}: none of the test nodes is a node of the graph");
+        return refused!("{caller}: none of the test nodes is a node of the graph");
     }
-    true
+    Ok(true)
 }

@@ -10,7 +10,7 @@ pub mod graph_copy;
 pub mod tensor_io;
 
 use crate::abi::*;
-use crate::base::report::{ensure, log_error};
+use crate::base::report::{ensure, log_error, refused, Refused};
 use crate::handle::{Buffer, BufferType, Tensor};
 use std::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
@@ -90,19 +90,22 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffe
 
 /// The base address: NULL for a zero-sized buffer, and (unlike 0.4's reference, which crashes)
 /// for a buffer without a single base address such as a multi-buffer. 0.5 returns NULL there
-/// too, quietly: its callers ask multi-buffers as a matter of course.
-pub fn base(caller: &str, buffer: Buffer) -> *mut c_void {
+/// too, quietly: its callers ask multi-buffers as a matter of course. A buffer whose `get_base`
+/// gives NULL is refused (the reference asserts).
+pub fn base(caller: &str, buffer: Buffer) -> Result<*mut c_void, Refused> {
     if buffer.size() == 0 && !is_meta(caller, buffer) {
-        return std::ptr::null_mut();
+        return Ok(std::ptr::null_mut());
     }
     let Some(base) = buffer.base() else {
         if !cfg!(quiet_multi_buffer_base) {
             log_error!("{caller}: buffer has no single base address (get_base not implemented)\n");
         }
-        return std::ptr::null_mut();
+        return Ok(std::ptr::null_mut());
     };
-    ensure!(!base.is_null(), "{caller}: backend buffer base cannot be NULL");
-    base
+    if base.is_null() {
+        return refused!("{caller}: backend buffer base cannot be NULL");
+    }
+    Ok(base)
 }
 
 /// Whether `buffer` belongs to a meta device (0.7): it reports its (placeholder) base even when
@@ -139,10 +142,12 @@ pub fn set_usage(buffer: Buffer, usage: ggml_backend_buffer_usage) {
 ///
 /// # Safety
 /// Both tensors are allocated and have the same layout.
-pub unsafe fn copy_tensor(caller: &str, src: Tensor, dst: Tensor) -> bool {
-    let dst_buffer = dst.storage_buffer().unwrap_or_else(|| crate::base::report::null_handle(caller, "dst->buffer"));
+pub unsafe fn copy_tensor(caller: &str, src: Tensor, dst: Tensor) -> Result<bool, Refused> {
+    let Some(dst_buffer) = dst.storage_buffer() else {
+        return refused!("{caller}: dst->buffer is NULL");
+    };
     // SAFETY: the caller's promise.
-    unsafe { dst_buffer.cpy_tensor(src, dst) }
+    Ok(unsafe { dst_buffer.cpy_tensor(src, dst) })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 //! Tensor data access with the reference's checks (named, and with the sizes in the message),
 //! and copies between tensors, possibly of different backends.
 
-use crate::base::report::{ensure, fatal, null_handle};
+use crate::base::report::{checked, ensure, fatal, null_handle};
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
 use crate::handle::{Backend, Buffer, Tensor};
@@ -315,17 +315,17 @@ pub fn copy(caller: &str, src: Tensor, dst: Tensor) {
     }
     let src_buffer = src.buffer().unwrap_or_else(|| null_handle(caller, "src->buffer"));
     // Whole tensors of the same layout: always in bounds, so only the buffers are checked.
-    if src_buffer.is_host(caller) {
+    if checked!(src_buffer.is_host(caller)) {
         let dst_buffer = whole_tensor_buffer(caller, dst);
         // SAFETY: both hold nbytes allocated bytes; src's are host memory.
         unsafe { dst_buffer.set_tensor(caller, dst, src.data(), 0, nbytes) }
-    } else if dst.buffer().unwrap_or_else(|| null_handle(caller, "dst->buffer")).is_host(caller) {
+    } else if checked!(dst.buffer().unwrap_or_else(|| null_handle(caller, "dst->buffer")).is_host(caller)) {
         let src_buffer = whole_tensor_buffer(caller, src);
         // SAFETY: both hold nbytes allocated bytes; dst's are host memory.
         unsafe { src_buffer.get_tensor(caller, src, dst.data(), 0, nbytes) }
     } else {
         // SAFETY: same layout (checked by the callers), both allocated.
-        let copied = unsafe { crate::buffer::copy_tensor(caller, src, dst) };
+        let copied = checked!(unsafe { crate::buffer::copy_tensor(caller, src, dst) });
         if !copied {
             let mut staging: Vec<u8> = Vec::with_capacity(nbytes);
             // SAFETY: the staging vector has room for nbytes, which get fills.

@@ -2,6 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::report::checked;
 use crate::buffer::tensor_io;
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
@@ -44,7 +45,7 @@ pub unsafe extern "C" fn ggml_backend_free(backend: ggml_backend_t) {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_get_default_buffer_type(backend: ggml_backend_t) -> ggml_backend_buffer_type_t {
-    arg!(backend).device_or_abort(FN).buffer_type(FN).to_c()
+    checked!(arg!(backend).device_checked(FN)).buffer_type(FN).to_c()
 }
 
 /// NULL (with a log line) for a NULL backend.
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn ggml_backend_get_default_buffer_type(backend: ggml_back
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_alloc_buffer(backend: ggml_backend_t, size: usize) -> ggml_backend_buffer_t {
-    let buft = arg!(backend, or std::ptr::null_mut()).device_or_abort(FN).buffer_type(FN);
+    let buft = checked!(arg!(backend).device_checked(FN)).buffer_type(FN);
     buft.and_then(|buft| crate::buffer::alloc_buffer(FN, buft, size)).to_c()
 }
 
@@ -63,7 +64,7 @@ pub unsafe extern "C" fn ggml_backend_alloc_buffer(backend: ggml_backend_t, size
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_get_alignment(backend: ggml_backend_t) -> usize {
-    arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).alignment(FN)
+    checked!(checked!(arg!(backend).device_checked(FN)).buffer_type_checked(FN)).alignment(FN)
 }
 
 /// # Safety
@@ -71,7 +72,7 @@ pub unsafe extern "C" fn ggml_backend_get_alignment(backend: ggml_backend_t) -> 
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_get_max_size(backend: ggml_backend_t) -> usize {
-    arg!(backend).device_or_abort(FN).buffer_type_or_abort(FN).max_size()
+    checked!(checked!(arg!(backend).device_checked(FN)).buffer_type_checked(FN)).max_size()
 }
 
 /// # Safety
@@ -282,8 +283,8 @@ pub unsafe extern "C" fn ggml_backend_graph_plan_compute(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_graph_compute(backend: ggml_backend_t, cgraph: *mut ggml_cgraph) -> ggml_status {
-    let backend = arg!(backend, or ggml_status::GGML_STATUS_FAILED);
-    let cgraph = arg!(cgraph, or ggml_status::GGML_STATUS_FAILED);
+    let backend = arg!(backend);
+    let cgraph = arg!(cgraph);
     // SAFETY: the caller's promise for the graph.
     let status = unsafe { backend.graph_compute(FN, cgraph.as_ptr()) };
     backend.synchronize();
@@ -301,8 +302,8 @@ pub unsafe extern "C" fn ggml_backend_graph_compute_async(
     backend: ggml_backend_t,
     cgraph: *mut ggml_cgraph,
 ) -> ggml_status {
-    let backend = arg!(backend, or ggml_status::GGML_STATUS_FAILED);
-    let cgraph = arg!(cgraph, or ggml_status::GGML_STATUS_FAILED);
+    let backend = arg!(backend);
+    let cgraph = arg!(cgraph);
     // SAFETY: the caller's promise for the graph.
     unsafe { backend.graph_compute(FN, cgraph.as_ptr()) }
 }
@@ -312,7 +313,7 @@ pub unsafe extern "C" fn ggml_backend_graph_compute_async(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_supports_op(backend: ggml_backend_t, op: *const ggml_tensor) -> bool {
-    arg!(backend).device_or_abort(FN).supports_op(FN, arg!(op))
+    checked!(arg!(backend).device_checked(FN)).supports_op(FN, arg!(op))
 }
 
 /// # Safety
@@ -320,7 +321,7 @@ pub unsafe extern "C" fn ggml_backend_supports_op(backend: ggml_backend_t, op: *
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_supports_buft(backend: ggml_backend_t, buft: ggml_backend_buffer_type_t) -> bool {
-    arg!(backend).device_or_abort(FN).supports_buft(FN, arg!(buft))
+    checked!(arg!(backend).device_checked(FN)).supports_buft(FN, arg!(buft))
 }
 
 /// # Safety
@@ -328,7 +329,7 @@ pub unsafe extern "C" fn ggml_backend_supports_buft(backend: ggml_backend_t, buf
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_offload_op(backend: ggml_backend_t, op: *const ggml_tensor) -> bool {
-    arg!(backend).device_or_abort(FN).offload_op(arg!(op))
+    checked!(arg!(backend).device_checked(FN)).offload_op(arg!(op))
 }
 
 /// # Safety

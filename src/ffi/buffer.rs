@@ -2,6 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::report::checked;
 use crate::buffer;
 use std::ffi::{c_char, c_void};
 
@@ -26,7 +27,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_init(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_buffer_name(buffer: ggml_backend_buffer_t) -> *const c_char {
-    arg!(buffer).buft_or_abort(FN).name(FN)
+    checked!(arg!(buffer).buft_checked(FN)).name(FN)
 }
 
 /// NULL is ignored, as `free(NULL)` is.
@@ -58,7 +59,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_get_size(buffer: ggml_backend_buffe
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_buffer_get_base(buffer: ggml_backend_buffer_t) -> *mut c_void {
-    buffer::base(FN, arg!(buffer))
+    checked!(buffer::base(FN, arg!(buffer)))
 }
 
 /// # Safety
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_clear(buffer: ggml_backend_buffer_t
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_buffer_get_alignment(buffer: ggml_backend_buffer_t) -> usize {
-    arg!(buffer).buft_or_abort(FN).alignment(FN)
+    checked!(arg!(buffer).buft_checked(FN)).alignment(FN)
 }
 
 /// # Safety
@@ -93,7 +94,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_get_alignment(buffer: ggml_backend_
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_buffer_get_max_size(buffer: ggml_backend_buffer_t) -> usize {
-    arg!(buffer).buft_or_abort(FN).max_size()
+    checked!(arg!(buffer).buft_checked(FN)).max_size()
 }
 
 /// # Safety
@@ -104,7 +105,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_get_alloc_size(
     buffer: ggml_backend_buffer_t,
     tensor: *const ggml_tensor,
 ) -> usize {
-    arg!(buffer).buft_or_abort(FN).alloc_size(arg!(tensor))
+    checked!(arg!(buffer).buft_checked(FN)).alloc_size(arg!(tensor))
 }
 
 /// # Safety
@@ -112,7 +113,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_get_alloc_size(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_buffer_is_host(buffer: ggml_backend_buffer_t) -> bool {
-    arg!(buffer).is_host(FN)
+    checked!(arg!(buffer).is_host(FN))
 }
 
 /// Sets the usage of the buffer and, for a multi-buffer, of its parts.
@@ -161,7 +162,7 @@ pub unsafe extern "C" fn ggml_backend_buffer_reset(buffer: ggml_backend_buffer_t
 pub unsafe extern "C" fn ggml_backend_buffer_copy_tensor(src: *const ggml_tensor, dst: *mut ggml_tensor) -> bool {
     let (src, dst) = (arg!(src), arg!(dst));
     // SAFETY: the caller's promise.
-    unsafe { buffer::copy_tensor(FN, src, dst) }
+    checked!(unsafe { buffer::copy_tensor(FN, src, dst) })
 }
 
 /// Takes ownership of `buffers[0..n_buffers]`; NULL (with a log line) for no buffers.

@@ -22,7 +22,7 @@ pub unsafe extern "C" fn ggml_backend_buft_alloc_buffer(
     buft: ggml_backend_buffer_type_t,
     size: usize,
 ) -> ggml_backend_buffer_t {
-    crate::buffer::alloc_buffer(FN, arg!(buft, or std::ptr::null_mut()), size).to_c()
+    crate::buffer::alloc_buffer(FN, arg!(buft), size).to_c()
 }
 
 /// # Safety

@@ -2,6 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::report::refuse;
 use std::ffi::{c_char, c_void};
 
 /// # Safety
@@ -64,7 +65,7 @@ pub unsafe extern "C" fn ggml_backend_dev_backend_reg(device: ggml_backend_dev_t
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_dev_init(device: ggml_backend_dev_t, params: *const c_char) -> ggml_backend_t {
-    let device = arg!(device, or std::ptr::null_mut());
+    let device = arg!(device);
     // SAFETY: the caller's promise for `params`.
     unsafe { device.init_backend(FN, params) }.to_c()
 }
@@ -160,7 +161,12 @@ pub unsafe extern "C" fn ggml_backend_reg_dev_count(reg: ggml_backend_reg_t) -> 
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_reg_dev_get(reg: ggml_backend_reg_t, index: usize) -> ggml_backend_dev_t {
-    arg!(reg).device(FN, index).to_c()
+    let reg = arg!(reg);
+    let count = reg.device_count(FN);
+    if index >= count {
+        refuse!("{FN}: index {index} out of range ({count} devices)");
+    }
+    reg.device(FN, index).to_c()
 }
 
 /// NULL when the reg has no custom functions or does not know `name`.

@@ -2,17 +2,12 @@
 
 use super::{arg, named};
 use crate::abi::*;
-use crate::buffer::graph_copy::{self, Refused};
+use crate::base::report::checked;
+#[cfg(compare_test_nodes)]
+use crate::base::report::refuse;
+use crate::buffer::graph_copy;
 use crate::handle::Tensor;
 use std::ffi::c_void;
-
-/// The status of a placement, or GGML_STATUS_FAILED with a log line for a refused one.
-fn status(caller: &str, placed: Result<ggml_status, Refused>) -> ggml_status {
-    placed.unwrap_or_else(|Refused(why)| {
-        crate::base::report::log_error!("{caller}: {why}\n");
-        ggml_status::GGML_STATUS_FAILED
-    })
-}
 
 /// Points a view at its source's memory. Returns GGML_STATUS_FAILED with a log line
 /// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).
@@ -22,7 +17,7 @@ fn status(caller: &str, placed: Result<ggml_status, Refused>) -> ggml_status {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_view_init(tensor: *mut ggml_tensor) -> ggml_status {
-    status(FN, graph_copy::view_init(arg!(tensor, or ggml_status::GGML_STATUS_FAILED)))
+    checked!(graph_copy::view_init(FN, arg!(tensor)))
 }
 
 /// Places an unallocated tensor at `addr` inside `buffer`. Returns GGML_STATUS_FAILED
@@ -37,9 +32,9 @@ pub unsafe extern "C" fn ggml_backend_tensor_alloc(
     tensor: *mut ggml_tensor,
     addr: *mut c_void,
 ) -> ggml_status {
-    let buffer = arg!(buffer, or ggml_status::GGML_STATUS_FAILED);
-    let tensor = arg!(tensor, or ggml_status::GGML_STATUS_FAILED);
-    status(FN, graph_copy::tensor_alloc(FN, buffer, tensor, addr))
+    let buffer = arg!(buffer);
+    let tensor = arg!(tensor);
+    checked!(graph_copy::tensor_alloc(FN, buffer, tensor, addr))
 }
 
 /// Copies an allocated graph (its nodes, their sources and data) into a new buffer of
@@ -72,7 +67,7 @@ pub unsafe extern "C" fn ggml_backend_graph_copy_free(copy: ggml_backend_graph_c
 macro_rules! compare_args {
     ($backend1:ident, $backend2:ident, $graph:ident, $callback:ident, $user_data:ident) => {
         let $backend1 = arg!($backend1);
-        let $callback = arg!($callback, or false);
+        let $callback = arg!($callback);
         let ($backend2, $graph) = (arg!($backend2), arg!($graph));
         // SAFETY: the caller's callback, with its data and the live tensors the comparison hands
         // it.
@@ -130,7 +125,7 @@ pub unsafe extern "C" fn ggml_backend_compare_graph_backend(
     }
     // A graph lists a node once: the test node's pair is handed over once.
     let is_test_node = |t: Tensor| t.as_ptr() == test_node;
-    graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)
+    checked!(graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback))
 }
 
 /// Computes `graph` on `backend1` and a copy of it on `backend2`, and hands `callback` pairs
@@ -158,9 +153,7 @@ pub unsafe extern "C" fn ggml_backend_compare_graph_backend(
     if num_test_nodes == 0 {
         return graph_copy::compare_graph_backend(FN, backend1, backend2, graph, callback);
     }
-    let Some(test_nodes) = arg!(test_nodes[num_test_nodes], optional) else {
-        crate::base::report::null_handle(FN, "test_nodes")
-    };
+    let Some(test_nodes) = arg!(test_nodes[num_test_nodes], optional) else { refuse!("{FN}: test_nodes is NULL") };
     let is_test_node = |t: Tensor| test_nodes.contains(&Some(t));
-    graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback)
+    checked!(graph_copy::compare_test_nodes(FN, backend1, backend2, graph, is_test_node, callback))
 }

@@ -2,6 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::report::{checked, refuse};
 use crate::handle::Device;
 use crate::meta::{self, backend, buffer, split};
 use std::ffi::{c_char, c_void};
@@ -15,7 +16,7 @@ use std::ffi::{c_char, c_void};
 pub unsafe extern "C" fn ggml_backend_meta_split_axis_name(split_axis: ggml_backend_meta_split_axis) -> *const c_char {
     match split::axis_name(split_axis) {
         Some(name) => name.as_ptr(),
-        None => crate::base::report::fatal!("{FN}: {split_axis} is not a split axis"),
+        None => refuse!("{FN}: {split_axis} is not a split axis"),
     }
 }
 
@@ -61,10 +62,9 @@ pub unsafe extern "C" fn ggml_backend_meta_device(
     get_split_state: ggml_backend_meta_get_split_state_t,
     get_split_state_ud: *mut c_void,
 ) -> ggml_backend_dev_t {
-    crate::base::report::ensure!(
-        n_devs <= GGML_BACKEND_META_MAX_DEVICES,
-        "{FN}: {n_devs} devices, at most {GGML_BACKEND_META_MAX_DEVICES}"
-    );
+    if n_devs > GGML_BACKEND_META_MAX_DEVICES {
+        refuse!("{FN}: {n_devs} devices, at most {GGML_BACKEND_META_MAX_DEVICES}");
+    }
     let simple: Vec<Device> = arg!(devs[n_devs]);
     Some(meta::device_new(FN, simple, get_split_state, get_split_state_ud)).to_c()
 }
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn ggml_backend_meta_device(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_meta_n_backends(meta_backend: ggml_backend_t) -> usize {
-    backend::meta_backend(FN, arg!(meta_backend)).simple.len()
+    checked!(backend::meta_backend(FN, arg!(meta_backend))).simple.len()
 }
 
 /// Simple backend `index` of a meta backend; aborts for another backend or an index out of
@@ -90,9 +90,9 @@ pub unsafe extern "C" fn ggml_backend_meta_simple_backend(
     meta_backend: ggml_backend_t,
     index: usize,
 ) -> ggml_backend_t {
-    let simple = &backend::meta_backend(FN, arg!(meta_backend)).simple;
+    let simple = &checked!(backend::meta_backend(FN, arg!(meta_backend))).simple;
     let Some(&backend) = simple.get(index) else {
-        crate::base::report::fatal!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
+        refuse!("{FN}: index {index} out of range, the meta backend has {} backends", simple.len())
     };
     Some(backend).to_c()
 }

@@ -2,6 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::report::checked;
 use crate::registry::{self, loader};
 use std::ffi::{c_char, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -27,7 +28,10 @@ pub unsafe extern "C" fn ggml_backend_register(reg: ggml_backend_reg_t) {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_device_register(device: ggml_backend_dev_t) {
-    registry::register_device(arg!(device, or return));
+    match arg!(device, optional) {
+        Some(device) => registry::register_device(device),
+        None => crate::base::report::log_error!("{FN}: device is NULL\n"),
+    }
 }
 
 /// # Safety
@@ -43,7 +47,7 @@ pub unsafe extern "C" fn ggml_backend_reg_count() -> usize {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_reg_get(index: usize) -> ggml_backend_reg_t {
-    Some(registry::reg_at(FN, index)).to_c()
+    Some(checked!(registry::reg_at(FN, index))).to_c()
 }
 
 /// NULL when no reg has that name (and, with a log line, for a NULL name).
@@ -53,7 +57,7 @@ pub unsafe extern "C" fn ggml_backend_reg_get(index: usize) -> ggml_backend_reg_
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_reg_by_name(name: *const c_char) -> ggml_backend_reg_t {
-    registry::reg_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
+    registry::reg_by_name(FN, arg!(name)).to_c()
 }
 
 /// # Safety
@@ -69,7 +73,7 @@ pub unsafe extern "C" fn ggml_backend_dev_count() -> usize {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_dev_get(index: usize) -> ggml_backend_dev_t {
-    Some(registry::device_at(FN, index)).to_c()
+    Some(checked!(registry::device_at(FN, index))).to_c()
 }
 
 /// NULL when no device has that name (and, with a log line, for a NULL name).
@@ -79,7 +83,7 @@ pub unsafe extern "C" fn ggml_backend_dev_get(index: usize) -> ggml_backend_dev_
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_dev_by_name(name: *const c_char) -> ggml_backend_dev_t {
-    registry::device_by_name(FN, arg!(name, or std::ptr::null_mut())).to_c()
+    registry::device_by_name(FN, arg!(name)).to_c()
 }
 
 /// The first registered device of a type, or NULL.
@@ -99,7 +103,7 @@ pub unsafe extern "C" fn ggml_backend_dev_by_type(r#type: ggml_backend_dev_type)
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_init_by_name(name: *const c_char, params: *const c_char) -> ggml_backend_t {
-    let name = arg!(name, or std::ptr::null_mut());
+    let name = arg!(name);
     // SAFETY: the caller's promise for `params`.
     unsafe { registry::init_by_name(FN, name, params) }.to_c()
 }
@@ -141,7 +145,7 @@ fn c_path(path: &std::ffi::CStr) -> &Path {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_load(path: *const c_char) -> ggml_backend_reg_t {
-    loader::load(c_path(arg!(path, or std::ptr::null_mut()))).to_c()
+    loader::load(c_path(arg!(path))).to_c()
 }
 
 /// Unregisters a reg and every device whose reg it is, and closes its module once it has been

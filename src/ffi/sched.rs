@@ -2,7 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
-use crate::base::report::fatal;
+use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{c_str_lossy, Backend};
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use std::ffi::{c_int, c_void};
@@ -50,12 +50,13 @@ pub unsafe extern "C" fn ggml_backend_sched_new(
 pub unsafe extern "C" fn ggml_backend_sched_free(sched: ggml_backend_sched_t) {
     if let Some(sched) = arg!(sched, optional) {
         // SAFETY: the caller gives the scheduler up.
-        unsafe { sched.destroy(FN) }
+        checked!(unsafe { sched.destroy(FN) })
     }
 }
 
 /// Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
-/// a log line, when a buffer cannot be allocated; the scheduler stays usable.
+/// a log line, when the graph cannot be placed on the backends or a buffer cannot be
+/// allocated; the scheduler stays usable.
 ///
 /// # Safety
 /// `sched` and `measure_graph` are NULL or live.
@@ -65,7 +66,7 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve(
     sched: ggml_backend_sched_t,
     measure_graph: *mut ggml_cgraph,
 ) -> bool {
-    let mut sched = arg!(sched).write(FN);
+    let mut sched = checked!(arg!(sched).write(FN));
     sched.reserve_for(FN, arg!(measure_graph))
 }
 
@@ -74,18 +75,20 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_get_n_backends(sched: ggml_backend_sched_t) -> c_int {
-    arg!(sched).read(FN).n_backends() as c_int
+    checked!(arg!(sched).read(FN)).n_backends() as c_int
 }
 
+/// NULL, with a log line, for an index out of range.
+///
 /// # Safety
-/// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
+/// `sched` is NULL or a live scheduler.
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_get_backend(sched: ggml_backend_sched_t, i: c_int) -> ggml_backend_t {
-    let sched = arg!(sched).read(FN);
+    let sched = checked!(arg!(sched).read(FN));
     match usize::try_from(i).ok().and_then(|i| sched.backend(i)) {
         Some(backend) => backend.as_ptr(),
-        None => fatal!("{FN}: index {i} out of range ({} backends)", sched.n_backends()),
+        None => refuse!("{FN}: index {i} out of range ({} backends)", sched.n_backends()),
     }
 }
 
@@ -94,7 +97,7 @@ pub unsafe extern "C" fn ggml_backend_sched_get_backend(sched: ggml_backend_sche
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_get_n_splits(sched: ggml_backend_sched_t) -> c_int {
-    arg!(sched).read(FN).n_splits() as c_int
+    checked!(arg!(sched).read(FN)).n_splits() as c_int
 }
 
 /// # Safety
@@ -102,17 +105,17 @@ pub unsafe extern "C" fn ggml_backend_sched_get_n_splits(sched: ggml_backend_sch
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_get_n_copies(sched: ggml_backend_sched_t) -> c_int {
-    arg!(sched).read(FN).n_copies() as c_int
+    checked!(arg!(sched).read(FN)).n_copies() as c_int
 }
 
-/// The index of `backend` in the scheduler, or an abort naming the caller.
-fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> usize {
+/// The index of `backend` in the scheduler, or the refusal naming the caller.
+fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> Result<usize, Refused> {
     match backend.and_then(|b| sched.backend_index(b)) {
-        Some(index) => index,
+        Some(index) => Ok(index),
         None => {
             // SAFETY: a backend's name is a string that lives as long as the backend.
             let name = backend.map_or("NULL".into(), |b| unsafe { c_str_lossy(b.name(caller)) }.into_owned());
-            fatal!("{caller}: backend {name} is not in the scheduler")
+            refused!("{caller}: backend {name} is not in the scheduler")
         }
     }
 }
@@ -125,8 +128,8 @@ pub unsafe extern "C" fn ggml_backend_sched_get_buffer_size(
     sched: ggml_backend_sched_t,
     backend: ggml_backend_t,
 ) -> usize {
-    let sched = arg!(sched).read(FN);
-    sched.buffer_size(index_of(FN, &sched, arg!(backend, optional)))
+    let sched = checked!(arg!(sched).read(FN));
+    sched.buffer_size(checked!(index_of(FN, &sched, arg!(backend, optional))))
 }
 
 /// The buffer type the scheduler allocates `backend`'s compute buffer from.
@@ -140,8 +143,8 @@ pub unsafe extern "C" fn ggml_backend_sched_get_buffer_type(
     sched: ggml_backend_sched_t,
     backend: ggml_backend_t,
 ) -> ggml_backend_buffer_type_t {
-    let sched = arg!(sched).read(FN);
-    sched.buffer_type(index_of(FN, &sched, arg!(backend, optional))).as_ptr()
+    let sched = checked!(arg!(sched).read(FN));
+    sched.buffer_type(checked!(index_of(FN, &sched, arg!(backend, optional)))).as_ptr()
 }
 
 /// Writes the compute buffer size each backend would need for `measure_graph` into `sizes`,
@@ -158,7 +161,7 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve_size(
     measure_graph: *mut ggml_cgraph,
     sizes: *mut usize,
 ) {
-    let (mut sched, measure_graph) = (arg!(sched).write(FN), arg!(measure_graph));
+    let (mut sched, measure_graph) = (checked!(arg!(sched).write(FN)), arg!(measure_graph));
     let sizes = arg!(sizes);
     // SAFETY: the caller's promise: room for a size per backend.
     let sizes = unsafe { std::slice::from_raw_parts_mut(sizes.as_ptr(), sched.n_backends()) };
@@ -166,7 +169,10 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve_size(
 }
 
 /// Assigns backends to `graph`'s tensors and splits it, without allocating it
-/// (`ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+/// (`ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result). A graph
+/// that cannot be placed on the backends is logged, and the next call that can report it does
+/// (`sched_reserve`, `sched_alloc_graph`, `sched_graph_compute`); the getters report the
+/// complete split the scheduler made of it (the reference aborts).
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
@@ -174,7 +180,7 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve_size(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_split_graph(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) {
-    let (mut sched, graph) = (arg!(sched).write(FN), arg!(graph));
+    let (mut sched, graph) = (checked!(arg!(sched).write(FN)), arg!(graph));
     sched.split(FN, graph)
 }
 
@@ -189,8 +195,8 @@ pub unsafe extern "C" fn ggml_backend_sched_set_tensor_backend(
     node: *mut ggml_tensor,
     backend: ggml_backend_t,
 ) {
-    let (mut sched, node) = (arg!(sched).write(FN), arg!(node));
-    let index = index_of(FN, &sched, arg!(backend, optional));
+    let (mut sched, node) = (checked!(arg!(sched).write(FN)), arg!(node));
+    let index = checked!(index_of(FN, &sched, arg!(backend, optional)));
     sched.set_tensor_backend(node, index)
 }
 
@@ -204,23 +210,26 @@ pub unsafe extern "C" fn ggml_backend_sched_get_tensor_backend(
     sched: ggml_backend_sched_t,
     node: *mut ggml_tensor,
 ) -> ggml_backend_t {
-    let sched = arg!(sched).read(FN);
+    let sched = checked!(arg!(sched).read(FN));
     arg!(node, optional).and_then(|node| sched.tensor_backend(node)).to_c()
 }
 
 /// Assigns, splits and allocates `graph` without computing it. False, with a log line, when
-/// the compute buffers cannot be allocated; the scheduler stays usable.
+/// the graph cannot be placed on the backends or the compute buffers cannot be allocated; the
+/// scheduler stays usable.
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_alloc_graph(sched: ggml_backend_sched_t, graph: *mut ggml_cgraph) -> bool {
-    let mut sched = arg!(sched).write(FN);
+    let mut sched = checked!(arg!(sched).write(FN));
     sched.alloc(FN, arg!(graph))
 }
 
 /// Allocates `graph` if no graph is allocated, runs the splits and waits for the backends.
+/// GGML_STATUS_FAILED, with a log line, for a graph that cannot be placed on the backends;
+/// GGML_STATUS_ALLOC_FAILED when the compute buffers cannot be allocated.
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
@@ -231,12 +240,13 @@ pub unsafe extern "C" fn ggml_backend_sched_graph_compute(
     graph: *mut ggml_cgraph,
 ) -> ggml_status {
     let sched = arg!(sched);
-    let status = sched.compute_async(FN, || arg!(graph));
-    sched.write(FN).synchronize();
+    let status = checked!(sched.compute_async(FN, arg!(graph, optional)));
+    checked!(sched.write(FN)).synchronize();
     status
 }
 
-/// Allocates `graph` if no graph is allocated, then starts the splits.
+/// Allocates `graph` if no graph is allocated, then starts the splits; fails as
+/// `ggml_backend_sched_graph_compute` does.
 ///
 /// # Safety
 /// `sched` and `graph` are NULL or live.
@@ -246,7 +256,7 @@ pub unsafe extern "C" fn ggml_backend_sched_graph_compute_async(
     sched: ggml_backend_sched_t,
     graph: *mut ggml_cgraph,
 ) -> ggml_status {
-    arg!(sched).compute_async(FN, || arg!(graph))
+    checked!(arg!(sched).compute_async(FN, arg!(graph, optional)))
 }
 
 /// # Safety
@@ -254,7 +264,7 @@ pub unsafe extern "C" fn ggml_backend_sched_graph_compute_async(
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_synchronize(sched: ggml_backend_sched_t) {
-    arg!(sched).write(FN).synchronize()
+    checked!(arg!(sched).write(FN)).synchronize()
 }
 
 /// Forgets all assignments and the allocated graph; tensors allocated by the scheduler
@@ -265,7 +275,7 @@ pub unsafe extern "C" fn ggml_backend_sched_synchronize(sched: ggml_backend_sche
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_sched_reset(sched: ggml_backend_sched_t) {
-    arg!(sched).write(FN).reset()
+    checked!(arg!(sched).write(FN)).reset()
 }
 
 /// # Safety
@@ -278,5 +288,5 @@ pub unsafe extern "C" fn ggml_backend_sched_set_eval_callback(
     callback: ggml_backend_sched_eval_callback,
     user_data: *mut c_void,
 ) {
-    arg!(sched).write(FN).set_eval_callback(callback, user_data)
+    checked!(arg!(sched).write(FN)).set_eval_callback(callback, user_data)
 }

@@ -141,13 +141,12 @@ pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option
 /// Converts an argument `p` of an export, or of an interface callback that Rust implements
 /// (the function is marked `#[named]` or `#[callback(EXPORT)]`, which define `FN`, the name its
 /// messages give):
-/// - `arg!(p)`: NULL gives "FN: p is NULL" and an abort (where the reference asserts or
-///   crashes);
-/// - `arg!(p, or VALUE)`: NULL gives that line in ggml's log and returns VALUE, the function's
-///   error value (`arg!(p, or return)` in a function without a result);
+/// - `arg!(p)`: NULL returns the function's error value with "FN: p is NULL" in ggml's log, or
+///   aborts with that message in a function that returns nothing
+///   ([`ErrorValue`](crate::base::report::ErrorValue));
 /// - `arg!(p, optional)`: an `Option`, for arguments where NULL has a meaning;
-/// - `arg!(p[n])`: a C array of `n` handles as a `Vec`; a NULL array (when `n > 0`) aborts as
-///   `arg!(p)` does, a NULL element with "FN: p\[i\] is NULL";
+/// - `arg!(p[n])`: a C array of `n` handles as a `Vec`; a NULL array (when `n > 0`) is refused as
+///   `arg!(p)` is, a NULL element with "FN: p\[i\] is NULL";
 /// - `arg!(p[n], optional)`: None for a NULL array, else each element as an `Option`.
 macro_rules! arg {
     ($p:ident) => {
@@ -155,27 +154,7 @@ macro_rules! arg {
         // and C calls an interface entry with live arguments of its object.
         match unsafe { $crate::handle::FromC::into_rust($p) } {
             Some(converted) => converted,
-            None => $crate::base::report::null_handle(FN, stringify!($p)),
-        }
-    };
-    ($p:ident, or return) => {
-        // SAFETY: a pointer argument of an export, NULL or live (its # Safety section).
-        match unsafe { $crate::handle::FromC::into_rust($p) } {
-            Some(converted) => converted,
-            None => {
-                $crate::base::report::log_error!("{FN}: {} is NULL\n", stringify!($p));
-                return;
-            }
-        }
-    };
-    ($p:ident, or $error:expr) => {
-        // SAFETY: a pointer argument of an export, NULL or live (its # Safety section).
-        match unsafe { $crate::handle::FromC::into_rust($p) } {
-            Some(converted) => converted,
-            None => {
-                $crate::base::report::log_error!("{FN}: {} is NULL\n", stringify!($p));
-                return $error;
-            }
+            None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
         }
     };
     ($p:ident, optional) => {
@@ -186,15 +165,18 @@ macro_rules! arg {
         // SAFETY: an array argument is NULL or holds `n` values, each NULL or live (the
         // # Safety section).
         match unsafe { $crate::handle::from_c_array($p, $n) } {
-            Some(values) => values
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    v.unwrap_or_else(|| $crate::base::report::fatal!("{FN}: {}[{i}] is NULL", stringify!($p)))
-                })
-                .collect::<Vec<_>>(),
+            Some(values) => {
+                let mut converted = Vec::with_capacity(values.len());
+                for (i, value) in values.into_iter().enumerate() {
+                    match value {
+                        Some(value) => converted.push(value),
+                        None => $crate::base::report::refuse!("{FN}: {}[{i}] is NULL", stringify!($p)),
+                    }
+                }
+                converted
+            }
             None if $n == 0 => Vec::new(),
-            None => $crate::base::report::null_handle(FN, stringify!($p)),
+            None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
         }
     };
     ($p:ident[$n:expr], optional) => {

@@ -4,7 +4,7 @@
 use super::Runs;
 use super::{handle, required, Device, Event};
 use crate::abi::*;
-use crate::base::report::null_handle;
+use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
 use std::ffi::{c_char, c_void};
 
@@ -31,14 +31,14 @@ impl Backend {
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
-        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        let get_name = checked!(required(self.raw().iface.get_name, caller, "get_name"));
         // SAFETY: the entry of a live backend, called with it.
         unsafe { get_name(self.as_ptr()) }
     }
 
     /// Releases the backend; it must not be used afterwards.
     pub fn free(self, caller: &str) {
-        let free = required(self.raw().iface.free, caller, "free");
+        let free = checked!(required(self.raw().iface.free, caller, "free"));
         // SAFETY: the entry of a live backend, called with it.
         unsafe { free(self.as_ptr()) }
     }
@@ -48,9 +48,9 @@ impl Backend {
         unsafe { Device::from_raw(self.raw().device) }
     }
 
-    /// The backend's device, or an abort naming the caller when it has none.
-    pub fn device_or_abort(self, caller: &str) -> Device {
-        self.device().unwrap_or_else(|| null_handle(caller, "backend->device"))
+    /// The backend's device, or the refusal naming the caller when it has none.
+    pub fn device_checked(self, caller: &str) -> Result<Device, Refused> {
+        self.device().ok_or_else(|| Refused(format!("{caller}: backend->device is NULL")))
     }
 
     /// Starts writing tensor data; false when the backend has no asynchronous path (the entry
@@ -136,7 +136,7 @@ impl Backend {
     /// # Safety
     /// The graph and its tensors are live.
     pub unsafe fn graph_plan_create(self, caller: &str, graph: *const ggml_cgraph) -> ggml_backend_graph_plan_t {
-        let create = required(self.raw().iface.graph_plan_create, caller, "graph_plan_create");
+        let create = checked!(required(self.raw().iface.graph_plan_create, caller, "graph_plan_create"));
         // SAFETY: the caller's promise.
         unsafe { create(self.as_ptr(), graph) }
     }
@@ -144,7 +144,7 @@ impl Backend {
     /// # Safety
     /// `plan` was made by this backend and is not used afterwards.
     pub unsafe fn graph_plan_free(self, caller: &str, plan: ggml_backend_graph_plan_t) {
-        let free = required(self.raw().iface.graph_plan_free, caller, "graph_plan_free");
+        let free = checked!(required(self.raw().iface.graph_plan_free, caller, "graph_plan_free"));
         // SAFETY: the caller's promise.
         unsafe { free(self.as_ptr(), plan) }
     }
@@ -163,7 +163,7 @@ impl Backend {
     /// # Safety
     /// `plan` was made by this backend, and its graph is live.
     pub unsafe fn graph_plan_compute(self, caller: &str, plan: ggml_backend_graph_plan_t) -> ggml_status {
-        let compute = required(self.raw().iface.graph_plan_compute, caller, "graph_plan_compute");
+        let compute = checked!(required(self.raw().iface.graph_plan_compute, caller, "graph_plan_compute"));
         // SAFETY: the caller's promise.
         unsafe { compute(self.as_ptr(), plan) }
     }
@@ -173,7 +173,7 @@ impl Backend {
     /// # Safety
     /// The graph and its tensors are live and allocated.
     pub unsafe fn graph_compute(self, caller: &str, graph: *mut ggml_cgraph) -> ggml_status {
-        let compute = required(self.raw().iface.graph_compute, caller, "graph_compute");
+        let compute = checked!(required(self.raw().iface.graph_compute, caller, "graph_compute"));
         // SAFETY: the caller's promise.
         unsafe { compute(self.as_ptr(), graph) }
     }
@@ -192,13 +192,13 @@ impl Backend {
     }
 
     pub fn event_record(self, caller: &str, event: Event) {
-        let record = required(self.raw().iface.event_record, caller, "event_record");
+        let record = checked!(required(self.raw().iface.event_record, caller, "event_record"));
         // SAFETY: the entry of a live backend, with a live event.
         unsafe { record(self.as_ptr(), event.as_ptr()) }
     }
 
     pub fn event_wait(self, caller: &str, event: Event) {
-        let wait = required(self.raw().iface.event_wait, caller, "event_wait");
+        let wait = checked!(required(self.raw().iface.event_wait, caller, "event_wait"));
         // SAFETY: the entry of a live backend, with a live event.
         unsafe { wait(self.as_ptr(), event.as_ptr()) }
     }

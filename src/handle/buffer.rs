@@ -2,7 +2,7 @@
 
 use super::{handle, required, BufferType};
 use crate::abi::*;
-use crate::base::report::null_handle;
+use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,9 +65,9 @@ impl Buffer {
         unsafe { BufferType::from_raw(self.raw().buft) }
     }
 
-    /// The buffer's type, or an abort naming the caller when it has none.
-    pub fn buft_or_abort(self, caller: &str) -> BufferType {
-        self.buft().unwrap_or_else(|| null_handle(caller, "buffer->buft"))
+    /// The buffer's type, or the refusal naming the caller when it has none.
+    pub fn buft_checked(self, caller: &str) -> Result<BufferType, Refused> {
+        self.buft().ok_or_else(|| Refused(format!("{caller}: buffer->buft is NULL")))
     }
 
     #[inline(always)]
@@ -105,8 +105,8 @@ impl Buffer {
     }
 
     /// Whether the buffer's type is host memory.
-    pub fn is_host(self, caller: &str) -> bool {
-        self.buft_or_abort(caller).is_host()
+    pub fn is_host(self, caller: &str) -> Result<bool, Refused> {
+        Ok(self.buft_checked(caller)?.is_host())
     }
 
     /// The base address; None when the buffer has no single one (get_base is optional).
@@ -128,7 +128,7 @@ impl Buffer {
     /// # Safety
     /// `[offset, offset + size)` lies inside the allocated tensor, which lives in this buffer.
     pub unsafe fn memset_tensor(self, caller: &str, tensor: Tensor, value: u8, offset: usize, size: usize) {
-        let memset_tensor = required(self.raw().iface.memset_tensor, caller, "memset_tensor");
+        let memset_tensor = checked!(required(self.raw().iface.memset_tensor, caller, "memset_tensor"));
         // SAFETY: the caller's promise.
         unsafe { memset_tensor(self.as_ptr(), tensor.as_ptr(), value, offset, size) }
     }
@@ -136,7 +136,7 @@ impl Buffer {
     /// # Safety
     /// As for memset_tensor, and `data` holds `size` readable bytes.
     pub unsafe fn set_tensor(self, caller: &str, tensor: Tensor, data: *const c_void, offset: usize, size: usize) {
-        let set_tensor = required(self.raw().iface.set_tensor, caller, "set_tensor");
+        let set_tensor = checked!(required(self.raw().iface.set_tensor, caller, "set_tensor"));
         // SAFETY: the caller's promise.
         unsafe { set_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
     }
@@ -144,7 +144,7 @@ impl Buffer {
     /// # Safety
     /// As for memset_tensor, and `data` has room for `size` bytes.
     pub unsafe fn get_tensor(self, caller: &str, tensor: Tensor, data: *mut c_void, offset: usize, size: usize) {
-        let get_tensor = required(self.raw().iface.get_tensor, caller, "get_tensor");
+        let get_tensor = checked!(required(self.raw().iface.get_tensor, caller, "get_tensor"));
         // SAFETY: the caller's promise.
         unsafe { get_tensor(self.as_ptr(), tensor.as_ptr(), data, offset, size) }
     }
@@ -197,7 +197,7 @@ impl Buffer {
     }
 
     pub fn clear(self, caller: &str, value: u8) {
-        let clear = required(self.raw().iface.clear, caller, "clear");
+        let clear = checked!(required(self.raw().iface.clear, caller, "clear"));
         // SAFETY: the entry of a live buffer, called with it.
         unsafe { clear(self.as_ptr(), value) }
     }

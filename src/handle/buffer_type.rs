@@ -2,6 +2,7 @@
 
 use super::{handle, required, Buffer, Device};
 use crate::abi::*;
+use crate::base::report::checked;
 use crate::handle::Tensor;
 use std::ffi::c_char;
 
@@ -28,20 +29,20 @@ impl BufferType {
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
-        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        let get_name = checked!(required(self.raw().iface.get_name, caller, "get_name"));
         // SAFETY: the entry of a live buffer type, called with it.
         unsafe { get_name(self.as_ptr()) }
     }
 
     /// A new buffer of `size` bytes (more than 0), or None when the backend has no memory.
     pub fn alloc_buffer(self, caller: &str, size: usize) -> Option<Buffer> {
-        let alloc_buffer = required(self.raw().iface.alloc_buffer, caller, "alloc_buffer");
+        let alloc_buffer = checked!(required(self.raw().iface.alloc_buffer, caller, "alloc_buffer"));
         // SAFETY: the entry of a live buffer type, called with it; the result is NULL or a live buffer.
         unsafe { Buffer::from_raw(alloc_buffer(self.as_ptr(), size)) }
     }
 
     pub fn alignment(self, caller: &str) -> usize {
-        let get_alignment = required(self.raw().iface.get_alignment, caller, "get_alignment");
+        let get_alignment = checked!(required(self.raw().iface.get_alignment, caller, "get_alignment"));
         // SAFETY: the entry of a live buffer type, called with it.
         unsafe { get_alignment(self.as_ptr()) }
     }

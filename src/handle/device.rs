@@ -3,6 +3,7 @@
 
 use super::{handle, required, Backend, Buffer, BufferType, Event, Reg};
 use crate::abi::*;
+use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
 use std::ffi::{c_char, c_void};
 
@@ -30,13 +31,13 @@ impl Device {
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
-        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        let get_name = checked!(required(self.raw().iface.get_name, caller, "get_name"));
         // SAFETY: the entry of a live device, called with it.
         unsafe { get_name(self.as_ptr()) }
     }
 
     pub fn description(self, caller: &str) -> *const c_char {
-        let get_description = required(self.raw().iface.get_description, caller, "get_description");
+        let get_description = checked!(required(self.raw().iface.get_description, caller, "get_description"));
         // SAFETY: the entry of a live device, called with it.
         unsafe { get_description(self.as_ptr()) }
     }
@@ -44,20 +45,20 @@ impl Device {
     /// # Safety
     /// `free` and `total` are NULL or writable (as the device requires).
     pub unsafe fn memory(self, caller: &str, free: *mut usize, total: *mut usize) {
-        let get_memory = required(self.raw().iface.get_memory, caller, "get_memory");
+        let get_memory = checked!(required(self.raw().iface.get_memory, caller, "get_memory"));
         // SAFETY: the caller's promise.
         unsafe { get_memory(self.as_ptr(), free, total) }
     }
 
     pub fn device_type(self, caller: &str) -> ggml_backend_dev_type {
-        let get_type = required(self.raw().iface.get_type, caller, "get_type");
+        let get_type = checked!(required(self.raw().iface.get_type, caller, "get_type"));
         // SAFETY: the entry of a live device, called with it.
         unsafe { get_type(self.as_ptr()) }
     }
 
     /// The device's properties; fields the device does not fill in read as 0, NULL or false.
     pub fn props(self, caller: &str, props: &mut ggml_backend_dev_props) {
-        let get_props = required(self.raw().iface.get_props, caller, "get_props");
+        let get_props = checked!(required(self.raw().iface.get_props, caller, "get_props"));
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers, type
         // CPU, no caps).
         *props = unsafe { std::mem::zeroed() };
@@ -83,21 +84,20 @@ impl Device {
     /// # Safety
     /// `params` is NULL or a NUL-terminated string.
     pub unsafe fn init_backend(self, caller: &str, params: *const c_char) -> Option<Backend> {
-        let init_backend = required(self.raw().iface.init_backend, caller, "init_backend");
+        let init_backend = checked!(required(self.raw().iface.init_backend, caller, "init_backend"));
         // SAFETY: the caller's promise; the result is NULL or a live backend.
         unsafe { Backend::from_raw(init_backend(self.as_ptr(), params)) }
     }
 
     pub fn buffer_type(self, caller: &str) -> Option<BufferType> {
-        let get_buffer_type = required(self.raw().iface.get_buffer_type, caller, "get_buffer_type");
+        let get_buffer_type = checked!(required(self.raw().iface.get_buffer_type, caller, "get_buffer_type"));
         // SAFETY: the entry of a live device, called with it; the result is NULL or a live buffer type.
         unsafe { BufferType::from_raw(get_buffer_type(self.as_ptr())) }
     }
 
-    /// The device's default buffer type, or an abort naming the caller when it has none.
-    pub fn buffer_type_or_abort(self, caller: &str) -> BufferType {
-        self.buffer_type(caller)
-            .unwrap_or_else(|| crate::base::report::fatal!("{caller}: the device has no buffer type"))
+    /// The device's default buffer type, or the refusal naming the caller when it has none.
+    pub fn buffer_type_checked(self, caller: &str) -> Result<BufferType, Refused> {
+        self.buffer_type(caller).ok_or_else(|| Refused(format!("{caller}: the device has no buffer type")))
     }
 
     /// Optional; None by default.
@@ -126,13 +126,13 @@ impl Device {
 
     #[inline]
     pub fn supports_op(self, caller: &str, op: Tensor) -> bool {
-        let supports_op = required(self.raw().iface.supports_op, caller, "supports_op");
+        let supports_op = checked!(required(self.raw().iface.supports_op, caller, "supports_op"));
         // SAFETY: the entry of a live device, called with it, with a live tensor.
         unsafe { supports_op(self.as_ptr(), op.as_ptr()) }
     }
 
     pub fn supports_buft(self, caller: &str, buft: BufferType) -> bool {
-        let supports_buft = required(self.raw().iface.supports_buft, caller, "supports_buft");
+        let supports_buft = checked!(required(self.raw().iface.supports_buft, caller, "supports_buft"));
         // SAFETY: the entry of a live device, called with it, with a live buffer type.
         unsafe { supports_buft(self.as_ptr(), buft.as_ptr()) }
     }
@@ -154,13 +154,13 @@ impl Device {
     }
 
     pub fn event_free(self, caller: &str, event: Event) {
-        let event_free = required(self.raw().iface.event_free, caller, "event_free");
+        let event_free = checked!(required(self.raw().iface.event_free, caller, "event_free"));
         // SAFETY: the entry of a live device, called with it, with a live event of this device.
         unsafe { event_free(self.as_ptr(), event.as_ptr()) }
     }
 
     pub fn event_synchronize(self, caller: &str, event: Event) {
-        let event_synchronize = required(self.raw().iface.event_synchronize, caller, "event_synchronize");
+        let event_synchronize = checked!(required(self.raw().iface.event_synchronize, caller, "event_synchronize"));
         // SAFETY: the entry of a live device, called with it, with a live event of this device.
         unsafe { event_synchronize(self.as_ptr(), event.as_ptr()) }
     }

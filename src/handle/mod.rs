@@ -7,7 +7,9 @@
 //! A handle is made from a pointer that C hands over (`from_raw`, unsafe: the caller vouches
 //! that it is NULL or live, which is the C API's contract); after that its methods are safe.
 //! Methods that can meet a broken object (a mandatory entry left NULL) take the name of the
-//! exported function the C caller called, so that the message names it.
+//! exported function the C caller called, so that the message names it, and return their error
+//! value for it (`checked!`: NULL, false, a failed status, 0; an abort where they return
+//! nothing).
 
 mod arg;
 mod backend;
@@ -22,6 +24,7 @@ mod graph;
 mod reg;
 mod tensor;
 
+use crate::base::report::{refused, Refused};
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
@@ -78,17 +81,18 @@ macro_rules! handle {
 }
 use handle;
 
-/// The entry a backend must provide, or an abort naming the caller and the entry.
+/// The entry a backend must provide, or the refusal naming the caller and the entry (a method
+/// takes it with `checked!`: its error value, or an abort where it returns nothing).
 #[inline(always)]
-fn required<F: Copy>(entry: Option<F>, caller: &str, what: &str) -> F {
+fn required<F: Copy>(entry: Option<F>, caller: &str, what: &str) -> Result<F, Refused> {
     match entry {
-        Some(f) => f,
+        Some(f) => Ok(f),
         None => not_implemented(caller, what),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn not_implemented(caller: &str, what: &str) -> ! {
-    crate::base::report::fatal!("{caller}: {what} not implemented by this backend")
+fn not_implemented<F>(caller: &str, what: &str) -> Result<F, Refused> {
+    refused!("{caller}: {what} not implemented by this backend")
 }

@@ -2,6 +2,7 @@
 
 use super::{handle, required, Device};
 use crate::abi::*;
+use crate::base::report::checked;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 handle!(
@@ -19,7 +20,7 @@ impl Reg {
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
-        let get_name = required(self.raw().iface.get_name, caller, "get_name");
+        let get_name = checked!(required(self.raw().iface.get_name, caller, "get_name"));
         // SAFETY: the entry of a live reg, called with it.
         unsafe { get_name(self.as_ptr()) }
     }
@@ -31,14 +32,15 @@ impl Reg {
     }
 
     pub fn device_count(self, caller: &str) -> usize {
-        let get_device_count = required(self.raw().iface.get_device_count, caller, "get_device_count");
+        let get_device_count = checked!(required(self.raw().iface.get_device_count, caller, "get_device_count"));
         // SAFETY: the entry of a live reg, called with it.
         unsafe { get_device_count(self.as_ptr()) }
     }
 
-    /// The device at `index`; None when the reg returns NULL.
+    /// The device at `index`, which the caller knows to be below [`Self::device_count`]; None
+    /// when the reg returns NULL.
     pub fn device(self, caller: &str, index: usize) -> Option<Device> {
-        let get_device = required(self.raw().iface.get_device, caller, "get_device");
+        let get_device = checked!(required(self.raw().iface.get_device, caller, "get_device"));
         // SAFETY: the entry of a live reg, called with it; the result is NULL or a live device.
         unsafe { Device::from_raw(get_device(self.as_ptr(), index)) }
     }

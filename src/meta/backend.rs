@@ -11,7 +11,7 @@ use super::MetaDevice;
 use super::{schedule, split};
 use crate::abi::op;
 use crate::abi::*;
-use crate::base::report::{ensure, fatal, null_handle};
+use crate::base::report::{checked, ensure, fatal, null_handle, refused, OrFatal, Refused};
 use crate::handle::{arg, Backend, Buffer, Device, Graph, OwnedGraph, Tensor};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CString};
@@ -107,7 +107,7 @@ fn reduce_steps(n: usize) -> usize {
 }
 
 fn comm_init(caller: &str, simple: &mut [Backend]) -> Option<Comm> {
-    let reg = simple[0].device_or_abort(caller).reg()?;
+    let reg = simple[0].device()?.reg()?;
     let init = reg.proc_address(symbol_c!("ggml_backend_comm_init"));
     if init.is_null() {
         return None;
@@ -140,11 +140,13 @@ pub fn is_meta_backend(backend: Backend) -> bool {
 }
 
 /// The context of a meta backend, or an abort naming the caller.
-pub fn meta_backend<'a>(caller: &str, backend: Backend) -> &'a MetaBackend {
-    ensure!(is_meta_backend(backend), "{caller}: backend is not a meta backend");
+pub fn meta_backend<'a>(caller: &str, backend: Backend) -> Result<&'a MetaBackend, Refused> {
+    if !is_meta_backend(backend) {
+        return refused!("{caller}: backend is not a meta backend");
+    }
     // SAFETY: a meta backend's context is the MetaBackend boxed by new_backend, released in
     // backend_free; the backend is live, so the context is too.
-    unsafe { &*(backend.context() as *const MetaBackend) }
+    Ok(unsafe { &*(backend.context() as *const MetaBackend) })
 }
 
 /// A view whose source is a host tensor outside the meta buffers: every device takes it as it
@@ -346,7 +348,7 @@ fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: u
     );
     let tmp = aux_tensor(backend, node_dst);
     let scratch = scratch_buffer(caller, backend, dst, step);
-    tmp.set_buffer_and_data(scratch, crate::buffer::base(caller, scratch));
+    tmp.set_buffer_and_data(scratch, crate::buffer::base(caller, scratch).or_fatal());
     copy_between(caller, backend, node_src, src, tmp, dst);
 
     let add = aux_tensor(backend, node_dst);
@@ -377,7 +379,7 @@ fn scratch_buffer(caller: &str, backend: &MetaBackend, dev: usize, step: usize) 
         unsafe { crate::buffer::free_buffer(b) };
     }
     let simple = backend.simple[dev];
-    let buft = simple.device_or_abort(caller).buffer_type_or_abort(caller);
+    let buft = simple.device_checked(caller).and_then(|d| d.buffer_type_checked(caller)).or_fatal();
     let b = crate::buffer::alloc_buffer(caller, buft, size)
         .unwrap_or_else(|| fatal!("{caller}: allocating an all-reduce buffer failed"));
     *slot = Some(b);
@@ -406,13 +408,13 @@ fn copy_between(caller: &str, backend: &MetaBackend, src: Tensor, j_src: usize, 
 
 #[callback(ggml_backend_name)]
 unsafe extern "C" fn backend_get_name(backend: ggml_backend_t) -> *const c_char {
-    meta_backend(FN, arg!(backend)).name.as_ptr()
+    checked!(meta_backend(FN, arg!(backend))).name.as_ptr()
 }
 
 #[callback(ggml_backend_free)]
 unsafe extern "C" fn backend_free(backend: ggml_backend_t) {
     let handle = arg!(backend);
-    let context: *const MetaBackend = meta_backend(FN, handle);
+    let context: *const MetaBackend = checked!(meta_backend(FN, handle));
     // SAFETY: the object and context boxed by new_backend (checked to be a meta backend's),
     // released once, here, as the backend goes.
     let (object, context) = unsafe { (Box::from_raw(handle.as_ptr()), Box::from_raw(context.cast_mut())) };
@@ -477,7 +479,7 @@ unsafe extern "C" fn backend_set_tensor_async(
     offset: usize,
     size: usize,
 ) {
-    let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
+    let (meta, tensor) = (checked!(meta_backend(FN, arg!(backend))), arg!(tensor));
     // SAFETY: `data` holds `size` bytes (the API's contract).
     unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) }
 }
@@ -490,21 +492,21 @@ unsafe extern "C" fn backend_get_tensor_async(
     offset: usize,
     size: usize,
 ) {
-    let (meta, tensor) = (meta_backend(FN, arg!(backend)), arg!(tensor));
+    let (meta, tensor) = (checked!(meta_backend(FN, arg!(backend))), arg!(tensor));
     // SAFETY: `data` has room for `size` bytes (the API's contract).
     unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) }
 }
 
 #[callback(ggml_backend_synchronize)]
 unsafe extern "C" fn backend_synchronize(backend: ggml_backend_t) {
-    for simple in &meta_backend(FN, arg!(backend)).simple {
+    for simple in &checked!(meta_backend(FN, arg!(backend))).simple {
         simple.synchronize();
     }
 }
 
 #[callback(ggml_backend_graph_compute)]
 unsafe extern "C" fn backend_graph_compute(backend: ggml_backend_t, cgraph: *mut ggml_cgraph) -> ggml_status {
-    let meta = meta_backend(FN, arg!(backend));
+    let meta = checked!(meta_backend(FN, arg!(backend)));
     let graph = arg!(cgraph);
     ensure!(!graph.has_grads(), "{FN}: the meta backend does not compute gradients");
     graph_compute(FN, meta, graph)

@@ -14,7 +14,7 @@ pub mod schedule;
 pub mod split;
 
 use crate::abi::*;
-use crate::base::report::fatal;
+use crate::base::report::{fatal, OrFatal};
 use crate::handle::{arg, BufferType, Device, Tensor};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
@@ -149,7 +149,8 @@ impl MetaDevice {
     /// The device's buffer type: one per device, made on first use.
     fn buffer_type(&self, caller: &str, device: Device) -> BufferType {
         *self.buffer_type.get_or_init(|| {
-            let simple: Vec<BufferType> = self.simple.iter().map(|d| d.buffer_type_or_abort(caller)).collect();
+            let simple: Vec<BufferType> =
+                self.simple.iter().map(|d| d.buffer_type_checked(caller).or_fatal()).collect();
             let names: Vec<&[u8]> = simple.iter().map(|b| c_bytes(b.name(caller))).collect();
             let context = MetaBufferType { name: joined_name(&names), simple };
             let object = Box::new(ggml_backend_buffer_type {

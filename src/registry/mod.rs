@@ -11,7 +11,7 @@ pub mod loader;
 pub mod module;
 
 use crate::abi::*;
-use crate::base::report::{fatal, log_debug};
+use crate::base::report::{log_debug, refused, Refused};
 use crate::base::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
 use crate::handle::{Backend, Device, Reg};
 use crate::registry::builtin::BUILTINS;
@@ -201,21 +201,21 @@ pub fn device_count() -> usize {
     registry().device_count()
 }
 
-/// The reg at `index`, or an abort naming the caller and how many there are.
-pub fn reg_at(caller: &str, index: usize) -> Reg {
+/// The reg at `index`, or the refusal naming the caller and how many there are.
+pub fn reg_at(caller: &str, index: usize) -> Result<Reg, Refused> {
     let registry = registry();
     match registry.reg_at(index) {
-        Some(reg) => reg,
-        None => fatal!("{caller}: index {index} out of range ({} regs registered)", registry.reg_count()),
+        Some(reg) => Ok(reg),
+        None => refused!("{caller}: index {index} out of range ({} regs registered)", registry.reg_count()),
     }
 }
 
-/// The device at `index`, or an abort naming the caller and how many there are.
-pub fn device_at(caller: &str, index: usize) -> Device {
+/// The device at `index`, or the refusal naming the caller and how many there are.
+pub fn device_at(caller: &str, index: usize) -> Result<Device, Refused> {
     let registry = registry();
     match registry.device_at(index) {
-        Some(device) => device,
-        None => fatal!("{caller}: index {index} out of range ({} devices registered)", registry.device_count()),
+        Some(device) => Ok(device),
+        None => refused!("{caller}: index {index} out of range ({} devices registered)", registry.device_count()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::MAX_BACKENDS;
 use crate::abi::*;
-use crate::handle::{Backend, BufferType};
+use crate::handle::{Backend, BufferType, Device};
 use std::ffi::c_int;
 
 /// Why `sched_new` refuses its arguments (the reference asserts).
@@ -12,6 +12,7 @@ pub enum SchedError {
     BackendsNull,
     BackendCount(c_int),
     BackendNull(usize),
+    NoDevice(usize),
     LastNotCpu,
     BuftUnsupported(usize),
 }
@@ -22,6 +23,7 @@ impl std::fmt::Display for SchedError {
             SchedError::BackendsNull => write!(f, "backends is NULL"),
             SchedError::BackendCount(n) => write!(f, "n_backends is {n}; it must be between 1 and {MAX_BACKENDS}"),
             SchedError::BackendNull(i) => write!(f, "backends[{i}] is NULL"),
+            SchedError::NoDevice(i) => write!(f, "backend {i} has no device"),
             SchedError::LastNotCpu => write!(f, "the last backend must be a CPU backend"),
             SchedError::BuftUnsupported(i) => write!(f, "backend {i} does not support its buffer type"),
         }
@@ -36,9 +38,10 @@ pub fn backend_count(n_backends: c_int) -> Result<usize, SchedError> {
     }
 }
 
-/// Backends and their buffer types, checked to make a scheduler.
+/// Backends, their devices and their buffer types, checked to make a scheduler.
 pub struct SchedBackends {
     pub(super) backends: Vec<Backend>,
+    pub(super) devices: Vec<Device>,
     pub(super) bufts: Vec<BufferType>,
 }
 
@@ -60,18 +63,17 @@ impl SchedBackends {
         if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
             return Err(SchedError::LastNotCpu);
         }
+        let mut devices = Vec::with_capacity(backends.len());
         let mut chosen = Vec::with_capacity(backends.len());
         for (i, &backend) in backends.iter().enumerate() {
-            let device = backend.device_or_abort(caller);
-            let buft = match bufts.get(i).copied().flatten() {
-                Some(buft) => buft,
-                None => device.buffer_type_or_abort(caller),
+            let device = backend.device().ok_or(SchedError::NoDevice(i))?;
+            let buft = match bufts.get(i).copied().flatten().or_else(|| device.buffer_type(caller)) {
+                Some(buft) if device.supports_buft(caller, buft) => buft,
+                _ => return Err(SchedError::BuftUnsupported(i)),
             };
-            if !device.supports_buft(caller, buft) {
-                return Err(SchedError::BuftUnsupported(i));
-            }
+            devices.push(device);
             chosen.push(buft);
         }
-        Ok(SchedBackends { backends, bufts: chosen })
+        Ok(SchedBackends { backends, devices, bufts: chosen })
     }
 }

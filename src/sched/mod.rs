@@ -35,7 +35,7 @@ mod tensor_map;
 use crate::abi::*;
 use crate::base::ggml::*;
 use crate::base::report::*;
-use crate::handle::{c_str_lossy, Backend, BufferType, CellHandle, Event, Graph, HeldInCell, Tensor};
+use crate::handle::{c_str_lossy, Backend, BufferType, CellHandle, Device, Event, Graph, HeldInCell, Tensor};
 use alloc_graph::AllocGraph;
 use answers::Answers;
 use arena::TensorArena;
@@ -66,39 +66,42 @@ impl HeldInCell for ggml_backend_sched {
 
 /// The scheduler's handle: while it computes, the splits run under a shared borrow, so the
 /// getters work from an eval callback or a backend's `graph_compute`; a call that would change
-/// or free the scheduler from there aborts with a message.
+/// or free the scheduler from there is refused.
 impl Sched {
     /// The scheduler to read, for one call from C, also from inside its own computation.
-    pub fn read<'a>(self, caller: &str) -> Ref<'a, Scheduler> {
-        self.try_read().unwrap_or_else(|| {
-            fatal!("{caller}: called back from inside a change of this scheduler (a backend's graph_optimize during sched_alloc_graph or sched_reserve)")
-        })
+    pub fn read<'a>(self, caller: &str) -> Result<Ref<'a, Scheduler>, Refused> {
+        match self.try_read() {
+            Some(sched) => Ok(sched),
+            None => refused!("{caller}: called back from inside a change of this scheduler (a backend's graph_optimize during sched_alloc_graph or sched_reserve)"),
+        }
     }
 
     /// The scheduler to change, for one call from C; never from inside its own work.
-    pub fn write<'a>(self, caller: &str) -> RefMut<'a, Scheduler> {
-        self.try_write().unwrap_or_else(|| {
-            fatal!("{caller}: called back from inside this scheduler's own work (an eval callback or a backend's graph_compute), where only its getters may be called")
-        })
-    }
-
-    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again),
-    /// then runs the splits, under a shared borrow (see the type's docs).
-    pub fn compute_async(self, caller: &'static str, graph: impl FnOnce() -> Graph) -> ggml_status {
-        if let Err(status) = self.write(caller).prepare_compute(caller, graph) {
-            return status;
+    pub fn write<'a>(self, caller: &str) -> Result<RefMut<'a, Scheduler>, Refused> {
+        match self.try_write() {
+            Some(sched) => Ok(sched),
+            None => refused!("{caller}: called back from inside this scheduler's own work (an eval callback or a backend's graph_compute), where only its getters may be called"),
         }
-        self.read(caller).compute_splits(caller)
     }
 
-    /// Releases the scheduler.
+    /// Allocates `graph` if no graph is allocated (else the allocated one is computed again, and
+    /// `graph` may be None), then runs the splits, under a shared borrow (see the type's docs).
+    pub fn compute_async(self, caller: &'static str, graph: Option<Graph>) -> Result<ggml_status, Refused> {
+        if let Err(status) = self.write(caller)?.prepare_compute(caller, graph) {
+            return Ok(status);
+        }
+        Ok(self.read(caller)?.compute_splits(caller))
+    }
+
+    /// Releases the scheduler; refused while it is in use (from inside its own work).
     ///
     /// # Safety
     /// It is not used afterwards.
-    pub unsafe fn destroy(self, caller: &str) {
+    pub unsafe fn destroy(self, caller: &str) -> Result<(), Refused> {
         // SAFETY: the caller's promise.
-        if unsafe { self.release() }.is_none() {
-            drop(self.write(caller));
+        match unsafe { self.release() } {
+            Some(_) => Ok(()),
+            None => self.write(caller).map(drop),
         }
     }
 }
@@ -114,6 +117,8 @@ pub struct Scheduler {
     is_alloc: bool,
 
     backends: Vec<Backend>,
+    /// The device of each backend.
+    devices: Vec<Device>,
     /// Backend names, for the names of copies.
     backend_names: Vec<Vec<u8>>,
     bufts: Vec<BufferType>,
@@ -139,6 +144,12 @@ pub struct Scheduler {
     plan_inputs_changed: bool,
     /// The backends' answers about each tensor, kept while it stays the same.
     answers: Answers,
+    /// The last graph split cannot run as planned: the first tensor the plan puts where it
+    /// cannot run. The next call that can say so reports it; the scheduler stays usable.
+    plan_failure: Option<PlanError>,
+    /// The failure last logged and its tensor: a caller that splits the same graph again
+    /// (llama.cpp splits, then reserves) reads it once.
+    logged_failure: Option<(PlanError, Tensor)>,
     buft_support: Vec<(usize, BuftId, bool)>,
 
     /// The graph handed to ggml-alloc, and each split's nodes as a view of the user's graph.
@@ -169,10 +180,10 @@ impl Scheduler {
     /// A scheduler over checked backends, with room for graphs of `graph_size` nodes (more
     /// are taken too: the tables grow).
     pub fn new(caller: &str, spec: SchedBackends, graph_size: usize, parallel: bool, op_offload: bool) -> Scheduler {
-        let SchedBackends { backends, mut bufts } = spec;
+        let SchedBackends { backends, devices, mut bufts } = spec;
         let n_copies = if parallel { MAX_COPIES } else { 1 };
         let events = if n_copies > 1 {
-            backends.iter().map(|b| std::array::from_fn(|_| b.device().and_then(|d| d.event_new()))).collect()
+            devices.iter().map(|d| std::array::from_fn(|_| d.event_new())).collect()
         } else {
             Vec::new()
         };
@@ -196,6 +207,7 @@ impl Scheduler {
             buft_ids: bufts.iter().map(|b| b.id()).collect(),
             bufts,
             backends,
+            devices,
             galloc,
             table: TensorTable::new(n, graph_size),
             tensors: Vec::with_capacity(graph_size),
@@ -207,6 +219,8 @@ impl Scheduler {
             plan: Plan::default(),
             memo: PlanMemo::default(),
             plan_inputs_changed: true,
+            plan_failure: None,
+            logged_failure: None,
             buft_support: Vec::new(),
             alloc_graph: AllocGraph::default(),
             split_graphs: Vec::new(),
@@ -338,6 +352,7 @@ impl Scheduler {
             && self.memo.is_for(&self.table, &self.node_tids, &self.leaf_tids)
             && self.forgotten_answers_hold();
         self.answers.begin_graph(self.table.len());
+        self.plan_failure = None;
         if planned_before {
             self.memo.restore(&mut self.table, &self.plan);
         } else {
@@ -357,23 +372,27 @@ impl Scheduler {
     }
 
     /// Plans the graph read into `node_tids` and `leaf_tids`; remembers the plan if it was made
-    /// over a cleared table (`from_clear`: nothing assigned before).
+    /// over a cleared table (`from_clear`: nothing assigned before) and can run.
     fn plan(&mut self, caller: &'static str, from_clear: bool) {
         self.buft_support.clear();
         let config = SchedConfig { bufts: &self.buft_ids, n_copies: self.n_copies, op_offload: self.op_offload };
         let mut oracle = BackendOracle {
             caller,
-            backends: &self.backends,
+            devices: &self.devices,
             tensors: &self.tensors,
             answers: &mut self.answers,
             buft_support: &mut self.buft_support,
         };
         let planned =
             plan_graph(&mut self.table, &config, &mut oracle, &self.node_tids, &self.leaf_tids, &mut self.plan);
-        if let Err(error) = planned {
-            self.abort_on_plan_error(caller, error);
+        match planned {
+            Ok(()) => self.logged_failure = None,
+            Err(error) => {
+                self.plan_failure = Some(error);
+                self.log_plan_failure(caller, error);
+            }
         }
-        if from_clear {
+        if from_clear && self.plan_failure.is_none() {
             self.memo.remember(&self.table, &self.node_tids, &self.leaf_tids);
         } else {
             self.memo.forget();
@@ -386,7 +405,7 @@ impl Scheduler {
         let forgotten = self.answers.take_forgotten();
         let mut oracle = BackendOracle {
             caller: self.caller,
-            backends: &self.backends,
+            devices: &self.devices,
             tensors: &self.tensors,
             answers: &mut self.answers,
             buft_support: &mut self.buft_support,
@@ -399,31 +418,35 @@ impl Scheduler {
         hold
     }
 
+    /// Logs why the graph cannot run (where the reference aborts): the tensor, its op, its
+    /// buffer and the backends tried; once for a failure met again in a row.
     #[cold]
-    fn abort_on_plan_error(&self, caller: &str, error: PlanError) -> ! {
+    #[inline(never)]
+    fn log_plan_failure(&mut self, caller: &str, error: PlanError) {
+        let (PlanError::Preallocated(tid) | PlanError::Unassigned(tid)) = error;
+        let t = self.tensors[tid as usize];
+        if self.logged_failure == Some((error, t)) {
+            return;
+        }
+        self.logged_failure = Some((error, t));
+        let tried = self.backend_names.iter().map(|name| String::from_utf8_lossy(name)).collect::<Vec<_>>().join(", ");
         match error {
-            PlanError::Preallocated(tid) => {
-                let t = self.tensors[tid as usize];
-                let buffer_name = match t.storage_buffer() {
-                    // SAFETY: a buffer type's name is a string that lives as long as it does.
-                    Some(buffer) => unsafe { c_str_lossy(buffer.buft_or_abort(caller).name(caller)) },
-                    None => "(none)".into(),
-                };
-                fatal!(
-                    "{PREFIX}ggml_backend_sched: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({})",
+            PlanError::Preallocated(_) => {
+                let buffer = t.storage_buffer();
+                // SAFETY: a buffer type's name is a string that lives as long as it does.
+                let buffer_name = buffer.and_then(|b| b.buft()).map(|buft| unsafe { c_str_lossy(buft.name(caller)) });
+                log_error!(
+                    "{caller}: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({}); backends tried: {tried}; the graph is not run\n",
                     t.name(),
-                    buffer_name,
+                    buffer_name.as_deref().unwrap_or("(none)"),
                     t.op_name()
-                )
+                );
             }
-            PlanError::Unassigned(tid) => {
-                let t = self.tensors[tid as usize];
-                fatal!(
-                    "{PREFIX}ggml_backend_sched: no backend can run tensor {} (op {}); the last backend should be a CPU backend that supports every op",
-                    t.name(),
-                    t.op_name()
-                )
-            }
+            PlanError::Unassigned(_) => log_error!(
+                "{caller}: no backend can run tensor {} (op {}); backends tried: {tried}; the graph is not run\n",
+                t.name(),
+                t.op_name()
+            ),
         }
     }
 
@@ -595,6 +618,10 @@ impl Scheduler {
             self.reset();
         }
         self.split_graph(caller, graph);
+        if self.plan_failure.is_some() {
+            self.reset();
+            return false;
+        }
         self.synchronize();
         let ok = self.reserve();
         if !ok {
@@ -632,20 +659,30 @@ impl Scheduler {
         self.cur_copy = self.next_copy;
         self.next_copy = (self.next_copy + 1) % self.n_copies;
         self.split_graph(caller, graph);
-        if !self.alloc_splits() {
+        if self.plan_failure.is_some() || !self.alloc_splits() {
             return false;
         }
         self.is_alloc = true;
         true
     }
 
-    /// Allocates `graph` if no graph is allocated (None: the allocated one is computed again).
-    fn prepare_compute(&mut self, caller: &'static str, graph: impl FnOnce() -> Graph) -> Result<(), ggml_status> {
+    /// Allocates `graph` if no graph is allocated (else `graph` may be None: the allocated one
+    /// is computed again); the status to return instead of computing when it cannot.
+    fn prepare_compute(&mut self, caller: &'static str, graph: Option<Graph>) -> Result<(), ggml_status> {
         if !self.is_reset && !self.is_alloc {
             self.reset();
         }
-        if !self.is_alloc && !self.alloc(caller, graph()) {
-            return Err(ggml_status::GGML_STATUS_ALLOC_FAILED);
+        if self.is_alloc {
+            return Ok(());
+        }
+        let Some(graph) = graph else {
+            return Err(ggml_status::refused(&format!("{caller}: graph is NULL")));
+        };
+        if !self.alloc(caller, graph) {
+            return Err(match self.plan_failure {
+                Some(_) => ggml_status::GGML_STATUS_FAILED,
+                None => ggml_status::GGML_STATUS_ALLOC_FAILED,
+            });
         }
         Ok(())
     }

@@ -5,13 +5,14 @@ use super::answers::Answers;
 use super::plan::Oracle;
 use super::table::{BuftId, Tid};
 use crate::abi::*;
-use crate::handle::{Backend, BufferType, Tensor};
+use crate::handle::{BufferType, Device, Tensor};
 
 /// Answers the planner's questions from the real backends, each question once (see
 /// [`Answers`]; the passes ask the same questions many times).
 pub(super) struct BackendOracle<'a> {
     pub(super) caller: &'a str,
-    pub(super) backends: &'a [Backend],
+    /// The device of each backend, in the scheduler's order.
+    pub(super) devices: &'a [Device],
     pub(super) tensors: &'a [Tensor],
     pub(super) answers: &'a mut Answers,
     pub(super) buft_support: &'a mut Vec<(usize, BuftId, bool)>,
@@ -19,16 +20,13 @@ pub(super) struct BackendOracle<'a> {
 
 impl Oracle for BackendOracle<'_> {
     fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
-        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
-        self.answers.supports_op(node, backend, || {
-            backends[backend].device_or_abort(caller).supports_op(caller, tensors[node as usize])
-        })
+        let (caller, devices, tensors) = (self.caller, self.devices, self.tensors);
+        self.answers.supports_op(node, backend, || devices[backend].supports_op(caller, tensors[node as usize]))
     }
 
     fn offload_op(&mut self, backend: usize, node: Tid) -> bool {
-        let (caller, backends, tensors) = (self.caller, self.backends, self.tensors);
-        self.answers
-            .offload_op(node, backend, || backends[backend].device_or_abort(caller).offload_op(tensors[node as usize]))
+        let (devices, tensors) = (self.devices, self.tensors);
+        self.answers.offload_op(node, backend, || devices[backend].offload_op(tensors[node as usize]))
     }
 
     fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
@@ -37,8 +35,7 @@ impl Oracle for BackendOracle<'_> {
         }
         // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
         let handle = unsafe { BufferType::from_raw(buft as *mut ggml_backend_buffer_type) };
-        let yes =
-            handle.is_some_and(|b| self.backends[backend].device_or_abort(self.caller).supports_buft(self.caller, b));
+        let yes = handle.is_some_and(|b| self.devices[backend].supports_buft(self.caller, b));
         self.buft_support.push((backend, buft, yes));
         yes
     }

@@ -3,9 +3,11 @@
 //!
 //! The algorithm is the reference's (five passes: pre-allocated tensors, expansion of non-CPU
 //! assignments down and up, then of all assignments, upgrades to higher-priority backends with
-//! the same buffer type, assignment of remaining sources, and the cut), with one deliberate
-//! difference: a split's inputs are not limited in number, so a split is never cut, and a
-//! scheduler never aborts, because it holds ten inputs.
+//! the same buffer type, assignment of remaining sources, and the cut), with two deliberate
+//! differences: a split's inputs are not limited in number, so a split is never cut, and a
+//! scheduler never aborts, because it holds ten inputs; and a graph that cannot be placed (the
+//! reference aborts) still gets a complete plan, with the first reason it cannot run, so that
+//! the scheduler reports the failure and stays usable.
 //!
 //! Questions about ops and buffer types go to the [`Oracle`], which the FFI layer implements
 //! over the real backends and the unit tests implement over tables.
@@ -66,7 +68,7 @@ pub struct SrcRewrite {
 }
 
 /// Why a graph cannot be scheduled.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlanError {
     /// A tensor already in a buffer whose backends cannot run its op.
     Preallocated(Tid),
@@ -95,6 +97,8 @@ struct Planner<'a, O: Oracle> {
     /// The oracle's `supports_buft` answers about the last buffer type asked about, at hand
     /// (a graph's tensors share a few buffer types, and are mostly asked about in runs).
     last_buft: BuftAnswers,
+    /// The first tensor found that cannot run where the plan puts it.
+    error: Option<PlanError>,
 }
 
 /// `supports_buft` answers about one buffer type: bit b of `known` set when backend b's answer
@@ -142,26 +146,26 @@ impl<O: Oracle> Planner<'_, O> {
     }
 
     /// The backend a tensor should use given where its data and weights already are.
-    fn backend_from_current(&mut self, tid: Tid) -> Result<i32, PlanError> {
+    fn backend_from_current(&mut self, tid: Tid) -> i32 {
         let backend = self.backend_from_buffer(tid, tid);
         if backend != -1 {
-            return Ok(backend);
+            return backend;
         }
         let info = *self.info(tid);
         if info.view_src != NO_TENSOR {
             let backend = self.backend_from_buffer(info.view_src, tid);
             if backend != -1 {
-                return Ok(backend);
+                return backend;
             }
         }
         if info.preallocated {
-            return Err(PlanError::Preallocated(tid));
+            return self.unrunnable_in_buffer(tid);
         }
         if info.input {
-            return Ok(self.config.last());
+            return self.config.last();
         }
         if info.ignores_weights {
-            return Ok(-1);
+            return -1;
         }
         // Ops with weights prefer the weights' backend.
         for (_, src) in info.sources() {
@@ -171,14 +175,27 @@ impl<O: Oracle> Planner<'_, O> {
                 if self.config.op_offload && src_backend == self.config.last() && host {
                     for b in 0..src_backend as usize {
                         if self.oracle.supports_op(b, tid) && self.oracle.offload_op(b, tid) {
-                            return Ok(b as i32);
+                            return b as i32;
                         }
                     }
                 }
-                return Ok(src_backend);
+                return src_backend;
             }
         }
-        Ok(-1)
+        -1
+    }
+
+    /// A tensor already in a buffer whose backends cannot run its op: the error, and the backend
+    /// it is left on so that the plan stays complete (the first that can use the buffer, where
+    /// its data is, else the last).
+    #[cold]
+    fn unrunnable_in_buffer(&mut self, tid: Tid) -> i32 {
+        self.error.get_or_insert(PlanError::Preallocated(tid));
+        let info = *self.info(tid);
+        let view_buft = || (info.view_src != NO_TENSOR).then(|| self.info(info.view_src).storage_buft).flatten();
+        let buft = info.storage_buft.or_else(view_buft);
+        buft.and_then(|buft| (0..self.config.n_backends()).find(|&b| self.supports_buft(b, buft)))
+            .map_or(self.config.last(), |b| b as i32)
     }
 
     /// Whether backend `b` can read `tid` where it is (or where it will be allocated).
@@ -199,14 +216,13 @@ impl<O: Oracle> Planner<'_, O> {
     }
 
     /// Pass 1: tensors whose place is dictated by their buffers, inputs and weights.
-    fn assign_from_current(&mut self, tids: &[Tid]) -> Result<(), PlanError> {
+    fn assign_from_current(&mut self, tids: &[Tid]) {
         for &tid in tids {
             // User assignments are kept.
             if self.table.backend[tid as usize] == -1 {
-                self.table.backend[tid as usize] = self.backend_from_current(tid)?;
+                self.table.backend[tid as usize] = self.backend_from_current(tid);
             }
         }
-        Ok(())
     }
 
     /// Pass 2 (one sweep): spread each assignment to following unassigned nodes that the same
@@ -296,10 +312,10 @@ impl<O: Oracle> Planner<'_, O> {
 
     /// Pass 5: cut the graph where the backend changes (or where a weight would have to be
     /// copied in), and list the copies each split needs.
-    fn cut(&mut self, nodes: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+    fn cut(&mut self, nodes: &[Tid], plan: &mut Plan) {
         let first = nodes.iter().position(|&n| !self.info(n).is_view_op);
         if let Some(i) = first {
-            plan.first_backend = self.backend_checked(nodes[i])?;
+            plan.first_backend = self.backend_checked(nodes[i]);
         }
         let mut split = Split { backend: plan.first_backend, i_start: 0, i_end: 0, inputs: 0..0 };
         let n_copies = self.config.n_copies;
@@ -308,7 +324,7 @@ impl<O: Oracle> Planner<'_, O> {
             if info.is_view_op {
                 continue;
             }
-            let node_backend = self.backend_checked(node)?;
+            let node_backend = self.backend_checked(node);
             let srcs = info.sources();
 
             // A weight on another, incompatible backend starts a new split, so that the memory
@@ -336,7 +352,7 @@ impl<O: Oracle> Planner<'_, O> {
             }
 
             for (slot, src) in srcs {
-                let src_backend = self.backend_checked(src)?;
+                let src_backend = self.backend_checked(src);
                 if n_copies > 1 && self.info(src).input && !self.table.has_copy(src, src_backend) {
                     self.table.set_has_copy(src, src_backend);
                     plan.copy_requests.push(CopyRequest { tid: src, backend: src_backend, graph_input: true });
@@ -360,13 +376,12 @@ impl<O: Oracle> Planner<'_, O> {
         }
         split.i_end = nodes.len();
         plan.splits.push(split);
-        Ok(())
     }
 
     /// One backend without pipeline copies (whisper.cpp's CPU-only case): nothing to decide.
     /// Everything the graph computes or reads runs there, in one split, as the passes would
     /// conclude; only tensors already in a buffer are checked, as pass 1 checks them.
-    fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) -> Result<(), PlanError> {
+    fn place_on_single_backend(&mut self, nodes: &[Tid], leafs: &[Tid], plan: &mut Plan) {
         // backend_from_buffer for the one backend.
         let from_buffer = |planner: &mut Self, tensor: Tid, op: Tid| {
             let Some(buft) = planner.info(tensor).storage_buft else { return false };
@@ -381,7 +396,7 @@ impl<O: Oracle> Planner<'_, O> {
                 let readable =
                     from_buffer(self, tid, tid) || (view_src != NO_TENSOR && from_buffer(self, view_src, tid));
                 if !readable {
-                    return Err(PlanError::Preallocated(tid));
+                    self.error.get_or_insert(PlanError::Preallocated(tid));
                 }
                 self.table.backend[tid as usize] = 0;
             } else if input {
@@ -405,19 +420,28 @@ impl<O: Oracle> Planner<'_, O> {
         }
         plan.first_backend = 0;
         plan.splits.push(Split { backend: 0, i_start: 0, i_end: nodes.len(), inputs: 0..0 });
-        Ok(())
     }
 
-    fn backend_checked(&self, tid: Tid) -> Result<usize, PlanError> {
+    /// The backend assigned to `tid`; one that no pass placed is the error, left on the last
+    /// backend so that the plan stays complete.
+    fn backend_checked(&mut self, tid: Tid) -> usize {
         match self.table.backend[tid as usize] {
-            -1 => Err(PlanError::Unassigned(tid)),
-            b => Ok(b as usize),
+            -1 => {
+                self.error.get_or_insert(PlanError::Unassigned(tid));
+                self.table.backend[tid as usize] = self.config.last();
+                self.config.last() as usize
+            }
+            b => b as usize,
         }
     }
 }
 
 /// Assigns backends to the graph's tensors and cuts it into splits. `nodes` and `leafs` are
 /// the graph's tensors in order, already in `table` with fresh [`TensorInfo`].
+///
+/// The plan is complete either way: every node and every source has a backend, and the splits
+/// cover the graph. An error names the first tensor the plan puts where it cannot run (such a
+/// plan must not be run).
 pub fn plan_graph<O: Oracle>(
     table: &mut TensorTable,
     config: &SchedConfig<'_>,
@@ -432,12 +456,13 @@ pub fn plan_graph<O: Oracle>(
     plan.copy_requests.clear();
     plan.rewrites.clear();
 
-    let mut planner = Planner { table, config, oracle, last_buft: BuftAnswers::default() };
+    let mut planner = Planner { table, config, oracle, last_buft: BuftAnswers::default(), error: None };
     if config.n_backends() == 1 && config.n_copies == 1 {
-        return planner.place_on_single_backend(nodes, leafs, plan);
+        planner.place_on_single_backend(nodes, leafs, plan);
+        return planner.error.map_or(Ok(()), Err);
     }
-    planner.assign_from_current(leafs)?;
-    planner.assign_from_current(nodes)?;
+    planner.assign_from_current(leafs);
+    planner.assign_from_current(nodes);
     // Spread accelerator assignments first (the CPU, last, is used only where nothing else
     // fits), then all assignments, each down and up the graph.
     planner.expand(nodes.iter().copied(), true);
@@ -446,7 +471,8 @@ pub fn plan_graph<O: Oracle>(
     planner.expand(nodes.iter().rev().copied(), false);
     planner.settle(nodes);
     planner.assign_sources(nodes);
-    planner.cut(nodes, plan)
+    planner.cut(nodes, plan);
+    planner.error.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -658,6 +684,21 @@ mod tests {
         let mut p = Plan::default();
         let r = plan_graph(&mut table, &config, &mut CpuOnly, &nodes, &leafs, &mut p);
         assert_eq!(r, Err(PlanError::Preallocated(nodes[1])));
+        assert_complete(&table, &nodes, &p, 1);
+    }
+
+    /// What a caller may read of a plan that failed: every node and source on a backend of the
+    /// scheduler, and splits that cover the graph in order.
+    fn assert_complete(table: &TensorTable, nodes: &[Tid], p: &Plan, n_backends: i32) {
+        for &node in nodes {
+            let info = &table.info[node as usize];
+            for tid in std::iter::once(node).chain(info.sources().map(|(_, src)| src)) {
+                assert!((0..n_backends).contains(&table.backend[tid as usize]), "tensor {tid} has a backend");
+            }
+        }
+        assert_eq!(p.splits.first().map(|s| s.i_start), Some(0));
+        assert_eq!(p.splits.last().map(|s| s.i_end), Some(nodes.len()));
+        assert!(p.splits.windows(2).all(|w| w[0].i_end == w[1].i_start));
     }
 
     #[test]
@@ -670,5 +711,33 @@ mod tests {
         let mut p = Plan::default();
         let r = plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![] }, &nodes, &leafs, &mut p);
         assert_eq!(r, Err(PlanError::Preallocated(nodes[0])));
+        assert_eq!(table.backend[nodes[0] as usize], 0, "left where its buffer is");
+        assert_complete(&table, &nodes, &p, 2);
+    }
+
+    #[test]
+    fn a_node_no_backend_runs_is_an_error_left_on_the_last_backend() {
+        /// The GPU runs nothing, the CPU everything but one node.
+        struct Picky(Tid);
+        impl Oracle for Picky {
+            fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
+                backend == 1 && node != self.0
+            }
+            fn offload_op(&mut self, _: usize, _: Tid) -> bool {
+                false
+            }
+            fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
+                buft == BUFTS[backend]
+            }
+        }
+        let mut table = TensorTable::new(2, 8);
+        let (nodes, leafs) = chain(&mut table);
+        let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: false };
+        let mut p = Plan::default();
+        // The last node: an earlier one would be placed with its user by pass 4.
+        let r = plan_graph(&mut table, &config, &mut Picky(nodes[2]), &nodes, &leafs, &mut p);
+        assert_eq!(r, Err(PlanError::Unassigned(nodes[2])));
+        assert_eq!(table.backend[nodes[2] as usize], 1);
+        assert_complete(&table, &nodes, &p, 2);
     }
 }

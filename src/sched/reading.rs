@@ -219,7 +219,7 @@ impl Scheduler {
         let storage_buft = storage.map(|b| b.buft().map_or(0, BufferType::id));
         let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         // Only asked about weights (the op-offload rule), so only computed for them.
-        let host = weights.is_some_and(|b| b.is_host(self.caller));
+        let host = weights.and_then(|b| b.buft()).is_some_and(|t| t.is_host());
         let info = &mut self.table.info[tid as usize];
         info.buffers_read_at = self.buffer_changes;
         let read = (storage_buft, preallocated, weights.is_some(), host);

@@ -5,7 +5,7 @@
 use super::state::{split_state, view_run};
 use super::{is_meta_buffer, meta_buffer_of, TensorSet, META_BASE};
 use crate::abi::*;
-use crate::base::report::{ensure, fatal};
+use crate::base::report::{ensure, fatal, OrFatal};
 use crate::handle::{Buffer, Tensor};
 use crate::meta::split;
 
@@ -108,9 +108,9 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         let data = match (slice_view_src, simple_buf) {
             (Some(v), _) => v.data().wrapping_byte_add(slice_view_offs),
             // The same offset into the simple buffer as into the meta buffer.
-            (None, Some(b)) => {
-                crate::buffer::base(caller, b).wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE))
-            }
+            (None, Some(b)) => crate::buffer::base(caller, b)
+                .or_fatal()
+                .wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE)),
             (None, None) => slice.data(),
         };
         slice.set_buffer_ptr_and_data(simple_buf.map_or(std::ptr::null_mut(), Buffer::as_ptr), data);
