@@ -47,6 +47,7 @@ use plan::{plan_graph, Oracle, Plan, PlanError, SchedConfig};
 use realloc_check::ReallocCheck;
 use std::cell::{Ref, RefMut};
 use std::ffi::{c_int, c_void, CStr};
+use std::mem::{discriminant, Discriminant};
 use table::{BuftId, TensorTable, Tid};
 
 /// Most backends a scheduler takes (as in the reference).
@@ -147,9 +148,10 @@ pub struct Scheduler {
     /// The last graph split cannot run as planned: the first tensor the plan puts where it
     /// cannot run. The next call that can say so reports it; the scheduler stays usable.
     plan_failure: Option<PlanError>,
-    /// The failure last logged and its tensor: a caller that splits the same graph again
-    /// (llama.cpp splits, then reserves) reads it once.
-    logged_failure: Option<(PlanError, Tensor)>,
+    /// The kind of failure last logged and its tensor: a caller that splits the same graph again
+    /// (llama.cpp splits, then reserves) reads it once. Not the id: the same tensor may get
+    /// another one, when the graph is read again with the copies the last split put in it.
+    logged_failure: Option<(Discriminant<PlanError>, Tensor)>,
     buft_support: Vec<(usize, BuftId, bool)>,
 
     /// The graph handed to ggml-alloc, and each split's nodes as a view of the user's graph.
@@ -425,10 +427,11 @@ impl Scheduler {
     fn log_plan_failure(&mut self, caller: &str, error: PlanError) {
         let (PlanError::Preallocated(tid) | PlanError::Unassigned(tid)) = error;
         let t = self.tensors[tid as usize];
-        if self.logged_failure == Some((error, t)) {
+        let failure = (discriminant(&error), t);
+        if self.logged_failure == Some(failure) {
             return;
         }
-        self.logged_failure = Some((error, t));
+        self.logged_failure = Some(failure);
         let tried = self.backend_names.iter().map(|name| String::from_utf8_lossy(name)).collect::<Vec<_>>().join(", ");
         match error {
             PlanError::Preallocated(_) => {
