@@ -180,6 +180,19 @@ if(WSP_GGML_BACKEND_TESTS)
         set_tests_properties(memcheck.whisper_decode.accel PROPERTIES ENVIRONMENT "WSP_GGML_NO_BACKTRACE=1" TIMEOUT 600)
     endif()
 
+    # An accelerator whose memory the CPU cannot use and that refuses whisper's V cache update (a
+    # CPY from a transposed view; ACCEL in device memory with every op but NORM, so that the
+    # weights' ops all run there): the reference aborts; through this library whisper_init returns
+    # NULL, and without the accelerator the same process transcribes as the CPU alone
+    # (wsp_refused_then_cpu). Flash attention off: with it (0.5.5 and 0.7 default to on) V is
+    # stored as it comes. A 1.28 s window and 8 tokens keep each run under memcheck short.
+    foreach(build transcribe transcribe-shared)
+        wsp_refused_then_cpu(${build} transcribe-ref ACCEL --accel-fixture almost-all:device-memory --fail-then-cpu
+                             ARGS -q -t 1 --audio-ctx 64 --no-fallback --max-tokens 8 --flash-attn off ${WSP_MODEL}
+                                  ${WSP_SAMPLE_DIR}/sample1.wav
+                             REQUIRE ${WSP_MODEL} ENVIRONMENT ${_e2e_env})
+    endforeach()
+
     # Parakeet: the three samples, then the first again on the context's own state (see
     # examples/parakeet), with the synthetic model of scripts/make-parakeet-model.py: the
     # Rust-linked builds must print exactly the reference build's tokens and probabilities, at 1

@@ -1,13 +1,16 @@
 // transcribe: speech to text with whisper.rn's whisper.cpp, linked against the Rust backend
 // layer (or, for comparison, against whisper.rn's own).
 //
-//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off]
-//              [--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav
+//   transcribe [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--max-tokens N]
+//              [--flash-attn on|off] [--accel-fixture OPS] [--gpu] [--fail-then-cpu] [--splits]
+//              [--rpc HOST:PORT] model.bin audio.wav
 //
 // --audio-ctx N encodes N frames of 20 ms instead of whisper's full 30 s window (1500), which is
 // far faster (under an emulator, say) and transcribes the first N * 20 ms of the audio.
 // --no-fallback decodes once, greedily: no retries at higher temperatures when the text looks
 // unlikely (which a shortened context makes frequent, and each retry decodes five candidates).
+// --max-tokens N ends a segment after N tokens (whisper's max_tokens): a window too short for the
+// speech makes whisper repeat itself to its limit (224 tokens) otherwise.
 // --flash-attn on|off sets whisper's flash attention (one FLASH_ATTN_EXT op per attention instead
 // of its matrix products and soft max); without it, whisper's default (0.4.3: off; 0.5.5, 0.7: on).
 // The transcript goes to stdout; load/encode/decode timings go to stderr. The audio must be
@@ -35,6 +38,13 @@
 //   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,... backends=B1:N1,B2:N2
 // per_graph in planning order, with xN for N graphs in a row planned the same way; backends: the
 // splits of each backend (by name, sorted).
+//
+// --fail-then-cpu (with --accel-fixture or --gpu) expects whisper to refuse the GPU: the context
+// made with it must be NULL (the app's side of a scheduler that cannot place whisper's graphs,
+// such as ACCEL in device memory refusing the V cache update, --accel-fixture OPS:device-memory).
+// It then says so on stderr ("fail-then-cpu: ... returned NULL"), with every ERROR line logged
+// (even with -q), and makes the context again in the same process without a GPU, which
+// transcribes; if the GPU context is made, it exits 3.
 //
 // --rpc offloads to the ggml RPC server at HOST:PORT (examples/rpc): its device becomes
 // whisper's GPU, with the local CPU beside it (builds linked without ggml-rpc refuse the
@@ -65,6 +75,12 @@ namespace {
 extern "C" uint64_t wsp_rs_allocation_count(void) __attribute__((weak));
 
 void quiet_log(enum wsp_ggml_log_level, const char *, void *) {}
+
+void errors_only_log(enum wsp_ggml_log_level level, const char * text, void *) {
+    if (level == WSP_GGML_LOG_LEVEL_ERROR) {
+        std::fputs(text, stderr);
+    }
+}
 
 // The allocation count at the first and at the last sampled token (whisper calls the logits
 // filter once per token, after the decoder call that produced it).
@@ -165,8 +181,9 @@ void print_splits(const split_log & log) {
 
 int usage(const char * argv0) {
     std::fprintf(stderr,
-                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--flash-attn on|off] "
-                 "[--accel-fixture OPS] [--gpu] [--splits] [--rpc HOST:PORT] model.bin audio.wav\n",
+                 "usage: %s [-t threads] [-q] [--timings] [--audio-ctx N] [--no-fallback] [--max-tokens N] "
+                 "[--flash-attn on|off] [--accel-fixture OPS] [--gpu] [--fail-then-cpu] [--splits] [--rpc HOST:PORT] "
+                 "model.bin audio.wav\n",
                  argv0);
     return 2;
 }
@@ -183,11 +200,13 @@ int main(int argc, char ** argv) {
     bool timings_line = false;
     const char * accel_ops = nullptr;
     bool gpu = false;
+    bool fail_then_cpu = false;
     int flash_attn = -1;  // whisper's default
     bool splits = false;
     const char * rpc_endpoint = nullptr;
     int audio_ctx = 0;  // whisper's default: the model's full window
     bool fallback = true;
+    int max_tokens = 0;  // whisper's default: no limit
     std::vector<const char *> positional;
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
@@ -200,6 +219,8 @@ int main(int argc, char ** argv) {
             accel_ops = argv[++i];
         } else if (std::strcmp(argv[i], "--gpu") == 0) {
             gpu = true;
+        } else if (std::strcmp(argv[i], "--fail-then-cpu") == 0) {
+            fail_then_cpu = true;
         } else if (std::strcmp(argv[i], "--flash-attn") == 0 && i + 1 < argc) {
             const char * value = argv[++i];
             if (std::strcmp(value, "on") != 0 && std::strcmp(value, "off") != 0) {
@@ -219,13 +240,20 @@ int main(int argc, char ** argv) {
             }
         } else if (std::strcmp(argv[i], "--no-fallback") == 0) {
             fallback = false;
+        } else if (std::strcmp(argv[i], "--max-tokens") == 0 && i + 1 < argc) {
+            max_tokens = std::atoi(argv[++i]);
+            if (max_tokens < 1) {
+                std::fprintf(stderr, "--max-tokens: expected a positive count, got %s\n", argv[i]);
+                return 2;
+            }
         } else if (argv[i][0] == '-') {
             return usage(argv[0]);
         } else {
             positional.push_back(argv[i]);
         }
     }
-    if (positional.size() != 2 || n_threads < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr)) {
+    if (positional.size() != 2 || n_threads < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr) ||
+        (fail_then_cpu && accel_ops == nullptr && !gpu)) {
         return usage(argv[0]);
     }
     if (splits && std::getenv("WSP_GGML_SCHED_DEBUG") == nullptr) {
@@ -239,6 +267,8 @@ int main(int argc, char ** argv) {
     split_counts.quiet = quiet;
     if (splits) {
         whisper_log_set(count_splits, &split_counts);
+    } else if (fail_then_cpu) {
+        whisper_log_set(errors_only_log, nullptr);
     } else if (quiet) {
         whisper_log_set(quiet_log, nullptr);
     }
@@ -266,6 +296,18 @@ int main(int argc, char ** argv) {
         cparams.use_gpu = true;
         std::fprintf(stderr, "offloading to %s\n", wsp_ggml_backend_dev_name(device));
     }
+    if (fail_then_cpu) {
+        whisper_context * refused = whisper_init_from_file_with_params(positional[0], cparams);
+        if (refused != nullptr) {
+            std::fprintf(stderr, "--fail-then-cpu: whisper_init_from_file_with_params with the GPU made a context, "
+                                 "expected NULL\n");
+            whisper_free(refused);
+            return 3;
+        }
+        std::fprintf(stderr, "fail-then-cpu: whisper_init_from_file_with_params with the GPU returned NULL; "
+                             "again without a GPU\n");
+        cparams.use_gpu = false;
+    }
     whisper_context * ctx = whisper_init_from_file_with_params(positional[0], cparams);
     if (ctx == nullptr) {
         std::fprintf(stderr, "%s: cannot load the model\n", positional[0]);
@@ -281,6 +323,7 @@ int main(int argc, char ** argv) {
     params.no_timestamps = true;
     params.language = "en";
     params.audio_ctx = audio_ctx;
+    params.max_tokens = max_tokens;
     if (!fallback) {
         params.temperature_inc = 0.0f;
     }
