@@ -648,26 +648,26 @@ static int c_tensor_copy_layouts(void) {
 
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
 /* the meta backend of whisper.rn 0.7 */
-static int c_meta_split_axis_name_invalid(void) { wsp_ggml_backend_meta_split_axis_name((enum wsp_ggml_backend_meta_split_axis) 42); return 0; }
+static int c_meta_split_axis_name_invalid(void) {
+    return wsp_ggml_backend_meta_split_axis_name((enum wsp_ggml_backend_meta_split_axis) 42) != NULL;
+}
 static int c_meta_is_meta_null(void) {
     return wsp_ggml_backend_is_meta(NULL) || wsp_ggml_backend_buffer_is_meta(NULL) || wsp_ggml_backend_buft_is_meta(NULL);
 }
 static int c_meta_is_meta_cpu(void) {
     return wsp_ggml_backend_is_meta(cpu_backend()) || wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_dev_buffer_type(cpu_device()));
 }
-static int c_meta_device_null_devs(void)    { wsp_ggml_backend_meta_device(NULL, 2, NULL, NULL); return 0; }
+static int c_meta_device_null_devs(void)    { return wsp_ggml_backend_meta_device(NULL, 2, NULL, NULL) != NULL; }
 static int c_meta_device_too_many(void) {
     wsp_ggml_backend_dev_t devs[17];
     for (int i = 0; i < 17; i++) {
         devs[i] = cpu_device();
     }
-    wsp_ggml_backend_meta_device(devs, 17, NULL, NULL);
-    return 0;
+    return wsp_ggml_backend_meta_device(devs, 17, NULL, NULL) != NULL;
 }
 static int c_meta_device_null_element(void) {
     wsp_ggml_backend_dev_t devs[2] = { cpu_device(), NULL };
-    wsp_ggml_backend_meta_device(devs, 2, NULL, NULL);
-    return 0;
+    return wsp_ggml_backend_meta_device(devs, 2, NULL, NULL) != NULL;
 }
 static wsp_ggml_backend_t meta_backend(void) {
     wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
@@ -677,14 +677,14 @@ static wsp_ggml_backend_t meta_backend(void) {
     }
     return keep(mb);
 }
-static int c_meta_n_backends_null(void)     { wsp_ggml_backend_meta_n_backends(NULL); return 0; }
-static int c_meta_n_backends_not_meta(void) { wsp_ggml_backend_meta_n_backends(cpu_backend()); return 0; }
-static int c_meta_simple_backend_null(void) { wsp_ggml_backend_meta_simple_backend(NULL, 0); return 0; }
-static int c_meta_simple_backend_out_of_range(void) { wsp_ggml_backend_meta_simple_backend(meta_backend(), 2); return 0; }
+static int c_meta_n_backends_null(void)     { return wsp_ggml_backend_meta_n_backends(NULL) != 0; }
+static int c_meta_n_backends_not_meta(void) { return wsp_ggml_backend_meta_n_backends(cpu_backend()) != 0; }
+static int c_meta_simple_backend_null(void) { return wsp_ggml_backend_meta_simple_backend(NULL, 0) != NULL; }
+static int c_meta_simple_backend_out_of_range(void) { return wsp_ggml_backend_meta_simple_backend(meta_backend(), 2) != NULL; }
 static int c_meta_alloc_ctx_null_ctx(void) {
     wsp_ggml_backend_dev_t devs[1] = { cpu_device() };
-    wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(NULL, wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
-    return 0;
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL));
+    return wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(NULL, buft) != NULL;
 }
 static struct wsp_ggml_context * one_tensor_ctx(void) {
     struct wsp_ggml_init_params params = { 4 * wsp_ggml_tensor_overhead(), NULL, true };
@@ -692,15 +692,18 @@ static struct wsp_ggml_context * one_tensor_ctx(void) {
     wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, 4);
     return keep(ctx);
 }
-static int c_meta_alloc_ctx_null_buft(void) { wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), NULL); return 0; }
+static int c_meta_alloc_ctx_null_buft(void) { return wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), NULL) != NULL; }
 static int c_meta_alloc_ctx_not_meta(void) {
-    wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(cpu_device()));
-    return 0;
+    return wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(cpu_device())) != NULL;
+}
+/* A refused allocation leaves the context's tensors unallocated. */
+static int refused_ctx_alloc(struct wsp_ggml_context * ctx, wsp_ggml_backend_buffer_type_t buft) {
+    return wsp_ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft) != NULL || wsp_ggml_get_first_tensor(ctx)->buffer != NULL ||
+           wsp_ggml_get_first_tensor(ctx)->data != NULL;
 }
 static int c_meta_alloc_ctx_no_callback(void) {
     wsp_ggml_backend_dev_t devs[1] = { cpu_device() };
-    wsp_ggml_backend_alloc_ctx_tensors_from_buft(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
-    return 0;
+    return refused_ctx_alloc(one_tensor_ctx(), wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 1, NULL, NULL)));
 }
 /* A softmax over a weight whose rows are split along axis 0 (columns 2 + 2 of 4) on a meta
  * device over two CPU devices: each device would normalise its half alone (the reference's rows
@@ -732,13 +735,12 @@ static int c_meta_softmax_across_split(void) {
     struct wsp_ggml_context * gctx = keep(wsp_ggml_init(params));
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
     wsp_ggml_build_forward_expand(gf, wsp_ggml_soft_max(gctx, w));
-    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    wsp_ggml_gallocr_t galloc = keep(wsp_ggml_gallocr_new(buft));
     if (!wsp_ggml_gallocr_alloc_graph(galloc, gf)) {
         setup_failed("softmax graph");
     }
     wsp_ggml_backend_t mb = keep(wsp_ggml_backend_dev_init(meta, NULL));
-    wsp_ggml_backend_graph_compute(mb, gf);
-    return 0;
+    return wsp_ggml_backend_graph_compute(mb, gf) != WSP_GGML_STATUS_FAILED;
 }
 /* A fused weight [4, 6] (q, k and v in three segments, one row of each per device) times a
  * MIRRORED input, reshaped into heads of two rows: each device holds half of every head, which
@@ -766,8 +768,8 @@ static struct wsp_ggml_backend_meta_split_state split_fused_rows(const struct ws
     return s;
 }
 /* Computes the node `make` builds from the fused weight qkv [4, 6] and x [4, 1], on a meta
- * device over two CPU devices. */
-static void compute_fused(struct wsp_ggml_tensor * (*make)(struct wsp_ggml_context *, struct wsp_ggml_tensor *,
+ * device over two CPU devices: the meta backend's status. */
+static enum wsp_ggml_status compute_fused(struct wsp_ggml_tensor * (*make)(struct wsp_ggml_context *, struct wsp_ggml_tensor *,
                                                            struct wsp_ggml_tensor *)) {
     wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
     wsp_ggml_backend_dev_t meta = wsp_ggml_backend_meta_device(devs, 2, split_fused_rows, NULL);
@@ -783,12 +785,12 @@ static void compute_fused(struct wsp_ggml_tensor * (*make)(struct wsp_ggml_conte
     struct wsp_ggml_context * gctx = keep(wsp_ggml_init(params));
     struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(gctx);
     wsp_ggml_build_forward_expand(gf, make(gctx, qkv, x));
-    wsp_ggml_gallocr_t galloc = wsp_ggml_gallocr_new(buft);
+    wsp_ggml_gallocr_t galloc = keep(wsp_ggml_gallocr_new(buft));
     if (!wsp_ggml_gallocr_alloc_graph(galloc, gf)) {
         setup_failed("fused weight graph");
     }
     wsp_ggml_backend_t mb = keep(wsp_ggml_backend_dev_init(meta, NULL));
-    wsp_ggml_backend_graph_compute(mb, gf);
+    return wsp_ggml_backend_graph_compute(mb, gf);
 }
 static struct wsp_ggml_tensor * fused_heads(struct wsp_ggml_context * ctx, struct wsp_ggml_tensor * qkv,
                                             struct wsp_ggml_tensor * x) {
@@ -796,8 +798,7 @@ static struct wsp_ggml_tensor * fused_heads(struct wsp_ggml_context * ctx, struc
     return wsp_ggml_scale(ctx, heads, 2.0f);
 }
 static int c_meta_reshape_cuts_segments(void) {
-    compute_fused(fused_heads);
-    return 0;
+    return compute_fused(fused_heads) != WSP_GGML_STATUS_FAILED;
 }
 /* Rows 1-2 of the fused weight (device 1's row of q, device 0's of k), made contiguous: no
  * split state describes them (the reference aborts on contiguous views of part of the fused
@@ -809,8 +810,23 @@ static struct wsp_ggml_tensor * rows_1_2(struct wsp_ggml_context * ctx, struct w
     return wsp_ggml_cont(ctx, wsp_ggml_view_2d(ctx, qkv, 4, 2, qkv->nb[1], qkv->nb[1]));
 }
 static int c_meta_view_across_segments(void) {
-    compute_fused(rows_1_2);
-    return 0;
+    return compute_fused(rows_1_2) != WSP_GGML_STATUS_FAILED;
+}
+/* A meta buffer whose part on a simple device cannot be allocated: no meta buffer. */
+static int c_meta_buft_alloc_buffer_huge(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 2, NULL, NULL));
+    return wsp_ggml_backend_buft_alloc_buffer(buft, SIZE_MAX) != NULL;
+}
+/* A context whose MIRRORED tensor (three quarters of the address space) no simple device has
+ * room for: no meta buffer, and the tensor left unallocated. */
+static int c_meta_alloc_ctx_part_fails(void) {
+    wsp_ggml_backend_dev_t devs[2] = { cpu_device(), cpu_device() };
+    wsp_ggml_backend_buffer_type_t buft = wsp_ggml_backend_dev_buffer_type(wsp_ggml_backend_meta_device(devs, 2, split_fused_rows, NULL));
+    struct wsp_ggml_init_params params = { wsp_ggml_tensor_overhead(), NULL, true };
+    struct wsp_ggml_context * ctx = keep(wsp_ggml_init(params));
+    wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, (int64_t) (SIZE_MAX / 16 * 3));
+    return refused_ctx_alloc(ctx, buft);
 }
 #endif
 
@@ -936,23 +952,25 @@ static const struct bad_case cases[] = {
 
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     /* the meta backend (0.7) */
-    { "meta_split_axis_name_invalid",     "abort", "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
+    { "meta_split_axis_name_invalid",     "error", "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
     { "meta_is_meta_null",                "ok",    "", c_meta_is_meta_null },
     { "meta_is_meta_cpu",                 "ok",    "", c_meta_is_meta_cpu },
-    { "meta_device_null_devs",            "abort", NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
-    { "meta_device_too_many",             "abort", "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
-    { "meta_device_null_element",         "abort", "wsp_ggml_backend_meta_device: devs[1] is NULL", c_meta_device_null_element },
-    { "meta_n_backends_null",             "abort", NULLMSG(wsp_ggml_backend_meta_n_backends, meta_backend), c_meta_n_backends_null },
-    { "meta_n_backends_not_meta",         "abort", "wsp_ggml_backend_meta_n_backends: backend is not a meta backend", c_meta_n_backends_not_meta },
-    { "meta_simple_backend_null",         "abort", NULLMSG(wsp_ggml_backend_meta_simple_backend, meta_backend), c_meta_simple_backend_null },
-    { "meta_simple_backend_out_of_range", "abort", "index 2 out of range", c_meta_simple_backend_out_of_range },
-    { "meta_alloc_ctx_null_ctx",          "abort", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, ctx), c_meta_alloc_ctx_null_ctx },
-    { "meta_alloc_ctx_null_buft",         "abort", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
-    { "meta_alloc_ctx_not_meta",          "abort", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
-    { "meta_alloc_ctx_no_callback",       "abort", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
-    { "meta_softmax_across_split",        "abort", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
-    { "meta_reshape_cuts_segments",       "abort", "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
-    { "meta_view_across_segments",        "abort", "takes parts of several segments", c_meta_view_across_segments },
+    { "meta_device_null_devs",            "error", NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
+    { "meta_device_too_many",             "error", "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
+    { "meta_device_null_element",         "error", "wsp_ggml_backend_meta_device: devs[1] is NULL", c_meta_device_null_element },
+    { "meta_n_backends_null",             "error", NULLMSG(wsp_ggml_backend_meta_n_backends, meta_backend), c_meta_n_backends_null },
+    { "meta_n_backends_not_meta",         "error", "wsp_ggml_backend_meta_n_backends: backend is not a meta backend", c_meta_n_backends_not_meta },
+    { "meta_simple_backend_null",         "error", NULLMSG(wsp_ggml_backend_meta_simple_backend, meta_backend), c_meta_simple_backend_null },
+    { "meta_simple_backend_out_of_range", "error", "index 2 out of range", c_meta_simple_backend_out_of_range },
+    { "meta_alloc_ctx_null_ctx",          "error", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, ctx), c_meta_alloc_ctx_null_ctx },
+    { "meta_alloc_ctx_null_buft",         "error", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
+    { "meta_alloc_ctx_not_meta",          "error", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
+    { "meta_alloc_ctx_no_callback",       "error", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
+    { "meta_softmax_across_split",        "error", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
+    { "meta_reshape_cuts_segments",       "error", "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
+    { "meta_view_across_segments",        "error", "takes parts of several segments", c_meta_view_across_segments },
+    { "meta_buft_alloc_buffer_huge",      "error", "a simple buffer allocation failed", c_meta_buft_alloc_buffer_huge },
+    { "meta_alloc_ctx_part_fails",        "error", "allocating device 0's part of the context failed", c_meta_alloc_ctx_part_fails },
 #endif
 
     /* allocation misuse */

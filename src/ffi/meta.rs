@@ -7,7 +7,7 @@ use crate::handle::Device;
 use crate::meta::{self, backend, buffer, split};
 use std::ffi::{c_char, c_void};
 
-/// The axis's name; a value the enum does not have aborts (as the reference does).
+/// The axis's name; NULL for a value the enum does not have (the reference aborts).
 ///
 /// # Safety
 /// None (any value is accepted).
@@ -50,7 +50,8 @@ pub unsafe extern "C" fn ggml_backend_buft_is_meta(buft: ggml_backend_buffer_typ
     arg!(buft, optional).is_some_and(meta::is_meta_buffer_type)
 }
 
-/// The meta device over `devs[0..n_devs]` (the same one for the same arguments).
+/// The meta device over `devs[0..n_devs]` (the same one for the same arguments); NULL for
+/// more than GGML_BACKEND_META_MAX_DEVICES devices, a NULL device, or no memory.
 ///
 /// # Safety
 /// `devs` points to `n_devs` live devices (or `n_devs` is 0).
@@ -66,10 +67,11 @@ pub unsafe extern "C" fn ggml_backend_meta_device(
         refuse!("{FN}: {n_devs} devices, at most {GGML_BACKEND_META_MAX_DEVICES}");
     }
     let simple: Vec<Device> = arg!(devs[n_devs]);
-    Some(meta::device_new(FN, simple, get_split_state, get_split_state_ud)).to_c()
+    let device = meta::device_new(FN, simple, get_split_state, get_split_state_ud);
+    Some(checked!(device.map_err(|failure| failure.refusal(FN)))).to_c()
 }
 
-/// How many simple backends a meta backend drives; aborts for another backend.
+/// How many simple backends a meta backend drives; 0 for another backend.
 ///
 /// # Safety
 /// `meta_backend` is NULL or a live backend.
@@ -79,8 +81,8 @@ pub unsafe extern "C" fn ggml_backend_meta_n_backends(meta_backend: ggml_backend
     checked!(backend::meta_backend(FN, arg!(meta_backend))).simple.len()
 }
 
-/// Simple backend `index` of a meta backend; aborts for another backend or an index out of
-/// range (which the reference does not check).
+/// Simple backend `index` of a meta backend; NULL for another backend or an index out of range
+/// (which the reference does not check).
 ///
 /// # Safety
 /// `meta_backend` is NULL or a live backend.
@@ -97,8 +99,9 @@ pub unsafe extern "C" fn ggml_backend_meta_simple_backend(
     Some(backend).to_c()
 }
 
-/// Allocates the tensors of `ctx` in a new meta buffer of `buft`; aborts for a buffer type
-/// that is not a meta one (ggml-alloc only calls it for those).
+/// Allocates the tensors of `ctx` in a new meta buffer of `buft`; NULL, with the tensors left
+/// unallocated, for a buffer type that is not a meta one (ggml-alloc only calls it for those),
+/// a tensor whose split state cannot be had, a part that cannot be allocated, or no memory.
 ///
 /// # Safety
 /// `ctx` is NULL or a live ggml context whose tensors are not allocated; `buft` is NULL or a
@@ -110,5 +113,6 @@ pub unsafe extern "C" fn ggml_backend_meta_alloc_ctx_tensors_from_buft(
     buft: ggml_backend_buffer_type_t,
 ) -> ggml_backend_buffer_t {
     let buft = arg!(buft);
-    Some(buffer::alloc_ctx_tensors(FN, arg!(ctx), buft)).to_c()
+    let buffer = buffer::alloc_ctx_tensors(FN, arg!(ctx), buft);
+    Some(checked!(buffer.map_err(|failure| failure.refusal(FN)))).to_c()
 }

@@ -3,6 +3,8 @@
 
 use super::Tensor;
 use crate::abi::*;
+#[cfg(meta)]
+use crate::base::fallible::{try_box, try_collect, try_filled, OutOfMemory};
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
@@ -152,16 +154,16 @@ pub struct OwnedGraph {
 #[cfg(meta)]
 impl OwnedGraph {
     /// The graph of `nodes`, each with its use count.
-    pub fn new(nodes: Vec<(Tensor, i32)>) -> Box<OwnedGraph> {
+    pub fn new(nodes: &[(Tensor, i32)]) -> Result<Box<OwnedGraph>, OutOfMemory> {
         let size = 2 * nodes.len() + 1;
-        let mut g = Box::new(OwnedGraph {
-            nodes: nodes.iter().map(|&(t, _)| t).collect(),
-            keys: vec![std::ptr::null_mut(); size],
-            used: vec![0; size.div_ceil(32)],
-            use_counts: vec![0; size],
+        let mut g = try_box(OwnedGraph {
+            nodes: try_collect(nodes.iter().map(|&(t, _)| t))?,
+            keys: try_filled(size, std::ptr::null_mut())?,
+            used: try_filled(size.div_ceil(32), 0)?,
+            use_counts: try_filled(size, 0)?,
             graph: graph_over(&mut Vec::new(), &mut Vec::new()),
-        });
-        for &(t, count) in &nodes {
+        })?;
+        for &(t, count) in nodes {
             let (used, keys) = (&g.used, &g.keys);
             let i = probe(size, t.as_ptr(), |i| used[i >> 5] & (1 << (i & 31)) != 0, |i| keys[i])
                 .expect("a set of 2n + 1 slots has room for n keys");
@@ -177,7 +179,7 @@ impl OwnedGraph {
         {
             g.graph.uid = crate::base::ggml::next_graph_uid();
         }
-        g
+        Ok(g)
     }
 
     /// The graph for C, live as long as `self`.

@@ -4,16 +4,16 @@
 //! else by copying and adding on the simple backends.
 
 use super::buffer::{
-    access_chunks, is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, simple_tensor, split_state,
-    Access, Chunk,
+    access_chunks, is_meta_buffer, meta_buffer, remake_lost_slices, repoint_sources, slice_of, split_state, Access,
+    Chunk,
 };
-use super::MetaDevice;
-use super::{schedule, split};
+use super::{failed, joined_name, schedule, split, Failure, MetaDevice, Slot};
 use crate::abi::op;
 use crate::abi::*;
-use crate::base::report::{checked, ensure, fatal, null_handle, refused, OrFatal, Refused};
+use crate::base::fallible::{try_box, try_collect, try_filled, try_vec, OutOfMemory};
+use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{arg, Backend, Buffer, Device, Graph, OwnedGraph, Tensor};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::ffi::{c_char, c_void, CString};
 use wsp_ggml_backend_macros::callback;
 
@@ -33,25 +33,44 @@ pub struct MetaBackend {
     name: CString,
     pub simple: Vec<Backend>,
     comm: Option<Comm>,
-    /// Scratch buffers for the all-reduce: one per device and reduction step.
-    scratch: RefCell<Vec<Vec<Option<Buffer>>>>,
+    /// Scratch buffers for the all-reduce: one per device and reduction step, device by device.
+    scratch: Vec<Cell<Option<Buffer>>>,
     scratch_size: Cell<usize>,
     /// The graphs and tensors of the last computation, kept until the next one starts since
     /// the simple backends may still be working on them. Boxed: C holds pointers to the graph
     /// structs, which must not move when the vector grows.
     #[allow(clippy::vec_box)]
-    graphs: RefCell<Vec<Box<OwnedGraph>>>,
-    aux_tensors: RefCell<Vec<*mut ggml_tensor>>,
+    graphs: Slot<Vec<Box<OwnedGraph>>>,
+    aux_tensors: Slot<Vec<*mut ggml_tensor>>,
 }
 
 impl MetaBackend {
     /// Forgets the last computation's graphs and tensors.
     fn clear_last(&self) {
-        self.graphs.borrow_mut().clear();
-        for t in self.aux_tensors.borrow_mut().drain(..) {
-            // SAFETY: a box leaked by aux_tensor (Tensor::leak), released once; the graphs that
-            // used it were forgotten just before.
-            drop(unsafe { Box::from_raw(t) });
+        self.graphs.with(Vec::clear);
+        self.aux_tensors.with(|tensors| {
+            for t in tensors.drain(..) {
+                // SAFETY: a box leaked by aux_tensor (Tensor::leak), released once; the graphs
+                // that used it were forgotten just before.
+                drop(unsafe { Box::from_raw(t) });
+            }
+        });
+    }
+
+    /// Frees what the backend owns: the collective, the last computation, the scratch buffers
+    /// and the simple backends.
+    fn release(&self, caller: &str) {
+        if let Some(comm) = &self.comm {
+            // SAFETY: the collective's context, made by its comm_init, freed once.
+            unsafe { (comm.free)(comm.context) };
+        }
+        self.clear_last();
+        for b in self.scratch.iter().filter_map(Cell::get) {
+            // SAFETY: the backend made its scratch buffers and owns them; its graphs are gone.
+            unsafe { crate::buffer::free_buffer(b) };
+        }
+        for &simple in &self.simple {
+            simple.free(caller);
         }
     }
 }
@@ -68,37 +87,51 @@ unsafe impl Sync for GuidCell {}
 ///
 /// # Safety
 /// `params` is NULL or a NUL-terminated string.
-pub unsafe fn new_backend(caller: &str, device: Device, meta: &MetaDevice, params: *const c_char) -> Backend {
-    let mut name = b"Meta(".to_vec();
-    let mut simple = Vec::with_capacity(meta.simple.len());
-    for (i, d) in meta.simple.iter().enumerate() {
-        if i > 0 {
-            name.push(b',');
-        }
-        name.extend_from_slice(super::c_bytes(d.name(caller)));
-        // SAFETY: params is NULL or a NUL-terminated string (this function's contract).
-        let backend = unsafe { d.init_backend(caller, params) };
-        simple.push(backend.unwrap_or_else(|| fatal!("{caller}: a simple device of the meta device made no backend")));
-    }
-    name.push(b')');
-    let comm = if simple.len() > 1 { comm_init(caller, &mut simple) } else { None };
-    let n_steps = reduce_steps(simple.len());
-    let context = MetaBackend {
-        name: CString::new(name).unwrap_or_default(),
-        scratch: RefCell::new(vec![vec![None; n_steps]; simple.len()]),
-        simple,
-        comm,
+pub unsafe fn new_backend(
+    caller: &str,
+    device: Device,
+    meta: &MetaDevice,
+    params: *const c_char,
+) -> Result<Backend, Failure> {
+    let n = meta.simple.len();
+    let names = try_collect(meta.simple.iter().map(|d| super::c_bytes(d.name(caller))))?;
+    let mut scratch = try_vec(n * reduce_steps(n))?;
+    scratch.resize_with(n * reduce_steps(n), Cell::default);
+    // All the memory first: once the simple backends are made, only they can fail.
+    let mut context = try_box(MetaBackend {
+        name: joined_name(&names)?,
+        simple: try_vec(n)?,
+        comm: None,
+        scratch,
         scratch_size: Cell::new(0),
-        graphs: RefCell::new(Vec::new()),
-        aux_tensors: RefCell::new(Vec::new()),
-    };
-    let object = Box::new(ggml_backend {
+        graphs: Slot::default(),
+        aux_tensors: Slot::default(),
+    })?;
+    let mut object = try_box(ggml_backend {
         guid: META_GUID.0.get(),
         iface: BACKEND_IFACE,
         device: device.as_ptr(),
-        context: Box::into_raw(Box::new(context)) as *mut c_void,
-    });
-    Backend::leak(object)
+        context: std::ptr::null_mut(),
+    })?;
+    for d in &meta.simple {
+        // SAFETY: params is NULL or a NUL-terminated string (this function's contract).
+        let Some(backend) = (unsafe { d.init_backend(caller, params) }) else {
+            context.release(caller);
+            return failed!("{caller}: a simple device of the meta device made no backend");
+        };
+        context.simple.push(backend);
+    }
+    if n > 1 {
+        match comm_init(caller, &mut context.simple) {
+            Ok(comm) => context.comm = comm,
+            Err(why) => {
+                context.release(caller);
+                return Err(why.into());
+            }
+        }
+    }
+    object.context = Box::into_raw(context) as *mut c_void;
+    Ok(Backend::leak(object))
 }
 
 /// ceil(log2(n)): the steps of a butterfly reduction over n devices.
@@ -106,25 +139,26 @@ fn reduce_steps(n: usize) -> usize {
     n.next_power_of_two().trailing_zeros() as usize
 }
 
-fn comm_init(caller: &str, simple: &mut [Backend]) -> Option<Comm> {
-    let reg = simple[0].device()?.reg()?;
+fn comm_init(caller: &str, simple: &mut [Backend]) -> Result<Option<Comm>, Refused> {
+    let Some(reg) = simple.first().and_then(|b| b.device()).and_then(|d| d.reg()) else {
+        return Ok(None);
+    };
     let init = reg.proc_address(symbol_c!("ggml_backend_comm_init"));
     if init.is_null() {
-        return None;
+        return Ok(None);
     }
     // SAFETY: a reg's "ggml_backend_comm_init" has this signature (ggml-backend.h).
     let init: CommInit = unsafe { std::mem::transmute::<*mut c_void, CommInit>(init) };
     // SAFETY: the simple backends, as an array of handles (transparent pointers).
     let context = unsafe { init(simple.as_mut_ptr() as *mut ggml_backend_t, simple.len()) };
     if context.is_null() {
-        return None;
+        return Ok(None);
     }
     let allreduce = reg.proc_address(symbol_c!("ggml_backend_comm_allreduce_tensor"));
     let free = reg.proc_address(symbol_c!("ggml_backend_comm_free"));
-    ensure!(
-        !allreduce.is_null() && !free.is_null(),
-        "{caller}: the reg has comm_init without comm_allreduce_tensor and comm_free"
-    );
+    if allreduce.is_null() || free.is_null() {
+        return refused!("{caller}: the reg has comm_init without comm_allreduce_tensor and comm_free");
+    }
     // SAFETY: the reg's entries of these names have these signatures (ggml-backend.h).
     let (allreduce, free) = unsafe {
         (
@@ -132,7 +166,7 @@ fn comm_init(caller: &str, simple: &mut [Backend]) -> Option<Comm> {
             std::mem::transmute::<*mut c_void, CommFree>(free),
         )
     };
-    Some(Comm { context, allreduce, free })
+    Ok(Some(Comm { context, allreduce, free }))
 }
 
 pub fn is_meta_backend(backend: Backend) -> bool {
@@ -159,21 +193,22 @@ fn is_host_view(node: Tensor) -> bool {
     })
 }
 
-/// Computes `graph`, whose tensors are allocated in meta buffers, on the simple backends.
-pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> ggml_status {
+/// Computes `graph`, whose tensors are allocated in meta buffers, on the simple backends: the
+/// first simple backend's status that is not a success, else success.
+pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> Result<ggml_status, Failure> {
     let n = backend.simple.len();
-    let nodes = graph.nodes();
+    let (nodes, leafs) = (graph.nodes(), graph.leafs());
     // The previous computation is over (the caller synchronized or this backend is in order).
     backend.clear_last();
-    let mut used: Vec<Buffer> =
-        graph.leafs().iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)).collect();
-    used.sort_by_key(|b| b.as_ptr() as usize);
+    let mut used = try_vec(leafs.len() + nodes.len())?;
+    used.extend(leafs.iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)));
+    used.sort_unstable_by_key(|b| b.as_ptr() as usize);
     used.dedup();
     for b in used {
-        meta_buffer(caller, b).rotate_compute_sets();
+        meta_buffer(caller, b)?.rotate_compute_sets();
     }
     if nodes.is_empty() {
-        return ggml_status::GGML_STATUS_SUCCESS;
+        return Ok(ggml_status::GGML_STATUS_SUCCESS);
     }
     // Graphs that share a static tensor each view it in its buffer, whose slices for a graph's
     // views go when the graph after next starts: a graph computed again later makes them again
@@ -182,32 +217,31 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> ggml_
     let in_meta = |node: &&Tensor| !is_host_view(**node) && node.buffer().is_some_and(is_meta_buffer);
     let mut remade = false;
     for &node in nodes.iter().filter(in_meta) {
-        remade |= remake_lost_slices(caller, node);
+        remade |= remake_lost_slices(caller, node)?;
     }
     if remade {
-        nodes.iter().filter(in_meta).for_each(|&node| repoint_sources(caller, node));
+        for &node in nodes.iter().filter(in_meta) {
+            repoint_sources(caller, node)?;
+        }
     }
 
-    let per_device: Vec<Vec<Tensor>> = (0..n)
-        .map(|j| {
-            nodes
-                .iter()
-                .map(|&node| {
-                    if is_host_view(node) {
-                        node
-                    } else {
-                        simple_tensor(caller, node, j)
-                            .unwrap_or_else(|| fatal!("{caller}: node {} has no slice on device {j}", node.name()))
-                    }
-                })
-                .collect()
-        })
-        .collect();
-
-    let plan: Vec<schedule::Node> = nodes.iter().map(|&node| schedule_node(caller, graph, node)).collect();
-    let mut compute: Vec<Vec<bool>> =
-        per_device.iter().map(|d| d.iter().map(|t| t.flags() & GGML_TENSOR_FLAG_COMPUTE != 0).collect()).collect();
-    let ends = schedule::subgraph_ends(&plan, &mut compute);
+    let mut per_device: Vec<Vec<Tensor>> = try_vec(n)?;
+    for j in 0..n {
+        let mut slices = try_vec(nodes.len())?;
+        for &node in nodes {
+            slices.push(if is_host_view(node) { node } else { slice_of(caller, node, j)? });
+        }
+        per_device.push(slices);
+    }
+    let mut plan = try_vec(nodes.len())?;
+    for &node in nodes {
+        plan.push(schedule_node(caller, graph, node)?);
+    }
+    let mut compute: Vec<Vec<bool>> = try_vec(n)?;
+    for slices in &per_device {
+        compute.push(try_collect(slices.iter().map(|t| t.flags() & GGML_TENSOR_FLAG_COMPUTE != 0))?);
+    }
+    let ends = schedule::subgraph_ends(&plan, &mut compute)?;
     for (slices, flags) in per_device.iter().zip(&compute) {
         for (slice, &on) in slices.iter().zip(flags) {
             if !on {
@@ -215,48 +249,57 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> ggml_
             }
         }
     }
-    let scratch_size = ends[..ends.len() - 1].iter().map(|&end| nodes[end - 1].nbytes()).max().unwrap_or(0);
+    // The sums are reduced after every subgraph but the last.
+    let reduced = ends.split_last().map_or(&[][..], |(_, reduced)| reduced);
+    let scratch_size = reduced.iter().map(|&end| nodes[end - 1].nbytes()).max().unwrap_or(0);
     backend.scratch_size.set(backend.scratch_size.get().max(scratch_size));
 
+    let mut sub = try_vec(nodes.len())?;
     let mut start = 0;
     for (k, &end) in ends.iter().enumerate() {
-        for (j, &simple) in backend.simple.iter().enumerate() {
-            let sub: Vec<(Tensor, i32)> = (start..end).map(|i| (per_device[j][i], graph.use_count(nodes[i]))).collect();
-            let status = compute_on(caller, backend, simple, OwnedGraph::new(sub));
+        for (slices, &simple) in per_device.iter().zip(&backend.simple) {
+            sub.clear();
+            sub.extend((start..end).map(|i| (slices[i], graph.use_count(nodes[i]))));
+            let status = compute_on(caller, backend, simple, OwnedGraph::new(&sub)?)?;
             if status != ggml_status::GGML_STATUS_SUCCESS {
-                return status;
+                return Ok(status);
             }
         }
-        if n > 1 && k + 1 < ends.len() {
-            let last: Vec<Tensor> = per_device.iter().map(|d| d[end - 1]).collect();
-            let by_comm = backend.comm.as_ref().is_some_and(|c| {
-                let mut tensors: Vec<*mut ggml_tensor> = last.iter().map(|t| t.as_ptr()).collect();
-                // SAFETY: the collective's context, with one live tensor per simple backend.
-                unsafe { (c.allreduce)(c.context, tensors.as_mut_ptr()) }
-            });
+        if n > 1 && k < reduced.len() {
+            let last = try_collect(per_device.iter().map(|slices| slices[end - 1]))?;
+            let by_comm = match &backend.comm {
+                Some(c) => {
+                    let mut tensors = try_collect(last.iter().map(|t| t.as_ptr()))?;
+                    // SAFETY: the collective's context, with one live tensor per simple backend.
+                    unsafe { (c.allreduce)(c.context, tensors.as_mut_ptr()) }
+                }
+                None => false,
+            };
             if !by_comm {
-                let status = allreduce(caller, backend, &last);
+                let status = allreduce(caller, backend, &last)?;
                 if status != ggml_status::GGML_STATUS_SUCCESS {
-                    return status;
+                    return Ok(status);
                 }
             }
         }
         start = end;
     }
-    ggml_status::GGML_STATUS_SUCCESS
+    Ok(ggml_status::GGML_STATUS_SUCCESS)
 }
 
 /// What the placement of the subgraph cuts needs of a node.
-fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
+fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> Result<schedule::Node, Refused> {
     let axis_of = |t: Tensor| match t.buffer() {
-        Some(b) if is_meta_buffer(b) => split_state(caller, t, false).axis,
-        _ => GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
+        Some(b) if is_meta_buffer(b) => split_state(caller, t, false).map(|state| state.axis),
+        _ => Ok(GGML_BACKEND_SPLIT_AXIS_UNKNOWN),
     };
     let mut srcs = [None; GGML_MAX_SRC];
     for (slot, src) in node.srcs().iter().enumerate() {
-        srcs[slot] = src.map(|t| schedule::Src { id: t.addr(), axis: axis_of(t) });
+        if let Some(t) = *src {
+            srcs[slot] = Some(schedule::Src { id: t.addr(), axis: axis_of(t)? });
+        }
     }
-    schedule::Node {
+    Ok(schedule::Node {
         id: node.addr(),
         op: node.op(),
         r#type: node.r#type(),
@@ -266,92 +309,112 @@ fn schedule_node(caller: &str, graph: Graph, node: Tensor) -> schedule::Node {
         view_src: node.view_src().map(Tensor::addr),
         view_offs: node.view_offs(),
         use_count: graph.use_count(node),
-        axis: (!is_host_view(node)).then(|| axis_of(node)),
-    }
+        axis: if is_host_view(node) { None } else { Some(axis_of(node)?) },
+    })
 }
 
-fn compute_on(caller: &str, backend: &MetaBackend, simple: Backend, graph: Box<OwnedGraph>) -> ggml_status {
-    let raw = {
-        let mut graphs = backend.graphs.borrow_mut();
+/// Computes `graph` on `simple`, keeping it until the next computation.
+fn compute_on(
+    caller: &str,
+    backend: &MetaBackend,
+    simple: Backend,
+    graph: Box<OwnedGraph>,
+) -> Result<ggml_status, Failure> {
+    let kept = backend.graphs.with(|graphs| {
+        graphs.try_reserve(1)?;
         graphs.push(graph);
-        graphs.last_mut().expect("just pushed").as_ptr()
+        // The pointer taken where the graph is kept, which it does not leave.
+        Ok::<_, OutOfMemory>(graphs.last_mut().map(|g| g.as_ptr()))
+    })?;
+    let Some(raw) = kept else {
+        return failed!("{caller}: a subgraph was not kept");
     };
     // SAFETY: the graph's nodes are live slices (or host tensors); graph and nodes are kept
     // until the next computation, after the simple backend is done with them.
-    unsafe { simple.graph_compute(caller, raw) }
+    Ok(unsafe { simple.graph_compute(caller, raw) })
 }
 
 /// A tensor of this backend's own with `like`'s type and layout, kept until the next graph.
-fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Tensor {
-    let tensor = Tensor::leak(Box::new(like.layout_only()));
-    backend.aux_tensors.borrow_mut().push(tensor.as_ptr());
-    tensor
+fn aux_tensor(backend: &MetaBackend, like: Tensor) -> Result<Tensor, OutOfMemory> {
+    backend.aux_tensors.with(|tensors| {
+        tensors.try_reserve(1)?;
+        let tensor = Tensor::leak(try_box(like.layout_only())?);
+        tensors.push(tensor.as_ptr());
+        Ok(tensor)
+    })
 }
 
 /// The sum of the devices' `last` tensors on every device: a butterfly over the largest power
 /// of two of devices, with the rest folded in first and copied back last.
-fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> ggml_status {
+fn allreduce(caller: &str, backend: &MetaBackend, last: &[Tensor]) -> Result<ggml_status, Failure> {
     let n = last.len();
     // A device that computed nothing (an empty share) holds garbage: it contributes zeros.
     // Written as zero bytes once the device is idle, not scaled by 0 on it as 0.7.4 does: garbage
     // that reads as NaN or infinity would survive the scaling and spoil the sum.
-    for (j, &t) in last.iter().enumerate() {
+    for (&t, simple) in last.iter().zip(&backend.simple) {
         if t.flags() & GGML_TENSOR_FLAG_COMPUTE != 0 {
             continue;
         }
-        backend.simple[j].synchronize();
-        let buffer = t.storage_buffer().unwrap_or_else(|| null_handle(caller, "node->buffer"));
+        simple.synchronize();
+        let Some(buffer) = t.storage_buffer() else {
+            return failed!("{caller}: node->buffer is NULL");
+        };
         // SAFETY: the whole of an allocated tensor, which the device no longer uses.
         unsafe { buffer.memset_tensor(caller, t, 0, 0, t.nbytes()) };
     }
     let half = if n / 2 == 0 { 0 } else { 1 << (usize::BITS - 1 - (n / 2).leading_zeros()) };
     let mut step = 0;
     for j_src in 2 * half..n {
-        let add = push(caller, backend, last, j_src, j_src - 2 * half, step);
-        let status = compute_on(caller, backend, backend.simple[j_src - 2 * half], add);
+        let add = push(caller, backend, last, j_src, j_src - 2 * half, step)?;
+        let status = compute_on(caller, backend, backend.simple[j_src - 2 * half], add)?;
         if status != ggml_status::GGML_STATUS_SUCCESS {
-            return status;
+            return Ok(status);
         }
         step = 1;
     }
+    let mut adds = try_vec(2 * half)?;
     let mut offset = half;
     while offset >= 1 {
         // All copies of a step first, then the additions: every device sends its value of the
         // previous step.
-        let adds: Vec<(usize, Box<OwnedGraph>)> = (0..2 * half)
-            .filter(|&j| (j ^ offset) < n)
-            .map(|j| (j ^ offset, push(caller, backend, last, j, j ^ offset, step)))
-            .collect();
-        for (dst, add) in adds {
-            let status = compute_on(caller, backend, backend.simple[dst], add);
+        for j in (0..2 * half).filter(|&j| (j ^ offset) < n) {
+            adds.push((j ^ offset, push(caller, backend, last, j, j ^ offset, step)?));
+        }
+        for (dst, add) in adds.drain(..) {
+            let status = compute_on(caller, backend, backend.simple[dst], add)?;
             if status != ggml_status::GGML_STATUS_SUCCESS {
-                return status;
+                return Ok(status);
             }
         }
         step += 1;
         offset /= 2;
     }
     for j in 2 * half..n {
-        copy_between(caller, backend, last[j - 2 * half], j - 2 * half, last[j], j);
+        copy_between(caller, backend, last[j - 2 * half], j - 2 * half, last[j], j)?;
     }
-    ggml_status::GGML_STATUS_SUCCESS
+    Ok(ggml_status::GGML_STATUS_SUCCESS)
 }
 
 /// Copies device `src`'s value into a scratch tensor on device `dst`, and gives the graph that
 /// adds it to `dst`'s value in place.
-fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: usize, step: usize) -> Box<OwnedGraph> {
+fn push(
+    caller: &str,
+    backend: &MetaBackend,
+    last: &[Tensor],
+    src: usize,
+    dst: usize,
+    step: usize,
+) -> Result<Box<OwnedGraph>, Failure> {
     let (node_src, node_dst) = (last[src], last[dst]);
-    ensure!(
-        node_src.is_contiguous() && node_dst.is_contiguous(),
-        "{caller}: PARTIAL node {} is not contiguous",
-        node_dst.name()
-    );
-    let tmp = aux_tensor(backend, node_dst);
-    let scratch = scratch_buffer(caller, backend, dst, step);
-    tmp.set_buffer_and_data(scratch, crate::buffer::base(caller, scratch).or_fatal());
-    copy_between(caller, backend, node_src, src, tmp, dst);
+    if !node_src.is_contiguous() || !node_dst.is_contiguous() {
+        return failed!("{caller}: PARTIAL node {} is not contiguous", node_dst.name());
+    }
+    let tmp = aux_tensor(backend, node_dst)?;
+    let scratch = scratch_buffer(caller, backend, dst, step)?;
+    tmp.set_buffer_and_data(scratch, crate::buffer::base(caller, scratch)?);
+    copy_between(caller, backend, node_src, src, tmp, dst)?;
 
-    let add = aux_tensor(backend, node_dst);
+    let add = aux_tensor(backend, node_dst)?;
     let (view_src, view_offs) = match node_dst.view_src() {
         Some(v) => (v, node_dst.view_offs()),
         None => (node_dst, 0),
@@ -362,44 +425,56 @@ fn push(caller: &str, backend: &MetaBackend, last: &[Tensor], src: usize, dst: u
     add.set_view_src(view_src, view_offs);
     add.set_buffer_ptr_and_data(view_src.buffer_ptr(), view_src.data().wrapping_byte_add(view_offs));
     add.set_flags(GGML_TENSOR_FLAG_COMPUTE);
-    OwnedGraph::new(vec![(add, 0)])
+    Ok(OwnedGraph::new(&[(add, 0)])?)
 }
 
 /// Device `dev`'s scratch buffer of reduction step `step`, (re)made large enough.
-fn scratch_buffer(caller: &str, backend: &MetaBackend, dev: usize, step: usize) -> Buffer {
+fn scratch_buffer(caller: &str, backend: &MetaBackend, dev: usize, step: usize) -> Result<Buffer, Failure> {
     let size = backend.scratch_size.get();
-    let mut scratch = backend.scratch.borrow_mut();
-    let slot = &mut scratch[dev][step];
-    if let Some(b) = *slot {
+    let Some(slot) = backend.scratch.get(dev * reduce_steps(backend.simple.len()) + step) else {
+        return failed!("{caller}: no all-reduce buffer for device {dev} at step {step}");
+    };
+    if let Some(b) = slot.get() {
         if b.size() >= size {
-            return b;
+            return Ok(b);
         }
+        slot.set(None);
         // SAFETY: a buffer of this backend's, not used by a pending computation (each graph
-        // waits for the copies into it).
+        // waits for the copies into it), and no longer in its slot.
         unsafe { crate::buffer::free_buffer(b) };
     }
-    let simple = backend.simple[dev];
-    let buft = simple.device_checked(caller).and_then(|d| d.buffer_type_checked(caller)).or_fatal();
-    let b = crate::buffer::alloc_buffer(caller, buft, size)
-        .unwrap_or_else(|| fatal!("{caller}: allocating an all-reduce buffer failed"));
-    *slot = Some(b);
-    b
+    let buft = backend.simple[dev].device_checked(caller)?.buffer_type_checked(caller)?;
+    let Some(b) = crate::buffer::alloc_buffer(caller, buft, size) else {
+        let why = Refused(format!("{caller}: allocating an all-reduce buffer failed"));
+        return Err(Failure::OutOfMemory(Some(why)));
+    };
+    slot.set(Some(b));
+    Ok(b)
 }
 
 /// Copies `src` (device `j_src`'s) into `dst` (device `j_dst`'s) through host memory, once
 /// both devices are done with them.
-fn copy_between(caller: &str, backend: &MetaBackend, src: Tensor, j_src: usize, dst: Tensor, j_dst: usize) {
+fn copy_between(
+    caller: &str,
+    backend: &MetaBackend,
+    src: Tensor,
+    j_src: usize,
+    dst: Tensor,
+    j_dst: usize,
+) -> Result<(), Failure> {
     backend.simple[j_src].synchronize();
     backend.simple[j_dst].synchronize();
     let size = src.nbytes();
-    let mut bytes = vec![0u8; size];
-    let src_buffer = src.storage_buffer().unwrap_or_else(|| null_handle(caller, "src->buffer"));
-    let dst_buffer = dst.storage_buffer().unwrap_or_else(|| null_handle(caller, "dst->buffer"));
+    let mut bytes = try_filled(size, 0u8)?;
+    let (Some(src_buffer), Some(dst_buffer)) = (src.storage_buffer(), dst.storage_buffer()) else {
+        return failed!("{caller}: a tensor of the all-reduce has no buffer");
+    };
     // SAFETY: both tensors are allocated with the same layout; the host bytes hold `size`.
     unsafe {
         src_buffer.get_tensor(caller, src, bytes.as_mut_ptr() as *mut c_void, 0, size);
         dst_buffer.set_tensor(caller, dst, bytes.as_ptr() as *const c_void, 0, size);
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -418,18 +493,7 @@ unsafe extern "C" fn backend_free(backend: ggml_backend_t) {
     // SAFETY: the object and context boxed by new_backend (checked to be a meta backend's),
     // released once, here, as the backend goes.
     let (object, context) = unsafe { (Box::from_raw(handle.as_ptr()), Box::from_raw(context.cast_mut())) };
-    if let Some(comm) = &context.comm {
-        // SAFETY: the collective's context, made by its comm_init, freed once.
-        unsafe { (comm.free)(comm.context) };
-    }
-    context.clear_last();
-    for b in context.scratch.borrow().iter().flatten().flatten() {
-        // SAFETY: the backend made its scratch buffers and owns them; its graphs are gone.
-        unsafe { crate::buffer::free_buffer(*b) };
-    }
-    for &simple in &context.simple {
-        simple.free(FN);
-    }
+    context.release(FN);
     drop(object);
 }
 
@@ -445,27 +509,30 @@ unsafe fn transfer_async(
     access: Access,
     offset: usize,
     size: usize,
-) {
-    ensure!(offset == 0, "{caller}: the meta backend transfers whole tensors (offset {offset})");
-    ensure!(tensor.is_contiguous(), "{caller}: tensor {} is not contiguous", tensor.name());
-    let state = split_state(caller, tensor, false);
-    ensure!(!split::is_segmented(&state), "{caller}: tensor {} has a segmented split", tensor.name());
+) -> Result<(), Refused> {
+    if offset != 0 {
+        return refused!("{caller}: the meta backend transfers whole tensors (offset {offset})");
+    }
+    if !tensor.is_contiguous() {
+        return refused!("{caller}: tensor {} is not contiguous", tensor.name());
+    }
+    let state = split_state(caller, tensor, false)?;
+    if split::is_segmented(&state) {
+        return refused!("{caller}: tensor {} has a segmented split", tensor.name());
+    }
     let n = backend.simple.len();
-    ensure!(n > 0, "{caller}: the meta backend drives no backends");
-    let slices: Vec<Tensor> = (0..n)
-        .map(|j| {
-            simple_tensor(caller, tensor, j)
-                .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
-        })
-        .collect();
+    if n == 0 {
+        return refused!("{caller}: the meta backend drives no backends");
+    }
+    let slices = (0..n).map(|j| slice_of(caller, tensor, j)).collect::<Result<Vec<Tensor>, Refused>>()?;
     let chunks = match state.axis {
-        0..=2 => super::buffer::plan(caller, tensor, &state, &slices, offset, size),
+        0..=2 => super::buffer::plan(caller, tensor, &state, &slices, offset, size)?,
         GGML_BACKEND_SPLIT_AXIS_MIRRORED => {
             // Written to every device, read from the first.
             let devices = if matches!(access, Access::Set(_)) { n } else { 1 };
             (0..devices).map(|dev| Chunk::whole(dev, offset, 0, size)).collect()
         }
-        axis => fatal!("{caller}: cannot transfer a tensor with split axis {axis} asynchronously"),
+        axis => return refused!("{caller}: cannot transfer a tensor with split axis {axis} asynchronously"),
     };
     // SAFETY: the chunks cover the whole tensor, which the caller's bytes hold.
     unsafe { access_chunks(caller, &chunks, &slices, access, Some(&backend.simple)) }
@@ -481,7 +548,7 @@ unsafe extern "C" fn backend_set_tensor_async(
 ) {
     let (meta, tensor) = (checked!(meta_backend(FN, arg!(backend))), arg!(tensor));
     // SAFETY: `data` holds `size` bytes (the API's contract).
-    unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) }
+    checked!(unsafe { transfer_async(FN, meta, tensor, Access::Set(data), offset, size) })
 }
 
 #[callback(ggml_backend_tensor_get_async)]
@@ -494,7 +561,7 @@ unsafe extern "C" fn backend_get_tensor_async(
 ) {
     let (meta, tensor) = (checked!(meta_backend(FN, arg!(backend))), arg!(tensor));
     // SAFETY: `data` has room for `size` bytes (the API's contract).
-    unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) }
+    checked!(unsafe { transfer_async(FN, meta, tensor, Access::Get(data), offset, size) })
 }
 
 #[callback(ggml_backend_synchronize)]
@@ -508,8 +575,10 @@ unsafe extern "C" fn backend_synchronize(backend: ggml_backend_t) {
 unsafe extern "C" fn backend_graph_compute(backend: ggml_backend_t, cgraph: *mut ggml_cgraph) -> ggml_status {
     let meta = checked!(meta_backend(FN, arg!(backend)));
     let graph = arg!(cgraph);
-    ensure!(!graph.has_grads(), "{FN}: the meta backend does not compute gradients");
-    graph_compute(FN, meta, graph)
+    if graph.has_grads() {
+        refuse!("{FN}: the meta backend does not compute gradients");
+    }
+    graph_compute(FN, meta, graph).unwrap_or_else(|failure| failure.status(FN))
 }
 
 const BACKEND_IFACE: ggml_backend_i = ggml_backend_i {

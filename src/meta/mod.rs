@@ -14,11 +14,79 @@ pub mod schedule;
 pub mod split;
 
 use crate::abi::*;
-use crate::base::report::{fatal, OrFatal};
+use crate::base::fallible::{try_box, try_collect, try_vec, OutOfMemory};
+use crate::base::report::{checked, log_error, refuse, refused, Refused};
 use crate::handle::{arg, BufferType, Device, Tensor};
+use std::cell::Cell;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
 use wsp_ggml_backend_macros::callback;
+
+/// Why the meta backend cannot do what C asked. An entry that returns a status tells the two
+/// apart (FAILED, ALLOC_FAILED); the others give their error value for both.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Input it refuses, with the reason (which names the export and the cause).
+    Refused(Refused),
+    /// Memory it cannot get: from the heap, or (with the reason) from a simple buffer type.
+    OutOfMemory(Option<Refused>),
+}
+
+impl From<Refused> for Failure {
+    fn from(why: Refused) -> Failure {
+        Failure::Refused(why)
+    }
+}
+
+impl From<OutOfMemory> for Failure {
+    fn from(_: OutOfMemory) -> Failure {
+        Failure::OutOfMemory(None)
+    }
+}
+
+impl Failure {
+    /// The refusal `caller` reports, for an entry whose error value is the same for both.
+    pub fn refusal(self, caller: &str) -> Refused {
+        match self {
+            Failure::Refused(why) | Failure::OutOfMemory(Some(why)) => why,
+            Failure::OutOfMemory(None) => Refused(format!("{caller}: out of memory")),
+        }
+    }
+
+    /// The status `caller` returns, with the reason in ggml's log.
+    pub fn status(self, caller: &str) -> ggml_status {
+        let status = match self {
+            Failure::Refused(_) => ggml_status::GGML_STATUS_FAILED,
+            Failure::OutOfMemory(_) => ggml_status::GGML_STATUS_ALLOC_FAILED,
+        };
+        let Refused(why) = self.refusal(caller);
+        log_error!("{why}\n");
+        status
+    }
+}
+
+/// `failed!("fmt", args..)`: an `Err(Failure::Refused)` with the formatted reason.
+macro_rules! failed {
+    ($($arg:tt)*) => {
+        Err($crate::meta::Failure::Refused($crate::base::report::Refused(format!($($arg)*))))
+    };
+}
+use failed;
+
+/// State of a meta object's that Rust changes in place. [`Slot::with`] takes the value out for
+/// its closure and puts it back, so there is no borrow for a call that re-enters the object to
+/// fail on; the closures never call out to C, through which a call could re-enter.
+#[derive(Default)]
+pub struct Slot<T: Default>(Cell<T>);
+
+impl<T: Default> Slot<T> {
+    pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut value = self.0.take();
+        let result = f(&mut value);
+        self.0.set(value);
+        result
+    }
+}
 
 /// What a meta device keeps: its simple devices, the application's split of static tensors,
 /// and its strings.
@@ -39,20 +107,35 @@ pub struct MetaBufferType {
 
 /// The meta devices made so far; one per distinct (devices, callback, userdata), as the
 /// reference returns the same device for the same arguments. Devices live for the process.
-static DEVICES: Mutex<Vec<SendDevice>> = Mutex::new(Vec::new());
+static DEVICES: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 
-struct SendDevice(Device);
+struct Registered {
+    device: Device,
+    meta: &'static MetaDevice,
+}
 // SAFETY: a meta device is immutable after creation (its buffer type is set once, under a
 // OnceLock) and the C API lets any thread use a device.
-unsafe impl Send for SendDevice {}
+unsafe impl Send for Registered {}
+
+/// The meta device over `simple`, `get_split_state` and `userdata`, if one was made.
+fn registered(
+    simple: &[Device],
+    get_split_state: ggml_backend_meta_get_split_state_t,
+    userdata: *mut c_void,
+) -> Option<Device> {
+    let devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    devices.iter().find(|r| r.meta.is_over(simple, get_split_state, userdata)).map(|r| r.device)
+}
 
 /// "Meta(a,b,..)" from the simple parts' names.
 ///
 /// 0.7.4's reference builds the device's name and description and the buffer type's name from
 /// a vector it has already moved from, so they read "Meta()" whatever the device spans; we name
 /// the parts, as its code evidently intends and as its backend name does.
-pub fn joined_name(parts: &[&[u8]]) -> CString {
-    let mut name = b"Meta(".to_vec();
+pub fn joined_name(parts: &[&[u8]]) -> Result<CString, OutOfMemory> {
+    // "Meta(", each part and a comma or ")", and the NUL that CString adds: allocated once.
+    let mut name = try_vec(b"Meta(".len() + parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2)?;
+    name.extend_from_slice(b"Meta(");
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {
             name.push(b',');
@@ -60,7 +143,7 @@ pub fn joined_name(parts: &[&[u8]]) -> CString {
         name.extend(part.iter().filter(|&&c| c != 0));
     }
     name.push(b')');
-    CString::new(name).unwrap_or_default()
+    Ok(CString::new(name).unwrap_or_default())
 }
 
 fn c_bytes<'a>(ptr: *const c_char) -> &'a [u8] {
@@ -72,94 +155,111 @@ fn c_bytes<'a>(ptr: *const c_char) -> &'a [u8] {
     unsafe { std::ffi::CStr::from_ptr(ptr) }.to_bytes()
 }
 
-/// The meta device over `simple` (at most GGML_BACKEND_META_MAX_DEVICES): an existing one
-/// for the same devices, callback and userdata, else a new one.
+/// The meta device over `simple` (at most GGML_BACKEND_META_MAX_DEVICES, which the export
+/// checks): an existing one for the same devices, callback and userdata, else a new one.
 pub fn device_new(
     caller: &str,
     simple: Vec<Device>,
     get_split_state: ggml_backend_meta_get_split_state_t,
     userdata: *mut c_void,
-) -> Device {
-    crate::base::report::ensure!(
-        simple.len() <= GGML_BACKEND_META_MAX_DEVICES,
-        "{caller}: {} devices, at most {GGML_BACKEND_META_MAX_DEVICES}",
-        simple.len()
-    );
-    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
-    let same = |d: &MetaDevice| {
-        d.simple == simple
-            && d.get_split_state.map(|f| f as usize) == get_split_state.map(|f| f as usize)
-            && d.userdata == userdata
-    };
-    if let Some(existing) = devices.iter().find(|d| same(meta_device(caller, d.0))) {
-        return existing.0;
+) -> Result<Device, Failure> {
+    if let Some(existing) = registered(&simple, get_split_state, userdata) {
+        return Ok(existing);
     }
-    let names: Vec<&[u8]> = simple.iter().map(|d| c_bytes(d.name(caller))).collect();
-    let descriptions: Vec<&[u8]> = simple.iter().map(|d| c_bytes(d.description(caller))).collect();
-    let context = MetaDevice {
-        name: joined_name(&names),
-        description: joined_name(&descriptions),
+    // Made without the lock held: naming asks the simple devices, which may call back here.
+    let names = try_collect(simple.iter().map(|d| c_bytes(d.name(caller))))?;
+    let descriptions = try_collect(simple.iter().map(|d| c_bytes(d.description(caller))))?;
+    let context = try_box(MetaDevice {
+        name: joined_name(&names)?,
+        description: joined_name(&descriptions)?,
         simple,
         get_split_state,
         userdata,
         buffer_type: std::sync::OnceLock::new(),
-    };
-    let object = Box::new(ggml_backend_device {
-        iface: DEVICE_IFACE,
-        reg: std::ptr::null_mut(),
-        context: Box::into_raw(Box::new(context)) as *mut c_void,
-    });
+    })?;
+    let mut object =
+        try_box(ggml_backend_device { iface: DEVICE_IFACE, reg: std::ptr::null_mut(), context: std::ptr::null_mut() })?;
+    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    // Another thread may have made the same device meanwhile: its one is kept, this one dropped.
+    if let Some(existing) = devices.iter().find(|r| r.meta.is_over(&context.simple, get_split_state, userdata)) {
+        return Ok(existing.device);
+    }
+    devices.try_reserve(1).map_err(OutOfMemory::from)?;
+    let meta: &'static MetaDevice = Box::leak(context);
+    object.context = meta as *const MetaDevice as *mut c_void;
     let device = Device::leak(object);
-    devices.push(SendDevice(device));
-    device
+    devices.push(Registered { device, meta });
+    Ok(device)
 }
 
 pub fn is_meta_device(device: Device) -> bool {
     device.is_named_by(dev_get_name)
 }
 
-/// The context of a meta device, or an abort naming the caller.
-pub fn meta_device<'a>(caller: &str, device: Device) -> &'a MetaDevice {
-    crate::base::report::ensure!(is_meta_device(device), "{caller}: device is not a meta device");
+/// The context of a meta device, or the refusal naming the caller.
+pub fn meta_device<'a>(caller: &str, device: Device) -> Result<&'a MetaDevice, Refused> {
+    if !is_meta_device(device) {
+        return refused!("{caller}: device is not a meta device");
+    }
     // SAFETY: a meta device's context is the MetaDevice leaked by device_new, never freed.
-    unsafe { &*(device.context() as *const MetaDevice) }
+    Ok(unsafe { &*(device.context() as *const MetaDevice) })
 }
 
 pub fn is_meta_buffer_type(buft: BufferType) -> bool {
     buft.is_named_by(buft_get_name)
 }
 
-/// The context of a meta buffer type, or an abort naming the caller.
-pub fn meta_buffer_type<'a>(caller: &str, buft: BufferType) -> &'a MetaBufferType {
-    crate::base::report::ensure!(is_meta_buffer_type(buft), "{caller}: buffer type is not a meta buffer type");
+/// The context of a meta buffer type, or the refusal naming the caller.
+pub fn meta_buffer_type<'a>(caller: &str, buft: BufferType) -> Result<&'a MetaBufferType, Refused> {
+    if !is_meta_buffer_type(buft) {
+        return refused!("{caller}: buffer type is not a meta buffer type");
+    }
     // SAFETY: a meta buffer type's context is the MetaBufferType leaked by buffer_type.
-    unsafe { &*(buft.context() as *const MetaBufferType) }
+    Ok(unsafe { &*(buft.context() as *const MetaBufferType) })
 }
 
 impl MetaDevice {
+    fn is_over(
+        &self,
+        simple: &[Device],
+        get_split_state: ggml_backend_meta_get_split_state_t,
+        userdata: *mut c_void,
+    ) -> bool {
+        self.simple == simple
+            && self.get_split_state.map(|f| f as usize) == get_split_state.map(|f| f as usize)
+            && self.userdata == userdata
+    }
+
     /// The application's split state for a statically allocated tensor.
-    pub fn static_split_state(&self, caller: &str, tensor: Tensor) -> split::SplitState {
+    pub fn static_split_state(&self, caller: &str, tensor: Tensor) -> Result<split::SplitState, Refused> {
         let Some(get_split_state) = self.get_split_state else {
-            fatal!("{caller}: the meta device has no get_split_state callback for tensor {}", tensor.name())
+            return refused!("{caller}: the meta device has no get_split_state callback for tensor {}", tensor.name());
         };
         // SAFETY: the application's callback, with a live tensor and its own userdata.
-        unsafe { get_split_state(tensor.as_ptr(), self.userdata) }.into()
+        Ok(unsafe { get_split_state(tensor.as_ptr(), self.userdata) }.into())
     }
 
     /// The device's buffer type: one per device, made on first use.
-    fn buffer_type(&self, caller: &str, device: Device) -> BufferType {
-        *self.buffer_type.get_or_init(|| {
-            let simple: Vec<BufferType> =
-                self.simple.iter().map(|d| d.buffer_type_checked(caller).or_fatal()).collect();
-            let names: Vec<&[u8]> = simple.iter().map(|b| c_bytes(b.name(caller))).collect();
-            let context = MetaBufferType { name: joined_name(&names), simple };
-            let object = Box::new(ggml_backend_buffer_type {
-                iface: BUFT_IFACE,
-                device: device.as_ptr(),
-                context: Box::into_raw(Box::new(context)) as *mut c_void,
-            });
+    fn buffer_type(&self, caller: &str, device: Device) -> Result<BufferType, Failure> {
+        if let Some(&made) = self.buffer_type.get() {
+            return Ok(made);
+        }
+        let mut simple = try_vec(self.simple.len())?;
+        for d in &self.simple {
+            simple.push(d.buffer_type_checked(caller)?);
+        }
+        let names = try_collect(simple.iter().map(|b| c_bytes(b.name(caller))))?;
+        let context = try_box(MetaBufferType { name: joined_name(&names)?, simple })?;
+        let mut object = try_box(ggml_backend_buffer_type {
+            iface: BUFT_IFACE,
+            device: device.as_ptr(),
+            context: std::ptr::null_mut(),
+        })?;
+        // Two threads may both get here: the first one's is kept, the other's dropped unseen.
+        Ok(*self.buffer_type.get_or_init(move || {
+            object.context = Box::leak(context) as *mut MetaBufferType as *mut c_void;
             BufferType::leak(object)
-        })
+        }))
     }
 }
 
@@ -170,12 +270,12 @@ impl MetaDevice {
 
 #[callback(ggml_backend_dev_name)]
 unsafe extern "C" fn dev_get_name(dev: ggml_backend_dev_t) -> *const c_char {
-    meta_device(FN, arg!(dev)).name.as_ptr()
+    checked!(meta_device(FN, arg!(dev))).name.as_ptr()
 }
 
 #[callback(ggml_backend_dev_description)]
 unsafe extern "C" fn dev_get_description(dev: ggml_backend_dev_t) -> *const c_char {
-    meta_device(FN, arg!(dev)).description.as_ptr()
+    checked!(meta_device(FN, arg!(dev))).description.as_ptr()
 }
 
 /// Free and total memory: the simple devices' added up.
@@ -184,13 +284,13 @@ fn memory(caller: &str, meta: &MetaDevice) -> (usize, usize) {
         let (mut f, mut t) = (0, 0);
         // SAFETY: two writable locals.
         unsafe { d.memory(caller, &mut f, &mut t) };
-        (free + f, total + t)
+        (free.saturating_add(f), total.saturating_add(t))
     })
 }
 
 #[callback(ggml_backend_dev_memory)]
 unsafe extern "C" fn dev_get_memory(dev: ggml_backend_dev_t, free: *mut usize, total: *mut usize) {
-    let (f, t) = memory(FN, meta_device(FN, arg!(dev)));
+    let (f, t) = memory(FN, checked!(meta_device(FN, arg!(dev))));
     // SAFETY: the caller passes two writable pointers (the API's contract for get_memory).
     unsafe {
         *free = f;
@@ -205,7 +305,7 @@ unsafe extern "C" fn dev_get_type(_: ggml_backend_dev_t) -> ggml_backend_dev_typ
 
 #[callback(ggml_backend_dev_get_props)]
 unsafe extern "C" fn dev_get_props(dev: ggml_backend_dev_t, props: *mut ggml_backend_dev_props) {
-    let (meta, props) = (meta_device(FN, arg!(dev)), arg!(props));
+    let (meta, props) = (checked!(meta_device(FN, arg!(dev))), arg!(props));
     props.name = meta.name.as_ptr();
     props.description = meta.description.as_ptr();
     props.r#type = ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_META;
@@ -235,20 +335,23 @@ unsafe extern "C" fn dev_get_props(dev: ggml_backend_dev_t, props: *mut ggml_bac
 #[callback(ggml_backend_dev_init)]
 unsafe extern "C" fn dev_init_backend(dev: ggml_backend_dev_t, params: *const c_char) -> ggml_backend_t {
     let device = arg!(dev);
+    let meta = checked!(meta_device(FN, device));
     // SAFETY: params is NULL or a string (the API's contract).
-    unsafe { backend::new_backend(FN, device, meta_device(FN, device), params) }.as_ptr()
+    let backend = unsafe { backend::new_backend(FN, device, meta, params) };
+    checked!(backend.map_err(|failure| failure.refusal(FN))).as_ptr()
 }
 
 #[callback(ggml_backend_dev_buffer_type)]
 unsafe extern "C" fn dev_get_buffer_type(dev: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
     let device = arg!(dev);
-    meta_device(FN, device).buffer_type(FN, device).as_ptr()
+    let buffer_type = checked!(meta_device(FN, device)).buffer_type(FN, device);
+    checked!(buffer_type.map_err(|failure| failure.refusal(FN))).as_ptr()
 }
 
 /// The simple devices' host buffer type when they all have the same one, else NULL.
 #[callback(ggml_backend_dev_host_buffer_type)]
 unsafe extern "C" fn dev_get_host_buffer_type(dev: ggml_backend_dev_t) -> ggml_backend_buffer_type_t {
-    let mut host = meta_device(FN, arg!(dev)).simple.iter().map(|d| d.host_buffer_type());
+    let mut host = checked!(meta_device(FN, arg!(dev))).simple.iter().map(|d| d.host_buffer_type());
     match host.next() {
         Some(Some(first)) if host.all(|h| h == Some(first)) => first.as_ptr(),
         _ => std::ptr::null_mut(),
@@ -257,16 +360,16 @@ unsafe extern "C" fn dev_get_host_buffer_type(dev: ggml_backend_dev_t) -> ggml_b
 
 #[callback(ggml_backend_dev_supports_op)]
 unsafe extern "C" fn dev_supports_op(dev: ggml_backend_dev_t, op: *const ggml_tensor) -> bool {
-    let (meta, op) = (meta_device(FN, arg!(dev)), arg!(op));
+    let (meta, op) = (checked!(meta_device(FN, arg!(dev))), arg!(op));
     meta.simple.iter().all(|d| d.supports_op(FN, op))
 }
 
 /// Only meta buffer types of a meta device over the same simple devices.
 #[callback(ggml_backend_dev_supports_buft)]
 unsafe extern "C" fn dev_supports_buft(dev: ggml_backend_dev_t, buft: ggml_backend_buffer_type_t) -> bool {
-    let (meta, buft) = (meta_device(FN, arg!(dev)), arg!(buft));
+    let (meta, buft) = (checked!(meta_device(FN, arg!(dev))), arg!(buft));
     match buft.device() {
-        Some(other) if is_meta_device(other) => meta_device(FN, other).simple == meta.simple,
+        Some(other) if is_meta_device(other) => checked!(meta_device(FN, other)).simple == meta.simple,
         _ => false,
     }
 }
@@ -291,38 +394,38 @@ const DEVICE_IFACE: ggml_backend_device_i = ggml_backend_device_i {
 
 #[callback(ggml_backend_buft_name)]
 unsafe extern "C" fn buft_get_name(buft: ggml_backend_buffer_type_t) -> *const c_char {
-    meta_buffer_type(FN, arg!(buft)).name.as_ptr()
+    checked!(meta_buffer_type(FN, arg!(buft))).name.as_ptr()
 }
 
 #[callback(ggml_backend_buft_alloc_buffer)]
 unsafe extern "C" fn buft_alloc_buffer(buft: ggml_backend_buffer_type_t, size: usize) -> ggml_backend_buffer_t {
     let handle = arg!(buft);
-    buffer::alloc_buffer(FN, handle, meta_buffer_type(FN, handle), size).as_ptr()
+    let buffer = buffer::alloc_buffer(FN, handle, checked!(meta_buffer_type(FN, handle)), size);
+    checked!(buffer.map_err(|failure| failure.refusal(FN))).as_ptr()
 }
 
 /// The largest of the simple alignments, which must all divide it.
 #[callback(ggml_backend_buft_get_alignment)]
 unsafe extern "C" fn buft_get_alignment(buft: ggml_backend_buffer_type_t) -> usize {
     let mut max = 1;
-    for b in &meta_buffer_type(FN, arg!(buft)).simple {
+    for b in &checked!(meta_buffer_type(FN, arg!(buft))).simple {
         let alignment = b.alignment(FN);
         max = max.max(alignment);
-        crate::base::report::ensure!(
-            alignment != 0 && max % alignment == 0,
-            "{FN}: simple buffer type alignments do not divide each other"
-        );
+        if alignment == 0 || max % alignment != 0 {
+            refuse!("{FN}: simple buffer type alignments do not divide each other");
+        }
     }
     max
 }
 
 #[callback(ggml_backend_buft_get_max_size)]
 unsafe extern "C" fn buft_get_max_size(buft: ggml_backend_buffer_type_t) -> usize {
-    meta_buffer_type(FN, arg!(buft)).simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
+    checked!(meta_buffer_type(FN, arg!(buft))).simple.iter().map(|b| b.max_size()).min().unwrap_or(usize::MAX)
 }
 
 #[callback(ggml_backend_buft_get_alloc_size)]
 unsafe extern "C" fn buft_get_alloc_size(buft: ggml_backend_buffer_type_t, tensor: *const ggml_tensor) -> usize {
-    let (meta, tensor) = (meta_buffer_type(FN, arg!(buft)), arg!(tensor));
+    let (meta, tensor) = (checked!(meta_buffer_type(FN, arg!(buft))), arg!(tensor));
     meta.simple.iter().map(|b| b.alloc_size(tensor)).max().unwrap_or(0)
 }
 
@@ -340,12 +443,40 @@ const BUFT_IFACE: ggml_backend_buffer_type_i = ggml_backend_buffer_type_i {
 
 #[cfg(test)]
 mod tests {
-    use super::joined_name;
+    use super::*;
 
     #[test]
     fn names_join_the_parts_in_meta_parentheses() {
-        assert_eq!(joined_name(&[b"CPU", b"CPU"]).to_str().unwrap(), "Meta(CPU,CPU)");
-        assert_eq!(joined_name(&[b"A"]).to_str().unwrap(), "Meta(A)");
-        assert_eq!(joined_name(&[]).to_str().unwrap(), "Meta()");
+        let name = |parts: &[&[u8]]| joined_name(parts).unwrap().into_string().unwrap();
+        assert_eq!(name(&[b"CPU", b"CPU"]), "Meta(CPU,CPU)");
+        assert_eq!(name(&[b"A"]), "Meta(A)");
+        assert_eq!(name(&[]), "Meta()");
+    }
+
+    #[test]
+    fn a_name_is_allocated_once() {
+        let name = joined_name(&[b"CPU", b"GPU0"]).unwrap().into_bytes_with_nul();
+        assert_eq!(name.capacity(), name.len());
+    }
+
+    #[test]
+    fn a_failure_is_the_refusal_or_out_of_memory_naming_the_export() {
+        let refused = Failure::from(Refused("FN: a softmax over rows split along axis 0".into()));
+        assert_eq!(refused.refusal("FN").0, "FN: a softmax over rows split along axis 0");
+        assert_eq!(Failure::from(OutOfMemory).refusal("FN").0, "FN: out of memory");
+        let simple = Failure::OutOfMemory(Some(Refused("FN: a simple buffer allocation failed".into())));
+        assert_eq!(simple.refusal("FN").0, "FN: a simple buffer allocation failed");
+    }
+
+    #[test]
+    fn a_slot_gives_its_value_to_one_closure_at_a_time() {
+        let slot: Slot<Vec<u32>> = Slot::default();
+        slot.with(|v| v.push(1));
+        // A nested use (which a closure never makes) sees an empty value, and cannot fail.
+        let nested = slot.with(|v| {
+            v.push(2);
+            slot.with(|inner| inner.len())
+        });
+        assert_eq!((nested, slot.with(|v| v.clone())), (0, vec![1, 2]));
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::abi::op;
 use crate::abi::*;
+use crate::base::fallible::{try_vec, OutOfMemory};
 
 /// A tensor a node reads, with its split axis as the meta backend sees it (unreduced sums
 /// PARTIAL).
@@ -39,9 +40,10 @@ pub struct Node {
 /// The exclusive ends of the subgraphs; the sums are reduced after every subgraph but the last.
 /// `compute[j][i]`: whether device j computes node i; a device that skips a PARTIAL node also
 /// skips the nodes whose reduction is delayed with it (they are cleared here).
-pub fn subgraph_ends(nodes: &[Node], compute: &mut [Vec<bool>]) -> Vec<usize> {
+pub fn subgraph_ends(nodes: &[Node], compute: &mut [Vec<bool>]) -> Result<Vec<usize>, OutOfMemory> {
     let n = nodes.len();
-    let mut ends = Vec::new();
+    // At most one end per node.
+    let mut ends = try_vec(n)?;
     let mut i = 0;
     while i < n {
         let partial = nodes[i].axis == Some(GGML_BACKEND_SPLIT_AXIS_PARTIAL);
@@ -65,7 +67,7 @@ pub fn subgraph_ends(nodes: &[Node], compute: &mut [Vec<bool>]) -> Vec<usize> {
             None => ends.push(n),
         }
     }
-    ends
+    Ok(ends)
 }
 
 fn axis_of(node: &Node) -> Option<ggml_backend_meta_split_axis> {
@@ -257,7 +259,7 @@ mod tests {
             node(102, op::MUL_MAT, PARTIAL, &[(4, 0), (5, 0)]),
             node(103, op::SCALE, MIRRORED, &[(102, MIRRORED)]),
         ];
-        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 4)), [1, 3, 4]);
+        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 4)).unwrap(), [1, 3, 4]);
     }
 
     #[test]
@@ -268,7 +270,7 @@ mod tests {
             node(102, op::MUL, PARTIAL, &[(101, PARTIAL), (5, MIRRORED)]),
             node(103, op::SOFT_MAX, MIRRORED, &[(102, MIRRORED)]),
         ];
-        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 4)), [3, 4]);
+        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 4)).unwrap(), [3, 4]);
     }
 
     #[test]
@@ -282,10 +284,10 @@ mod tests {
         let mut compute = all_compute(2, 4);
         // 0.6 reduces each branch.
         let merged: &[usize] = if cfg!(meta_merged_reduction) { &[3, 4] } else { &[1, 2, 4] };
-        assert_eq!(subgraph_ends(&nodes, &mut compute), merged);
+        assert_eq!(subgraph_ends(&nodes, &mut compute).unwrap(), merged);
         // A device that skips one branch but not the other cannot share the reduction.
         compute[1][1] = false;
-        assert_eq!(subgraph_ends(&nodes, &mut compute), [1, 2, 4]);
+        assert_eq!(subgraph_ends(&nodes, &mut compute).unwrap(), [1, 2, 4]);
     }
 
     #[test]
@@ -297,7 +299,7 @@ mod tests {
         ];
         let mut compute = all_compute(2, 3);
         compute[1][0] = false;
-        assert_eq!(subgraph_ends(&nodes, &mut compute), [2, 3]);
+        assert_eq!(subgraph_ends(&nodes, &mut compute).unwrap(), [2, 3]);
         assert_eq!(compute[1], [false, false, true]);
     }
 
@@ -306,6 +308,6 @@ mod tests {
         let mut view = node(101, op::VIEW, MIRRORED, &[]);
         view.axis = None;
         let nodes = [node(100, op::MUL_MAT, MIRRORED, &[(1, 1), (2, MIRRORED)]), view];
-        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 2)), [2]);
+        assert_eq!(subgraph_ends(&nodes, &mut all_compute(2, 2)).unwrap(), [2]);
     }
 }

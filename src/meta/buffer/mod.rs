@@ -11,17 +11,18 @@ mod transfer;
 
 pub use self::chunks::Chunk;
 use self::slices::init_slices;
-pub use self::slices::{remake_lost_slices, repoint_sources, simple_tensor};
+pub use self::slices::{remake_lost_slices, repoint_sources, slice_of};
 use self::state::env_int;
 pub use self::state::split_state;
 pub use self::transfer::{access_chunks, plan, Access};
 use self::transfer::{get_tensor, memset_tensor, set_tensor};
 use super::split::SplitState;
-use super::{MetaBufferType, MetaDevice};
+use super::{Failure, MetaBufferType, MetaDevice, Slot};
 use crate::abi::*;
-use crate::base::report::{ensure, fatal, null_handle};
+use crate::base::fallible::{try_box, try_vec, OutOfMemory};
+use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{arg, Buffer, BufferType, Context, Fingerprint, Tensor};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
@@ -45,29 +46,31 @@ const COMPUTE_HEADROOM: usize = 16;
 /// Per-device slices of some meta tensors, with the ggml contexts that hold them.
 struct TensorSet {
     contexts: Vec<Context>,
-    slices: RefCell<HashMap<usize, Vec<Tensor>>>,
+    slices: Slot<HashMap<usize, Vec<Tensor>>>,
 }
 
 impl TensorSet {
-    fn new(n_devs: usize, mem_size: usize) -> TensorSet {
-        TensorSet {
-            contexts: (0..n_devs).map(|_| Context::new(mem_size)).collect(),
-            slices: RefCell::new(HashMap::new()),
-        }
+    fn new(n_devs: usize, mem_size: usize) -> Result<TensorSet, OutOfMemory> {
+        let mut contexts = try_vec(n_devs)?;
+        contexts.extend((0..n_devs).map(|_| Context::new(mem_size)));
+        Ok(TensorSet { contexts, slices: Slot::default() })
     }
 
     fn empty() -> TensorSet {
-        TensorSet { contexts: Vec::new(), slices: RefCell::new(HashMap::new()) }
+        TensorSet { contexts: Vec::new(), slices: Slot::default() }
     }
 
     fn clear(&self) {
-        let mut slices = self.slices.borrow_mut();
         for &ctx in &self.contexts {
             // SAFETY: the map, cleared with the contexts, is where the slices are found: a
             // meta backend clears a set only once its graphs over these slices are done.
             unsafe { ctx.reset() };
         }
-        slices.clear();
+        self.slices.with(HashMap::clear);
+    }
+
+    fn holds(&self, tensor: Tensor) -> bool {
+        self.slices.with(|slices| slices.contains_key(&tensor.addr()))
     }
 }
 
@@ -83,7 +86,8 @@ impl Drop for TensorSet {
 /// What a meta buffer keeps.
 pub struct MetaBuffer {
     device: &'static MetaDevice,
-    simple: RefCell<Vec<Option<Buffer>>>,
+    /// Its part on each simple device (None until allocated), which it owns and frees.
+    simple: Vec<Cell<Option<Buffer>>>,
     /// Slices of the tensors of the context the buffer was made for (alloc_ctx_tensors).
     fixed: TensorSet,
     /// Slices of every other tensor (views, graph nodes), in two sets used in turn: a meta
@@ -92,18 +96,41 @@ pub struct MetaBuffer {
     compute: [TensorSet; 2],
     compute_index: Cell<usize>,
     compute_index_next: Cell<usize>,
-    cache: RefCell<HashMap<(usize, bool), (SplitState, Fingerprint)>>,
+    cache: Slot<HashMap<(usize, bool), (SplitState, Fingerprint)>>,
     /// GGML_META_DEBUG > 0 when the buffer was made: split states are logged.
     debug: bool,
 }
 
 impl MetaBuffer {
+    /// A meta buffer on `device` without parts yet, whose compute sets hold `compute_mem`
+    /// bytes of tensor headers per device.
+    fn new(device: &'static MetaDevice, fixed: TensorSet, compute_mem: usize) -> Result<MetaBuffer, OutOfMemory> {
+        let n = device.simple.len();
+        let mut simple = try_vec(n)?;
+        simple.resize_with(n, Cell::default);
+        Ok(MetaBuffer {
+            device,
+            simple,
+            fixed,
+            compute: [TensorSet::new(n, compute_mem)?, TensorSet::new(n, compute_mem)?],
+            compute_index: Cell::new(0),
+            compute_index_next: Cell::new(0),
+            cache: Slot::default(),
+            debug: env_int(env_var!("GGML_META_DEBUG")) > 0,
+        })
+    }
+
     pub fn n_devs(&self) -> usize {
         self.device.simple.len()
     }
 
+    /// The parts on the simple devices, in device order.
+    fn parts(&self) -> impl Iterator<Item = Option<Buffer>> + '_ {
+        self.simple.iter().map(Cell::get)
+    }
+
     fn set_of(&self, tensor: Tensor) -> &TensorSet {
-        if self.fixed.slices.borrow().contains_key(&tensor.addr()) {
+        if self.fixed.holds(tensor) {
             &self.fixed
         } else {
             &self.compute[self.compute_index.get()]
@@ -118,116 +145,140 @@ impl MetaBuffer {
     }
 }
 
+impl Drop for MetaBuffer {
+    fn drop(&mut self) {
+        for part in self.parts().flatten() {
+            // SAFETY: the meta buffer owns its parts, and is going away.
+            unsafe { crate::buffer::free_buffer(part) };
+        }
+    }
+}
+
 pub fn is_meta_buffer(buffer: Buffer) -> bool {
     buffer.is_freed_by(buffer_free)
 }
 
-/// The context of a meta buffer, or an abort naming the caller.
-pub fn meta_buffer<'a>(caller: &str, buffer: Buffer) -> &'a MetaBuffer {
-    ensure!(is_meta_buffer(buffer), "{caller}: buffer is not a meta buffer");
+/// The context of a meta buffer, or the refusal naming the caller.
+pub fn meta_buffer<'a>(caller: &str, buffer: Buffer) -> Result<&'a MetaBuffer, Refused> {
+    if !is_meta_buffer(buffer) {
+        return refused!("{caller}: buffer is not a meta buffer");
+    }
     // SAFETY: a meta buffer's context is the MetaBuffer boxed by new_meta_buffer, released in
     // buffer_free; the buffer is live, so the context is too.
-    unsafe { &*(buffer.context() as *const MetaBuffer) }
+    Ok(unsafe { &*(buffer.context() as *const MetaBuffer) })
 }
 
-fn meta_buffer_of<'a>(caller: &str, tensor: Tensor) -> &'a MetaBuffer {
-    let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
+fn meta_buffer_of<'a>(caller: &str, tensor: Tensor) -> Result<&'a MetaBuffer, Refused> {
+    let Some(buffer) = tensor.buffer() else {
+        return refused!("{caller}: tensor->buffer is NULL");
+    };
     meta_buffer(caller, buffer)
 }
 
-fn new_meta_buffer(
-    buft: BufferType,
-    device: &'static MetaDevice,
-    fixed: TensorSet,
-    compute_mem: usize,
-    simple: Vec<Option<Buffer>>,
-    size: usize,
-) -> Buffer {
-    let n = device.simple.len();
-    let context = MetaBuffer {
-        device,
-        simple: RefCell::new(simple),
-        fixed,
-        compute: [TensorSet::new(n, compute_mem), TensorSet::new(n, compute_mem)],
-        compute_index: Cell::new(0),
-        compute_index_next: Cell::new(0),
-        cache: RefCell::new(HashMap::new()),
-        debug: env_int(env_var!("GGML_META_DEBUG")) > 0,
-    };
-    crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, Box::into_raw(Box::new(context)) as *mut c_void, size)
+/// The buffer object over `context`, of `size` bytes.
+fn new_meta_buffer(buft: BufferType, context: MetaBuffer, size: usize) -> Result<Buffer, OutOfMemory> {
+    let context = Box::into_raw(try_box(context)?);
+    Ok(crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, context as *mut c_void, size))
 }
 
-fn device_of(caller: &str, buft: BufferType) -> &'static MetaDevice {
-    let device = buft.device().unwrap_or_else(|| null_handle(caller, "buft->device"));
+fn device_of(caller: &str, buft: BufferType) -> Result<&'static MetaDevice, Refused> {
+    let Some(device) = buft.device() else {
+        return refused!("{caller}: buft->device is NULL");
+    };
     super::meta_device(caller, device)
 }
 
 /// A meta buffer with a simple buffer of `size` bytes on every device (the simple buffers'
 /// largest size is the meta buffer's).
-pub fn alloc_buffer(caller: &str, buft: BufferType, meta_buft: &MetaBufferType, size: usize) -> Buffer {
+pub fn alloc_buffer(
+    caller: &str,
+    buft: BufferType,
+    meta_buft: &MetaBufferType,
+    size: usize,
+) -> Result<Buffer, Failure> {
     let compute_mem = 1024 * 1024 * crate::base::ggml::tensor_overhead();
-    let simple: Vec<Option<Buffer>> = meta_buft
-        .simple
-        .iter()
-        .map(|&b| {
-            Some(
-                crate::buffer::alloc_buffer(caller, b, size)
-                    .unwrap_or_else(|| fatal!("{caller}: a simple buffer allocation failed")),
-            )
-        })
-        .collect();
-    let max = simple.iter().flatten().map(|b| b.size()).max().unwrap_or(0);
-    new_meta_buffer(buft, device_of(caller, buft), TensorSet::empty(), compute_mem, simple, max)
+    let meta = MetaBuffer::new(device_of(caller, buft)?, TensorSet::empty(), compute_mem)?;
+    for (part, &simple_buft) in meta.simple.iter().zip(&meta_buft.simple) {
+        // The parts made so far go with `meta`.
+        let Some(allocated) = crate::buffer::alloc_buffer(caller, simple_buft, size) else {
+            return Err(part_failed(format!("{caller}: a simple buffer allocation failed")));
+        };
+        part.set(Some(allocated));
+    }
+    let max = meta.parts().flatten().map(|b| b.size()).max().unwrap_or(0);
+    Ok(new_meta_buffer(buft, meta, max)?)
+}
+
+/// A simple buffer type that could not give a part: its memory is what ran out.
+fn part_failed(why: String) -> Failure {
+    Failure::OutOfMemory(Some(Refused(why)))
 }
 
 /// Allocates every tensor of `ctx` (none of them allocated yet) in a new meta buffer of
 /// `buft`: each gets its slices, and the slices of each device are allocated together by
-/// ggml-alloc in that device's buffer type.
-pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Buffer {
-    let meta_buft = super::meta_buffer_type(caller, buft);
-    let n = meta_buft.simple.len();
+/// ggml-alloc in that device's buffer type. When that fails, the tensors are left unallocated.
+pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Result<Buffer, Failure> {
+    let meta_buft = super::meta_buffer_type(caller, buft)?;
     let ctx_size = ctx.mem_size();
-    let fixed = TensorSet::new(n, ctx_size);
-    let buffer = new_meta_buffer(buft, device_of(caller, buft), fixed, COMPUTE_HEADROOM * ctx_size, vec![None; n], 0);
-    let meta = meta_buffer(caller, buffer);
-    for t in ctx.tensors() {
+    let fixed = TensorSet::new(meta_buft.simple.len(), ctx_size)?;
+    let meta = MetaBuffer::new(device_of(caller, buft)?, fixed, COMPUTE_HEADROOM * ctx_size)?;
+    let buffer = new_meta_buffer(buft, meta, 0)?;
+    let tensors = ctx.tensors();
+    let placed = place_ctx_tensors(caller, buffer, &tensors, meta_buft);
+    if placed.is_err() {
+        for t in tensors.iter().filter(|t| t.buffer_ptr() == buffer.as_ptr()) {
+            t.set_buffer_ptr_and_data(std::ptr::null_mut(), std::ptr::null_mut());
+        }
+        // SAFETY: the buffer made here, which no tensor refers to any more.
+        unsafe { crate::buffer::free_buffer(buffer) };
+    }
+    placed.map(|()| buffer)
+}
+
+fn place_ctx_tensors(
+    caller: &str,
+    buffer: Buffer,
+    tensors: &[Tensor],
+    meta_buft: &MetaBufferType,
+) -> Result<(), Failure> {
+    let meta = meta_buffer(caller, buffer)?;
+    for &t in tensors {
         t.set_buffer_ptr_and_data(buffer.as_ptr(), t.data());
-        init_slices(caller, &meta.fixed, t);
+        init_slices(caller, &meta.fixed, t)?;
         // Placed after its slices are made, as the reference does (the cached split states of
         // the tensor are then stale, and derived again when next asked for).
         t.set_buffer_ptr_and_data(buffer.as_ptr(), META_STATIC_DATA as *mut c_void);
     }
     let mut size = 0;
-    for (j, &simple_buft) in meta_buft.simple.iter().enumerate() {
-        let ctx_j = meta.fixed.contexts[j];
+    let devices = meta_buft.simple.iter().zip(&meta.fixed.contexts).zip(&meta.simple);
+    for (j, ((&simple_buft, &ctx_j), part)) in devices.enumerate() {
         let slices = ctx_j.tensors();
-        let part = if slices.iter().any(|t| t.nelements() != 0) {
+        let allocated = if slices.iter().any(|t| t.nelements() != 0) {
             crate::buffer::alloc_ctx_tensors(ctx_j, simple_buft)
         } else {
             // Only empty slices: ggml-alloc would give NULL, so they get an empty buffer.
-            let part = crate::buffer::alloc_buffer(caller, simple_buft, 0);
-            if let Some(part) = part {
-                slices.iter().for_each(|t| t.set_buffer_ptr_and_data(part.as_ptr(), t.data()));
+            let empty = crate::buffer::alloc_buffer(caller, simple_buft, 0);
+            if let Some(empty) = empty {
+                slices.iter().for_each(|t| t.set_buffer_ptr_and_data(empty.as_ptr(), t.data()));
             }
-            part
+            empty
         };
-        let part = part.unwrap_or_else(|| fatal!("{caller}: allocating device {j}'s part of the context failed"));
-        size = size.max(part.size());
-        meta.simple.borrow_mut()[j] = Some(part);
+        let Some(allocated) = allocated else {
+            return Err(part_failed(format!("{caller}: allocating device {j}'s part of the context failed")));
+        };
+        size = size.max(allocated.size());
+        part.set(Some(allocated));
     }
     buffer.set_size(size);
-    buffer
+    Ok(())
 }
 
 #[callback(ggml_backend_buffer_free)]
 unsafe extern "C" fn buffer_free(buffer: ggml_backend_buffer_t) {
-    let meta: *const MetaBuffer = meta_buffer(FN, arg!(buffer));
-    // SAFETY: the context boxed by new_meta_buffer, released once, here, as its buffer goes.
-    let context = unsafe { Box::from_raw(meta.cast_mut()) };
-    for part in context.simple.borrow().iter().flatten() {
-        // SAFETY: the meta buffer owned its parts, and is going away.
-        unsafe { crate::buffer::free_buffer(*part) };
-    }
+    let meta: *const MetaBuffer = checked!(meta_buffer(FN, arg!(buffer)));
+    // SAFETY: the context boxed by new_meta_buffer, released once, here, as its buffer goes
+    // (and its parts with it).
+    drop(unsafe { Box::from_raw(meta.cast_mut()) });
 }
 
 #[callback(ggml_backend_buffer_get_base)]
@@ -237,10 +288,12 @@ unsafe extern "C" fn buffer_get_base(_: ggml_backend_buffer_t) -> *mut c_void {
 
 #[callback(ggml_backend_tensor_alloc)]
 unsafe extern "C" fn buffer_init_tensor(buffer: ggml_backend_buffer_t, tensor: *mut ggml_tensor) -> ggml_status {
-    let (meta, tensor) = (meta_buffer(FN, arg!(buffer)), arg!(tensor));
+    let (meta, tensor) = (checked!(meta_buffer(FN, arg!(buffer))), arg!(tensor));
     meta.compute_index.set(meta.compute_index_next.get());
-    init_slices(FN, meta.set_of(tensor), tensor);
-    ggml_status::GGML_STATUS_SUCCESS
+    match init_slices(FN, meta.set_of(tensor), tensor) {
+        Ok(()) => ggml_status::GGML_STATUS_SUCCESS,
+        Err(failure) => failure.status(FN),
+    }
 }
 
 #[callback(ggml_backend_tensor_memset)]
@@ -253,7 +306,7 @@ unsafe extern "C" fn buffer_memset_tensor(
 ) {
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked that the range lies inside the tensor.
-    unsafe { memset_tensor(FN, tensor, value, offset, size) }
+    checked!(unsafe { memset_tensor(FN, tensor, value, offset, size) })
 }
 
 #[callback(ggml_backend_tensor_set)]
@@ -267,7 +320,7 @@ unsafe extern "C" fn buffer_set_tensor(
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked the range against the tensor; `data` holds `size`
     // bytes (the API's contract).
-    unsafe { set_tensor(FN, tensor, data, offset, size) }
+    checked!(unsafe { set_tensor(FN, tensor, data, offset, size) })
 }
 
 #[callback(ggml_backend_tensor_get)]
@@ -281,20 +334,20 @@ unsafe extern "C" fn buffer_get_tensor(
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked the range against the tensor; `data` has room for
     // `size` bytes (the API's contract).
-    unsafe { get_tensor(FN, tensor, data, offset, size) }
+    checked!(unsafe { get_tensor(FN, tensor, data, offset, size) })
 }
 
 #[callback(ggml_backend_buffer_clear)]
 unsafe extern "C" fn buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
-    for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter() {
-        let part = part.unwrap_or_else(|| null_handle(FN, "simple buffer"));
+    for part in checked!(meta_buffer(FN, arg!(buffer))).parts() {
+        let Some(part) = part else { refuse!("{FN}: simple buffer is NULL") };
         crate::buffer::clear(FN, part, value);
     }
 }
 
 #[callback(ggml_backend_buffer_reset)]
 unsafe extern "C" fn buffer_reset(buffer: ggml_backend_buffer_t) {
-    for part in meta_buffer(FN, arg!(buffer)).simple.borrow().iter().flatten() {
+    for part in checked!(meta_buffer(FN, arg!(buffer))).parts().flatten() {
         part.reset();
     }
 }

@@ -5,95 +5,93 @@
 use super::state::{split_state, view_run};
 use super::{is_meta_buffer, meta_buffer_of, TensorSet, META_BASE};
 use crate::abi::*;
-use crate::base::report::{ensure, fatal, OrFatal};
+use crate::base::fallible::{try_vec, OutOfMemory};
+use crate::base::report::{refused, Refused};
 use crate::handle::{Buffer, Tensor};
-use crate::meta::split;
+use crate::meta::{failed, split, Failure};
 
-/// Device `j`'s slice of a tensor of a meta buffer; None when none was made.
-pub fn simple_tensor(caller: &str, tensor: Tensor, j: usize) -> Option<Tensor> {
-    let meta = meta_buffer_of(caller, tensor);
-    ensure!(j < meta.n_devs(), "{caller}: device index {j} out of range");
-    meta.set_of(tensor).slices.borrow().get(&tensor.addr()).map(|v| v[j])
+/// Device `j`'s slice of a tensor of a meta buffer, or the refusal when none was made.
+pub fn slice_of(caller: &str, tensor: Tensor, j: usize) -> Result<Tensor, Refused> {
+    let meta = meta_buffer_of(caller, tensor)?;
+    let slice = meta.set_of(tensor).slices.with(|slices| slices.get(&tensor.addr()).and_then(|v| v.get(j).copied()));
+    match slice {
+        Some(slice) => Ok(slice),
+        None => refused!("{caller}: tensor {} has no slice on device {j}", tensor.name()),
+    }
 }
 
 /// Makes a tensor's slices again when a later graph's start cleared them (the views of static
 /// tensors that a graph made, when it is computed again after other graphs); true if it did.
-pub fn remake_lost_slices(caller: &str, tensor: Tensor) -> bool {
-    let meta = meta_buffer_of(caller, tensor);
-    let set = meta.set_of(tensor);
-    let lost = !set.slices.borrow().contains_key(&tensor.addr());
+pub fn remake_lost_slices(caller: &str, tensor: Tensor) -> Result<bool, Failure> {
+    let set = meta_buffer_of(caller, tensor)?.set_of(tensor);
+    let lost = !set.holds(tensor);
     if lost {
-        init_slices(caller, set, tensor);
+        init_slices(caller, set, tensor)?;
     }
-    lost
+    Ok(lost)
 }
 
 /// Points each slice of `tensor` at its sources' current slices (after some were made again).
-pub fn repoint_sources(caller: &str, tensor: Tensor) {
-    let n = meta_buffer_of(caller, tensor).n_devs();
+pub fn repoint_sources(caller: &str, tensor: Tensor) -> Result<(), Refused> {
+    let n = meta_buffer_of(caller, tensor)?.n_devs();
     for (i, src) in tensor.srcs().iter().enumerate() {
         let Some(src) = *src else { continue };
         if src == tensor || !src.buffer().is_some_and(is_meta_buffer) {
             continue;
         }
         for j in 0..n {
-            simple_tensor_or_abort(caller, tensor, j).set_src(i, simple_tensor_or_abort(caller, src, j));
+            slice_of(caller, tensor, j)?.set_src(i, slice_of(caller, src, j)?);
         }
     }
-}
-
-pub(super) fn simple_tensor_or_abort(caller: &str, tensor: Tensor, j: usize) -> Tensor {
-    simple_tensor(caller, tensor, j)
-        .unwrap_or_else(|| fatal!("{caller}: tensor {} has no slice on device {j}", tensor.name()))
+    Ok(())
 }
 
 /// Makes the per-device slices of `tensor` in `set`.
-pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
-    let meta = meta_buffer_of(caller, tensor);
+pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) -> Result<(), Failure> {
+    let meta = meta_buffer_of(caller, tensor)?;
     let n = meta.n_devs();
-    let state = split_state(caller, tensor, true);
-    ensure!(
-        tensor.nelements() == 0 || state.axis != GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
-        "{caller}: tensor {} has an unknown split",
-        tensor.name()
-    );
+    let state = split_state(caller, tensor, true)?;
+    if tensor.nelements() != 0 && state.axis == GGML_BACKEND_SPLIT_AXIS_UNKNOWN {
+        return failed!("{caller}: tensor {} has an unknown split", tensor.name());
+    }
     let (tensor_ne, tensor_nb, view_offs) = (tensor.ne(), tensor.nb(), tensor.view_offs());
-    let simple_bufs = meta.simple.borrow().clone();
     let view_of_meta = tensor.view_src().filter(|v| v.buffer().is_some_and(is_meta_buffer));
-    let run = view_run(caller, meta, tensor);
-    let mut slices = Vec::with_capacity(n);
-    for (j, &simple_buf) in simple_bufs.iter().enumerate() {
+    let run = view_run(caller, meta, tensor)?;
+    let mut slices = try_vec(n)?;
+    for (j, (simple_buf, &context)) in meta.parts().zip(&set.contexts).enumerate() {
         if simple_buf.is_some_and(crate::buffer::is_multi_buffer) {
-            fatal!("{caller}: multi buffers are not supported by the meta backend");
+            return failed!("{caller}: multi buffers are not supported by the meta backend");
         }
         let (ne, mut nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
         // A view's run: the source slice's strides, and the device's exact place in it.
-        let run_offs = run.as_ref().zip(view_of_meta).map(|(run, root)| {
-            let (base_slice, root_slice) =
-                (simple_tensor_or_abort(caller, run.base, j), simple_tensor_or_abort(caller, root, j));
-            let base_nb = base_slice.nb();
-            let mut offs = (base_slice.data() as usize).wrapping_sub(root_slice.data() as usize) + run.rest;
-            for d in 0..GGML_MAX_DIMS {
-                if tensor_nb[d] == run.base.nb()[d] {
-                    nb[d] = base_nb[d];
+        let run_offs = match (&run, view_of_meta) {
+            (Some(run), Some(root)) => {
+                let (base_slice, root_slice) = (slice_of(caller, run.base, j)?, slice_of(caller, root, j)?);
+                let base_nb = base_slice.nb();
+                let mut offs = (base_slice.data() as usize).wrapping_sub(root_slice.data() as usize) + run.rest;
+                for d in 0..GGML_MAX_DIMS {
+                    if tensor_nb[d] == run.base.nb()[d] {
+                        nb[d] = base_nb[d];
+                    }
+                    let index = if d == run.axis { run.parts[j].0 } else { run.at[d] };
+                    offs += index as usize * base_nb[d];
                 }
-                let index = if d == run.axis { run.parts[j].0 } else { run.at[d] };
-                offs += index as usize * base_nb[d];
+                Some(offs)
             }
-            offs
-        });
-        let slice = set.contexts[j].new_tensor(tensor.r#type(), &ne);
+            _ => None,
+        };
+        let slice = context.new_tensor(tensor.r#type(), &ne);
         slice.copy_op_from(tensor);
         slice.set_flags(tensor.flags());
         slice.set_nb(nb);
         slice.copy_name_from(tensor);
         let (mut slice_view_src, mut slice_view_offs) = (tensor.view_src(), view_offs);
         if let Some(view_src) = view_of_meta {
-            slice_view_src = Some(simple_tensor_or_abort(caller, view_src, j));
+            slice_view_src = Some(slice_of(caller, view_src, j)?);
             if let Some(offs) = run_offs {
                 slice_view_offs = offs;
             } else if view_offs > 0 && split::is_dim(state.axis) {
-                let view_axis = split_state(caller, view_src, true).axis;
+                let view_axis = split_state(caller, view_src, true)?.axis;
                 slice_view_offs = scaled_view_offset(
                     caller,
                     tensor,
@@ -101,16 +99,16 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
                     view_axis,
                     state.axis as usize,
                     ne[state.axis as usize],
-                );
+                )?;
             }
         }
         slice.set_view(slice_view_src, slice_view_offs);
         let data = match (slice_view_src, simple_buf) {
             (Some(v), _) => v.data().wrapping_byte_add(slice_view_offs),
             // The same offset into the simple buffer as into the meta buffer.
-            (None, Some(b)) => crate::buffer::base(caller, b)
-                .or_fatal()
-                .wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE)),
+            (None, Some(b)) => {
+                crate::buffer::base(caller, b)?.wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE))
+            }
             (None, None) => slice.data(),
         };
         slice.set_buffer_ptr_and_data(simple_buf.map_or(std::ptr::null_mut(), Buffer::as_ptr), data);
@@ -119,9 +117,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
             match *src {
                 None => {}
                 Some(src) if src == tensor => slice.set_src(i, slice),
-                Some(src) if src.buffer().is_some_and(is_meta_buffer) => {
-                    slice.set_src(i, simple_tensor_or_abort(caller, src, j))
-                }
+                Some(src) if src.buffer().is_some_and(is_meta_buffer) => slice.set_src(i, slice_of(caller, src, j)?),
                 Some(src) => slice.set_src(i, src),
             }
         }
@@ -132,7 +128,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
         if !src.buffer().is_some_and(is_meta_buffer) {
             continue;
         }
-        let src_state = split_state(caller, *src, true);
+        let src_state = split_state(caller, *src, true)?;
         if !split::is_dim(src_state.axis) {
             continue;
         }
@@ -142,7 +138,9 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) {
             }
         }
     }
-    set.slices.borrow_mut().insert(tensor.addr(), slices);
+    let key = tensor.addr();
+    set.slices.with(|map| map.try_reserve(1).map(|()| map.insert(key, slices))).map_err(OutOfMemory::from)?;
+    Ok(())
 }
 
 /// A view's offset into its source's slice: kept when it lies inside one step of the split
@@ -154,21 +152,18 @@ fn scaled_view_offset(
     view_src_axis: i32,
     axis: usize,
     slice_extent: i64,
-) -> usize {
+) -> Result<usize, Refused> {
     let (ne, nb, view_offs) = (view.ne(), view.nb(), view.view_offs());
-    ensure!(ne[axis] != 0, "{caller}: a view of extent 0 along its split axis");
-    ensure!(
-        split::is_dim(view_src_axis),
-        "{caller}: a view with an offset into a tensor that is not split by a dimension"
-    );
+    if ne[axis] == 0 {
+        return refused!("{caller}: a view of extent 0 along its split axis");
+    }
+    if !split::is_dim(view_src_axis) {
+        return refused!("{caller}: a view with an offset into a tensor that is not split by a dimension");
+    }
     let internal = view_offs <= view_src.nb()[view_src_axis as usize]
         || (0..GGML_MAX_DIMS).any(|i| {
             let dim_size = ne[i] as usize * nb[i];
             view_offs <= dim_size && dim_size < nb[axis]
         });
-    if internal {
-        view_offs
-    } else {
-        (view_offs as i64 * slice_extent / ne[axis]) as usize
-    }
+    Ok(if internal { view_offs } else { (view_offs as i64 * slice_extent / ne[axis]) as usize })
 }

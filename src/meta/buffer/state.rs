@@ -4,9 +4,9 @@
 
 use super::{is_meta_buffer, meta_buffer_of, MetaBuffer};
 use crate::abi::*;
-use crate::base::report::{ensure, fatal, null_handle};
+use crate::base::report::{refused, Refused};
 use crate::handle::Tensor;
-use crate::meta::split::{self, SplitState};
+use crate::meta::split::{self, Parts, SplitState};
 
 /// What inference needs of a tensor besides its split state.
 fn shape(t: Tensor) -> split::Shape {
@@ -23,36 +23,44 @@ fn shape(t: Tensor) -> split::Shape {
 
 /// The split state of a tensor of a meta buffer: the application's for a static tensor, else
 /// inferred from its sources'. `assume_sync`: PARTIAL sums count as reduced.
-pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> SplitState {
-    let meta = meta_buffer_of(caller, tensor);
+pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> Result<SplitState, Refused> {
+    let meta = meta_buffer_of(caller, tensor)?;
     let key = (tensor.addr(), assume_sync);
     let fp = tensor.fingerprint();
-    let cached = meta.cache.borrow().get(&key).copied();
+    let cached = meta.cache.with(|cache| cache.get(&key).copied());
     let state = match cached {
         Some((state, seen)) if seen == fp => state,
         stale => {
             if stale.is_some() {
                 // Tensors derived from this one may be stale too.
-                meta.cache.borrow_mut().clear();
+                meta.cache.with(|cache| cache.clear());
             }
-            let state = calculate(caller, meta, tensor, assume_sync);
-            meta.cache.borrow_mut().insert(key, (state, fp));
+            let state = calculate(caller, meta, tensor, assume_sync)?;
+            // Without room for it, the state is derived again when next asked for.
+            meta.cache.with(|cache| {
+                if cache.try_reserve(1).is_ok() {
+                    cache.insert(key, (state, fp));
+                }
+            });
             if meta.debug {
-                log_split_state(caller, meta.n_devs(), tensor, &state);
+                log_split_state(caller, meta.n_devs(), tensor, &state)?;
             }
             state
         }
     };
-    ensure!(state.axis != GGML_BACKEND_SPLIT_AXIS_NONE, "{caller}: tensor {} has split state NONE", tensor.name());
-    state
+    if state.axis == GGML_BACKEND_SPLIT_AXIS_NONE {
+        return refused!("{caller}: tensor {} has split state NONE", tensor.name());
+    }
+    Ok(state)
 }
 
 /// `GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
 /// sources' (the reference's format).
-fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) {
+fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) -> Result<(), Refused> {
     let describe = |t: Tensor, s: &SplitState| {
-        let axis = split::axis_name(s.axis)
-            .map_or_else(|| fatal!("{caller}: split axis {} has no name", s.axis), |n| n.to_string_lossy());
+        let Some(axis) = split::axis_name(s.axis) else {
+            return refused!("{caller}: split axis {} has no name", s.axis);
+        };
         // Each share with its repeat count (0.7, meta_nr; 0.6 has none), as the reference
         // prints one segment; several segments (which the reference cannot print: it aborts)
         // one after the other, separated by "; ".
@@ -72,16 +80,14 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
                 shares.join(", ")
             })
             .collect();
-        format!("{}[{}, {axis}, {{{}}}]", t.name(), t.op_name(), segments.join("; "))
+        Ok(format!("{}[{}, {}, {{{}}}]", t.name(), t.op_name(), axis.to_string_lossy(), segments.join("; ")))
     };
-    let srcs: Vec<String> = tensor
-        .srcs()
-        .iter()
-        .flatten()
-        .filter(|&&src| src != tensor)
-        .map(|&src| describe(src, &split_state(caller, src, true)))
-        .collect();
-    crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state));
+    let mut srcs = Vec::new();
+    for &src in tensor.srcs().iter().flatten().filter(|&&src| src != tensor) {
+        srcs.push(describe(src, &split_state(caller, src, true)?)?);
+    }
+    crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state)?);
+    Ok(())
 }
 
 /// The leading integer of an environment variable, as C's atoi reads it (0 when unset).
@@ -97,20 +103,22 @@ pub(super) fn env_int(name: &str) -> i64 {
     sign * digits[..end].parse::<i64>().unwrap_or(0)
 }
 
-fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> SplitState {
+fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> Result<SplitState, Refused> {
     if tensor.nelements() == 0 {
-        return split::whole(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1);
+        return Ok(split::whole(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1));
     }
-    let buffer = tensor.buffer().unwrap_or_else(|| null_handle(caller, "tensor->buffer"));
+    let Some(buffer) = tensor.buffer() else {
+        return refused!("{caller}: tensor->buffer is NULL");
+    };
     if buffer.usage() != ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_COMPUTE && tensor.view_src().is_none() {
-        let state = meta.device.static_split_state(caller, tensor);
+        let state = meta.device.static_split_state(caller, tensor)?;
         if let Err(why) = split::check_static(&state, &tensor.ne(), tensor.blck_size(), meta.n_devs()) {
-            fatal!("{caller}: the split state of tensor {}: {why}", tensor.name());
+            return refused!("{caller}: the split state of tensor {}: {why}", tensor.name());
         }
-        return state;
+        return Ok(state);
     }
-    if let Some(run) = view_run(caller, meta, tensor) {
-        return run.state;
+    if let Some(run) = view_run(caller, meta, tensor)? {
+        return Ok(run.state);
     }
     let mut srcs: [split::Source; GGML_MAX_SRC] = [None; GGML_MAX_SRC];
     for (slot, src) in tensor.srcs().iter().enumerate() {
@@ -118,17 +126,16 @@ fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool)
         if src == tensor {
             continue;
         }
-        let state = split_state(caller, src, true);
-        ensure!(
-            state.axis != GGML_BACKEND_SPLIT_AXIS_UNKNOWN,
-            "{caller}: source {} of {} has an unknown split",
-            src.name(),
-            tensor.name()
-        );
+        let state = split_state(caller, src, true)?;
+        if state.axis == GGML_BACKEND_SPLIT_AXIS_UNKNOWN {
+            return refused!("{caller}: source {} of {} has an unknown split", src.name(), tensor.name());
+        }
         srcs[slot] = Some((shape(src), state));
     }
-    split::infer(&shape(tensor), &srcs, meta.n_devs(), assume_sync)
-        .unwrap_or_else(|why| fatal!("{caller}: meta backend: tensor {} ({}): {why}", tensor.name(), tensor.op_name()))
+    match split::infer(&shape(tensor), &srcs, meta.n_devs(), assume_sync) {
+        Ok(state) => Ok(state),
+        Err(why) => refused!("{caller}: meta backend: tensor {} ({}): {why}", tensor.name(), tensor.op_name()),
+    }
 }
 
 /// A VIEW of a run of its meta source's split axis, narrower than the axis: the source's
@@ -143,7 +150,7 @@ pub(super) struct ViewRun {
     pub(super) at: [i64; GGML_MAX_DIMS],
     pub(super) rest: usize,
     /// Each device's elements of the run: where they start in its slice, and how many.
-    pub(super) parts: Vec<(i64, i64)>,
+    pub(super) parts: Parts,
     /// The view's split state along `axis`.
     pub(super) state: SplitState,
 }
@@ -153,56 +160,64 @@ pub(super) struct ViewRun {
 /// exactly: scaling the view's extent and offset to each device's share, as the reference does,
 /// is right only where the view covers whole segments shared alike. A run that is neither one
 /// run per device in device order nor whole segments (parts of several segments) is refused.
-pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Option<ViewRun> {
+pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Result<Option<ViewRun>, Refused> {
     if tensor.op() != op::VIEW {
-        return None;
+        return Ok(None);
     }
-    let base = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer))?;
+    let Some(base) = tensor.srcs()[0].filter(|b| b.buffer().is_some_and(is_meta_buffer)) else {
+        return Ok(None);
+    };
     // The view's offset is into the tensor whose view the source is (or the source itself).
     let base_offs = match base.view_src() {
         None if tensor.view_src() == Some(base) => 0,
         Some(root) if tensor.view_src() == Some(root) => base.view_offs(),
-        _ => return None,
+        _ => return Ok(None),
     };
-    let base_state = split_state(caller, base, true);
+    let base_state = split_state(caller, base, true)?;
     if !split::is_dim(base_state.axis) {
-        return None;
+        return Ok(None);
     }
     let (ne, nb, base_ne, base_nb) = (tensor.ne(), tensor.nb(), base.ne(), base.nb());
     if !(0..GGML_MAX_DIMS).all(|d| ne[d] == 1 || nb[d] == base_nb[d]) {
-        return None;
+        return Ok(None);
     }
     // The source's dimensions in order, each step past the one below (an offset has one index
     // per dimension then).
-    let dims: Vec<usize> = (0..GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1).collect();
-    if dims.windows(2).any(|w| base_nb[w[1]] < base_nb[w[0]].saturating_mul(base_ne[w[0]] as usize)) {
-        return None;
+    let dims = (0..GGML_MAX_DIMS).filter(|&d| base_ne[d] != 1);
+    if dims
+        .clone()
+        .zip(dims.clone().skip(1))
+        .any(|(lo, hi)| base_nb[hi] < base_nb[lo].saturating_mul(base_ne[lo] as usize))
+    {
+        return Ok(None);
     }
     let mut at = [0i64; GGML_MAX_DIMS];
-    let mut rest = tensor.view_offs().checked_sub(base_offs)?;
-    for &d in dims.iter().rev() {
+    let Some(mut rest) = tensor.view_offs().checked_sub(base_offs) else {
+        return Ok(None);
+    };
+    for d in dims.rev() {
         if let Some(index) = rest.checked_div(base_nb[d]) {
             at[d] = index as i64;
             rest -= index * base_nb[d];
         }
     }
     if (0..GGML_MAX_DIMS).any(|d| at[d] + ne[d] > base_ne[d]) {
-        return None;
+        return Ok(None);
     }
     let axis = base_state.axis as usize;
     let (start, end) = (at[axis], at[axis] + ne[axis]);
     if start == 0 && end == base_ne[axis] {
-        return None;
+        return Ok(None);
     }
-    let (parts, state) = split::range_parts(&base_state, meta.n_devs(), start, end).unwrap_or_else(|| {
-        fatal!(
+    let Some((parts, state)) = split::range_parts(&base_state, meta.n_devs(), start, end) else {
+        return refused!(
             "{caller}: meta backend: tensor {} (VIEW): a view of indices {start} to {end} of {}'s split axis {axis} \
              takes parts of several segments (a view of part of one segment, or of whole segments, is supported)",
             tensor.name(),
             base.name()
-        )
-    });
-    Some(ViewRun { base, axis, at, rest, parts, state })
+        );
+    };
+    Ok(Some(ViewRun { base, axis, at, rest, parts, state }))
 }
 
 #[cfg(test)]

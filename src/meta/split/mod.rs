@@ -141,14 +141,18 @@ pub fn slice_layout(
     (ne_j, nb_j)
 }
 
+/// Each device's elements of a range of a split axis: where they start in its slice, and how
+/// many (the devices past the meta device's count have none).
+pub type Parts = [(i64, i64); GGML_BACKEND_META_MAX_DEVICES];
+
 /// Device j's elements among indices `[a, b)` of an axis split as `state`: for each device,
 /// where they start in its slice and how many there are (each device's elements of a range are
 /// one run of its slice), and the range's split state. That is one segment when, in the range's
 /// order, no device's elements come after a later device's (a part of one segment, or of a
 /// device's consecutive parts); the segments it covers when it covers whole repeats of them;
 /// None otherwise (parts of several segments).
-pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<(Vec<(i64, i64)>, SplitState)> {
-    let mut parts = vec![(0i64, 0i64); n_devs];
+pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<(Parts, SplitState)> {
+    let mut parts: Parts = [(0, 0); GGML_BACKEND_META_MAX_DEVICES];
     let (mut at, mut last_dev, mut in_order) = (0i64, 0usize, true);
     let (mut whole_repeats, mut covered) = (true, whole(state.axis, 1));
     covered.n_segments = 0;
@@ -173,7 +177,7 @@ pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<
                     whole_repeats = false;
                 }
             }
-            for (j, part) in parts.iter_mut().enumerate() {
+            for (j, part) in parts.iter_mut().take(n_devs).enumerate() {
                 let len = state.ne[s * n_devs + j];
                 let (lo, hi) = (at.max(a), (at + len).min(b));
                 // The device's elements before the range: where its part starts in its slice.
@@ -189,7 +193,7 @@ pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<
     }
     if in_order {
         let mut one = whole(state.axis, 1);
-        for (j, &(_, count)) in parts.iter().enumerate() {
+        for (j, &(_, count)) in parts.iter().take(n_devs).enumerate() {
             one.ne[j] = count;
         }
         Some((parts, one))
@@ -237,7 +241,8 @@ mod tests {
 
     #[test]
     fn a_range_of_a_split_axis_is_each_devices_exact_run_or_none() {
-        let parts = |state: &SplitState, a: i64, b: i64| range_parts(state, 2, a, b).map(|(parts, _)| parts);
+        let parts =
+            |state: &SplitState, a: i64, b: i64| range_parts(state, 2, a, b).map(|(parts, _)| parts[..2].to_vec());
         // One segment, 3 + 3: a device's part, across the boundary, the other device's part.
         let halves = split(0, &[3, 3]);
         assert_eq!(parts(&halves, 0, 2), Some(vec![(0, 2), (0, 0)]));
@@ -253,7 +258,8 @@ mod tests {
         // Two whole segments alike: one segment repeated twice.
         let mut two = split(1, &[1, 1]);
         two.nr[0] = 2;
-        assert_eq!(range_parts(&qkv, 2, 2, 6), Some((vec![(1, 2), (1, 2)], two)));
+        assert_eq!(parts(&qkv, 2, 6), Some(vec![(1, 2), (1, 2)]));
+        assert_eq!(range_parts(&qkv, 2, 2, 6).unwrap().1, two);
         // An empty segment repeated without end costs nothing.
         let mut empty = split(0, &[0, 0, 3, 3]);
         empty.n_segments = 2;

@@ -1,0 +1,78 @@
+//! Allocation that reports failure instead of aborting: Rust's `Box::new` and a growing `Vec`
+//! end the process when the heap is exhausted, which a caller that can tell C "no" (NULL, false,
+//! ALLOC_FAILED) must not do.
+
+use std::alloc::Layout;
+
+/// The heap had no room for what was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory;
+
+impl From<std::collections::TryReserveError> for OutOfMemory {
+    fn from(_: std::collections::TryReserveError) -> OutOfMemory {
+        OutOfMemory
+    }
+}
+
+/// `value` on the heap.
+pub fn try_box<T>(value: T) -> Result<Box<T>, OutOfMemory> {
+    let layout = Layout::new::<T>();
+    if layout.size() == 0 {
+        // Nothing to allocate: Box::new cannot fail.
+        return Ok(Box::new(value));
+    }
+    // SAFETY: a layout of non-zero size.
+    let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
+    if ptr.is_null() {
+        return Err(OutOfMemory);
+    }
+    // SAFETY: fresh memory of T's layout from the global allocator, which is what a Box owns
+    // and releases; written once before the Box reads it.
+    unsafe {
+        ptr.write(value);
+        Ok(Box::from_raw(ptr))
+    }
+}
+
+/// An empty vector with room for `n` values: pushing up to `n` does not allocate again.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, OutOfMemory> {
+    let mut vec = Vec::new();
+    vec.try_reserve_exact(n)?;
+    Ok(vec)
+}
+
+/// The values of an iterator that knows its length, in a vector allocated once.
+pub fn try_collect<I: ExactSizeIterator>(values: I) -> Result<Vec<I::Item>, OutOfMemory> {
+    let mut vec = try_vec(values.len())?;
+    vec.extend(values);
+    Ok(vec)
+}
+
+/// `n` copies of `value`.
+pub fn try_filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, OutOfMemory> {
+    let mut vec = try_vec(n)?;
+    vec.resize(n, value);
+    Ok(vec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_fits_is_allocated_once() {
+        let mut vec = try_vec::<u32>(3).unwrap();
+        let at = vec.as_ptr();
+        vec.extend([1, 2, 3]);
+        assert_eq!((vec.as_ptr(), vec.capacity()), (at, 3));
+        assert_eq!(*try_box(7u64).unwrap(), 7);
+        assert_eq!(try_collect([1u8, 2].into_iter()).unwrap(), [1, 2]);
+        assert_eq!(try_filled(4, 0u8).unwrap(), [0; 4]);
+    }
+
+    #[test]
+    fn what_cannot_fit_is_reported() {
+        assert_eq!(try_vec::<u64>(usize::MAX / 4).unwrap_err(), OutOfMemory);
+        assert_eq!(try_filled(usize::MAX, 0u8).unwrap_err(), OutOfMemory);
+    }
+}
