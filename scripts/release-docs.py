@@ -19,13 +19,15 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
 DOCS = [root / "README.md", root / "integrations/react-native/README.md"]
 
 
 def read_table():
-    """The families in the table's order, each a dict of key -> values; the capabilities' texts."""
+    """The families in the table's order, each a dict of key -> values (a family's package's facts
+    under "prefix"); the capabilities' texts."""
     families = collections.OrderedDict()
     what = collections.OrderedDict()
     continues = False  # whether an indented comment line continues a capability's text
@@ -43,7 +45,10 @@ def read_table():
         family, key, *values = line.split()
         families.setdefault(family, collections.defaultdict(list))[key] += [v for v in values if v != "-"]
     # a package's line (its prefix) is not a family
+    packages = {name: facts for name, facts in families.items() if not facts["releases"]}
     families = collections.OrderedDict((name, facts) for name, facts in families.items() if facts["releases"])
+    for facts in families.values():
+        facts["prefix"] = packages[facts["package"][0]]["prefix"]
     return families, what
 
 
@@ -71,7 +76,8 @@ def tables(families, what):
     builtins = [row(["family", "built-in backends, in registration order"]), row(["---"] * 2)]
     for name, facts in families.items():
         builtins.append(row([name, ", ".join(facts["builtins"])]))
-    return {"families": "\n".join(table), "capabilities": "\n".join(capabilities), "builtins": "\n".join(builtins)}
+    return {"families": "\n".join(table), "capabilities": "\n".join(capabilities), "builtins": "\n".join(builtins),
+            "bad-input": bad_input(families)}
 
 
 def suite_programs(capabilities):
@@ -86,19 +92,77 @@ def suite_programs(capabilities):
     return programs
 
 
-def hostile_calls(facts):
-    """The cases bad_input --list names in the family's build: its case table, preprocessed with
-    the family's headers and capability macros."""
-    newest = facts["releases"][-1]
-    cpp = root / "third_party" / ("whisper.rn" if not facts["feature"] else f"whisper.rn-{newest}") / "cpp"
+def hostile_cases(facts):
+    """(case, outcome, export) of every case bad_input --list names in the family's build: its
+    case table, preprocessed with the family's headers and capability macros (another package's
+    through the prefix map), exports named as whisper.rn names them."""
+    package, newest = facts["package"][0], facts["releases"][-1]
+    folder = "whisper.rn" if package == "whisper.rn" and not facts["feature"] else f"{package}-{newest}"
+    cpp = root / "third_party" / folder / "cpp"
     if not cpp.is_dir():
         sys.exit(f"release-docs.py: {cpp} is missing: run scripts/fetch-reference.sh --all first")
     macros = [f"-DWSP_GGML_BACKEND_{c.upper()}" for c in facts["capabilities"]]
-    out = subprocess.run(["cc", "-E", "-P", f"-I{cpp}", f"-I{root / 'ctests/fixtures'}", *macros,
-                          str(root / "ctests/hostile/bad_input.c")],
-                         check=True, capture_output=True, text=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".h") as prefix_map:
+        prefix = facts["prefix"][0]
+        if prefix != "wsp_":
+            prefix_map.write(subprocess.run([root / "scripts/prefix-map.sh", prefix, prefix.upper()],
+                                            check=True, capture_output=True, text=True).stdout)
+            prefix_map.flush()
+            macros += ["-include", prefix_map.name]
+        out = subprocess.run(["cc", "-E", "-P", f"-I{cpp}", f"-I{root / 'ctests/fixtures'}", *macros,
+                              str(root / "ctests/hostile/bad_input.c")],
+                             check=True, capture_output=True, text=True).stdout
     table = out[out.index("cases[] = {"):]
-    return len(re.findall(r'\{\s*"[a-z0-9_]+"\s*,\s*"(?:abort|error|ok)"', table))
+    return re.findall(r'\{\s*"([a-z0-9_]+)"\s*,\s*"(abort|error|ok)"\s*,\s*"wsp_(ggml_[a-z0-9_]+)"', table)
+
+
+# Exports whose arguments a caller cannot get wrong: none (reg_count, ...), or any value is
+# valid (buffer_init takes any buffer type, NULL too, and the backend's own interface).
+NO_BAD_INPUT = {"ggml_backend_cpu_buffer_type", "ggml_backend_reg_count", "ggml_backend_dev_count",
+                "ggml_backend_init_best", "ggml_backend_buffer_init"}
+
+
+def error_channel_exports(facts):
+    """The family's exports that return something (and so can refuse bad input), as whisper.rn
+    names them without the prefix; the return types are the library's header's."""
+    header = re.sub(r"\s+", " ", (root / "include/wsp_ggml_backend.h").read_text())
+    returns = {name: kind.strip() for kind, name in re.findall(r"([A-Za-z_][\w *]*?)\bwsp_(ggml_\w+) ?\(", header)}
+    exports = [name.removeprefix("wsp_") for name in (root / "ctests" / facts["symbols"][0]).read_text().split()]
+    return [name for name in exports if returns.get(name, "void") != "void"]
+
+
+def bad_input(families):
+    """The README's table of what bad input gets, per family: the hostile cases, what the
+    reference does with them (ctests/hostile/reference/<family>.txt, which the hostile test
+    checks against the reference) and what this library does; exits when an export with an
+    error channel has no case."""
+    def row(cells):
+        return "| " + " | ".join(cells) + " |"
+
+    kinds = ["abort", "segfault", "hangs", "silent", "same"]
+    lines = [row(["family", "exports", "with an error channel", "hostile calls",
+                  "reference: " + " / ".join(kinds), "library: error value / abort / ok"]),
+             row(["---"] * 6)]
+    for name, facts in families.items():
+        cases = hostile_cases(facts)
+        channel = error_channel_exports(facts)
+        covered = {export for _, outcome, export in cases if outcome in ("error", "ok")}
+        missing = [e for e in channel if e not in covered and e not in NO_BAD_INPUT]
+        if missing:
+            sys.exit(f"release-docs.py: family {name}: no hostile case for " + ", ".join(missing))
+        record = root / "ctests/hostile/reference" / f"{name}.txt"
+        if not record.is_file():
+            sys.exit(f"release-docs.py: {record.relative_to(root)} is missing: run the family's hostile test")
+        reference = dict(line.split() for line in record.read_text().splitlines())
+        if set(reference) != {case for case, _, _ in cases}:
+            sys.exit(f"release-docs.py: {record.relative_to(root)} does not list the family's cases: "
+                     "run the family's hostile test")
+        seen = collections.Counter(reference.values())
+        library = collections.Counter(outcome for _, outcome, _ in cases)
+        lines.append(row([name, str(functions(facts)), str(len(channel)), str(len(cases)),
+                          " / ".join(str(seen[k]) for k in kinds),
+                          f"{library['error']} / {library['abort']} / {library['ok']}"]))
+    return "\n".join(lines)
 
 
 def counts(families):
@@ -116,7 +180,7 @@ def counts(families):
     for name, facts in families.items():
         programs = suite_programs(facts["capabilities"])
         values[f"functions:{name}"] = str(functions(facts))
-        values[f"hostile:{name}"] = str(hostile_calls(facts))
+        values[f"hostile:{name}"] = str(len(hostile_cases(facts)))
         for judged in ("reference", "self"):
             values[f"programs:{name}:{judged}"] = str(sum(1 for _, j in programs if j == judged))
         values[f"programs:{name}:sched-reference"] = str(

@@ -24,10 +24,19 @@
 //! - [`base`]: what the layer imports from ggml core, its log and aborts, the locks, cache
 //!   prefetch hints;
 //! - [`abi`]: the `#[repr(C)]` mirrors of the chosen family.
+//!
+//! The library needs no Rust standard library (`core` and `alloc` only), so that it adds to an
+//! app's native library little more than its own code: its heap is C's (`base::heap`), a panic
+//! reports through ggml's log and `ggml_abort` (`base::report`), and files, environment
+//! variables and `dlopen` are the C library's (`base::os`). The `std` feature (the Rust tests
+//! and fuzzers, which bring std's heap and panic runtime) builds it with std instead.
+#![cfg_attr(not(any(test, feature = "std")), no_std)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 // The Rust docs are for the library's maintainers (its users see the C headers): the modules'
 // docs link to the private parts they describe (`cargo doc --document-private-items`).
 #![allow(rustdoc::private_intra_doc_links)]
+
+extern crate alloc;
 
 pub mod abi;
 pub mod base;

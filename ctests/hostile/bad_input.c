@@ -219,14 +219,14 @@ static wsp_ggml_backend_buffer_t nomemset_buffer(void) {
 /* cases: each makes ONE bad call; the return value only matters for "ok"  */
 
 /* NULL handles */
-static int c_buft_name_null(void)             { wsp_ggml_backend_buft_name(NULL); return 0; }
+static int c_buft_name_null(void)             { return wsp_ggml_backend_buft_name(NULL) != NULL; }
 static int c_buft_alloc_buffer_null(void)     { return wsp_ggml_backend_buft_alloc_buffer(NULL, 16) != NULL; }
-static int c_buft_get_alignment_null(void)    { wsp_ggml_backend_buft_get_alignment(NULL); return 0; }
-static int c_buffer_get_size_null(void)       { wsp_ggml_backend_buffer_get_size(NULL); return 0; }
-static int c_buffer_get_base_null(void)       { wsp_ggml_backend_buffer_get_base(NULL); return 0; }
+static int c_buft_get_alignment_null(void)    { return wsp_ggml_backend_buft_get_alignment(NULL) != 0; }
+static int c_buffer_get_size_null(void)       { return wsp_ggml_backend_buffer_get_size(NULL) != 0; }
+static int c_buffer_get_base_null(void)       { return wsp_ggml_backend_buffer_get_base(NULL) != NULL; }
 static int c_buffer_clear_null(void)          { wsp_ggml_backend_buffer_clear(NULL, 0); return 0; }
 static int c_buffer_set_usage_null(void)      { wsp_ggml_backend_buffer_set_usage(NULL, WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS); return 0; }
-static int c_get_default_buft_null(void)      { wsp_ggml_backend_get_default_buffer_type(NULL); return 0; }
+static int c_get_default_buft_null(void)      { return wsp_ggml_backend_get_default_buffer_type(NULL) != NULL; }
 static int c_backend_alloc_buffer_null(void)  { return wsp_ggml_backend_alloc_buffer(NULL, 16) != NULL; }
 static int c_synchronize_null(void)           { wsp_ggml_backend_synchronize(NULL); return 0; }
 
@@ -240,7 +240,7 @@ static int c_graph_compute_null_graph(void) {
     return wsp_ggml_backend_graph_compute(cpu, NULL) != WSP_GGML_STATUS_FAILED;
 }
 
-static int c_dev_name_null(void)              { wsp_ggml_backend_dev_name(NULL); return 0; }
+static int c_dev_name_null(void)              { return wsp_ggml_backend_dev_name(NULL) != NULL; }
 static int c_dev_init_null(void)              { return wsp_ggml_backend_dev_init(NULL, NULL) != NULL; }
 
 static int c_dev_get_props_null(void) {
@@ -249,8 +249,8 @@ static int c_dev_get_props_null(void) {
     return 0;
 }
 
-static int c_reg_name_null(void)              { wsp_ggml_backend_reg_name(NULL); return 0; }
-static int c_reg_dev_count_null(void)         { wsp_ggml_backend_reg_dev_count(NULL); return 0; }
+static int c_reg_name_null(void)              { return wsp_ggml_backend_reg_name(NULL) != NULL; }
+static int c_reg_dev_count_null(void)         { return wsp_ggml_backend_reg_dev_count(NULL) != 0; }
 static int c_reg_by_name_null(void)           { return wsp_ggml_backend_reg_by_name(NULL) != NULL; }
 static int c_dev_by_name_null(void)           { return wsp_ggml_backend_dev_by_name(NULL) != NULL; }
 
@@ -412,19 +412,17 @@ static int c_tensor_set_buffer_no_data(void) {
 }
 
 /* out-of-range indices */
-static int c_reg_get_out_of_range(void)  { wsp_ggml_backend_reg_get(wsp_ggml_backend_reg_count()); return 0; }
-static int c_dev_get_out_of_range(void)  { wsp_ggml_backend_dev_get(wsp_ggml_backend_dev_count()); return 0; }
+static int c_reg_get_out_of_range(void)  { return wsp_ggml_backend_reg_get(wsp_ggml_backend_reg_count()) != NULL; }
+static int c_dev_get_out_of_range(void)  { return wsp_ggml_backend_dev_get(wsp_ggml_backend_dev_count()) != NULL; }
 
 static int c_sched_get_backend_high(void) {
     wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
-    wsp_ggml_backend_sched_get_backend(sched, 1);
-    return 0;
+    return wsp_ggml_backend_sched_get_backend(sched, 1) != NULL;
 }
 
 static int c_sched_get_backend_negative(void) {
     wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
-    wsp_ggml_backend_sched_get_backend(sched, -1);
-    return 0;
+    return wsp_ggml_backend_sched_get_backend(sched, -1) != NULL;
 }
 
 static int c_sched_set_tensor_backend_foreign(void) {
@@ -438,17 +436,18 @@ static int c_sched_set_tensor_backend_foreign(void) {
 static int c_sched_get_buffer_size_foreign(void) {
     wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
     wsp_ggml_backend_t other = cpu_backend();
-    wsp_ggml_backend_sched_get_buffer_size(sched, other);
-    return 0;
+    return wsp_ggml_backend_sched_get_buffer_size(sched, other) != 0;
 }
 
 /* an eval callback that calls back into the scheduler computing the graph: the getters may
- * (ctests/sched/sched_reentry.c); a call that would change or free it aborts with a message */
-enum reentry { REENTER_FREE, REENTER_RESET, REENTER_SET_BACKEND, REENTER_ALLOC };
+ * (ctests/sched/sched_reentry.c); a call that would change or free it is refused: its error value,
+ * or an abort with a message where it returns nothing */
+enum reentry { REENTER_FREE, REENTER_RESET, REENTER_SET_BACKEND, REENTER_ALLOC, REENTER_RESERVE, REENTER_COMPUTE };
 struct reentry_case {
     wsp_ggml_backend_sched_t sched;
     struct wsp_ggml_cgraph * graph;
     enum reentry             call;
+    bool                     wrong;   /* a refused call's result was not its error value */
 };
 
 static bool reentering_eval(struct wsp_ggml_tensor * t, bool asking, void * user_data) {
@@ -460,22 +459,26 @@ static bool reentering_eval(struct wsp_ggml_tensor * t, bool asking, void * user
         case REENTER_FREE:        wsp_ggml_backend_sched_free(c->sched); break;
         case REENTER_RESET:       wsp_ggml_backend_sched_reset(c->sched); break;
         case REENTER_SET_BACKEND: wsp_ggml_backend_sched_set_tensor_backend(c->sched, t, wsp_ggml_backend_sched_get_backend(c->sched, 0)); break;
-        case REENTER_ALLOC:       wsp_ggml_backend_sched_alloc_graph(c->sched, c->graph); break;
+        case REENTER_ALLOC:       c->wrong |= wsp_ggml_backend_sched_alloc_graph(c->sched, c->graph); break;
+        case REENTER_RESERVE:     c->wrong |= wsp_ggml_backend_sched_reserve(c->sched, c->graph); break;
+        case REENTER_COMPUTE:     c->wrong |= wsp_ggml_backend_sched_graph_compute(c->sched, c->graph) != WSP_GGML_STATUS_FAILED; break;
     }
     return true;
 }
 
 static int reenter(enum reentry call) {
-    struct reentry_case c = { cpu_sched(cpu_backend()), small_graph(), call };
+    struct reentry_case c = { cpu_sched(cpu_backend()), small_graph(), call, false };
     wsp_ggml_backend_sched_set_eval_callback(c.sched, reentering_eval, &c);
     wsp_ggml_backend_sched_graph_compute(c.sched, c.graph);
-    return 0;
+    return c.wrong;
 }
 
 static int c_sched_free_from_eval(void)        { return reenter(REENTER_FREE); }
 static int c_sched_reset_from_eval(void)       { return reenter(REENTER_RESET); }
 static int c_sched_set_backend_from_eval(void) { return reenter(REENTER_SET_BACKEND); }
 static int c_sched_alloc_from_eval(void)       { return reenter(REENTER_ALLOC); }
+static int c_sched_reserve_from_eval(void)     { return reenter(REENTER_RESERVE); }
+static int c_sched_compute_from_eval(void)     { return reenter(REENTER_COMPUTE); }
 
 #if WSP_GGML_BACKEND_API_VERSION >= 2
 /* the scheduler functions of backend API 2 */
@@ -483,18 +486,16 @@ static int c_sched_alloc_from_eval(void)       { return reenter(REENTER_ALLOC); 
 static size_t sizes[2];
 #endif
 
-static int c_sched_get_buffer_type_null(void) { wsp_ggml_backend_sched_get_buffer_type(NULL, cpu_backend()); return 0; }
+static int c_sched_get_buffer_type_null(void) { return wsp_ggml_backend_sched_get_buffer_type(NULL, cpu_backend()) != NULL; }
 
 static int c_sched_get_buffer_type_foreign(void) {
     wsp_ggml_backend_sched_t sched = cpu_sched(cpu_backend());
     wsp_ggml_backend_t other = cpu_backend();
-    wsp_ggml_backend_sched_get_buffer_type(sched, other);
-    return 0;
+    return wsp_ggml_backend_sched_get_buffer_type(sched, other) != NULL;
 }
 
 static int c_sched_get_buffer_type_null_backend(void) {
-    wsp_ggml_backend_sched_get_buffer_type(cpu_sched(cpu_backend()), NULL);
-    return 0;
+    return wsp_ggml_backend_sched_get_buffer_type(cpu_sched(cpu_backend()), NULL) != NULL;
 }
 
 #ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
@@ -596,8 +597,7 @@ static int c_cpu_buffer_from_ptr_misaligned(void) {
 static int c_graph_plan_create_missing(void) {
     wsp_ggml_backend_t bare = bare_backend();
     struct wsp_ggml_cgraph * gf = small_graph();
-    wsp_ggml_backend_graph_plan_create(bare, gf);
-    return 0;
+    return wsp_ggml_backend_graph_plan_create(bare, gf) != NULL;
 }
 
 static int c_graph_plan_free_missing(void) {
@@ -606,8 +606,7 @@ static int c_graph_plan_free_missing(void) {
 }
 
 static int c_graph_plan_compute_missing(void) {
-    wsp_ggml_backend_graph_plan_compute(bare_backend(), (wsp_ggml_backend_graph_plan_t) raw_mem);
-    return 0;
+    return wsp_ggml_backend_graph_plan_compute(bare_backend(), (wsp_ggml_backend_graph_plan_t) raw_mem) != WSP_GGML_STATUS_FAILED;
 }
 
 static int c_event_record_missing(void) {
@@ -635,6 +634,140 @@ static int c_tensor_memset_missing(void) {
     t->data   = raw_mem;
     wsp_ggml_backend_tensor_memset(t, 0, 0, 4);
     return 0;
+}
+
+/* ---- every export with an error channel: its error value (checked) for each kind of bad input ---- */
+
+/* a graph whose tensors have no data */
+static struct wsp_ggml_cgraph * unallocated_graph(void) {
+    struct wsp_ggml_context * ctx = new_ctx(true);
+    struct wsp_ggml_tensor * a = wsp_ggml_new_tensor_1d(ctx, WSP_GGML_TYPE_F32, 4);
+    struct wsp_ggml_cgraph * gf = wsp_ggml_new_graph(ctx);
+    wsp_ggml_build_forward_expand(gf, wsp_ggml_add(ctx, a, a));
+    return gf;
+}
+
+static int graph_copy_made(struct wsp_ggml_backend_graph_copy copy) {
+    return copy.buffer != NULL || copy.ctx_allocated != NULL || copy.ctx_unallocated != NULL || copy.graph != NULL;
+}
+
+static bool compare_pair(int i, struct wsp_ggml_tensor * t1, struct wsp_ggml_tensor * t2, void * user_data) {
+    (void) i;
+    (void) t1;
+    (void) t2;
+    (void) user_data;
+    return true;
+}
+
+/* compare_graph_backend in every family's form, comparing every node */
+static bool compare_all(wsp_ggml_backend_t b1, wsp_ggml_backend_t b2, struct wsp_ggml_cgraph * g, wsp_ggml_backend_eval_callback cb) {
+#ifdef WSP_GGML_BACKEND_COMPARE_TEST_NODES
+    return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, NULL, NULL, 0);
+#else
+    return wsp_ggml_backend_compare_graph_backend(b1, b2, g, cb, NULL, NULL);
+#endif
+}
+
+/* backends */
+static int c_get_alignment_null(void)               { return wsp_ggml_backend_get_alignment(NULL) != 0; }
+static int c_get_max_size_null(void)                { return wsp_ggml_backend_get_max_size(NULL) != 0; }
+static int c_graph_plan_create_null(void)           { return wsp_ggml_backend_graph_plan_create(NULL, small_graph()) != NULL; }
+static int c_graph_plan_create_null_graph(void)     { return wsp_ggml_backend_graph_plan_create(cpu_backend(), NULL) != NULL; }
+static int c_graph_plan_compute_null(void) {
+    return wsp_ggml_backend_graph_plan_compute(NULL, (wsp_ggml_backend_graph_plan_t) raw_mem) != WSP_GGML_STATUS_FAILED;
+}
+static int c_graph_compute_async_null_backend(void) { return wsp_ggml_backend_graph_compute_async(NULL, small_graph()) != WSP_GGML_STATUS_FAILED; }
+static int c_graph_compute_async_null_graph(void)   { return wsp_ggml_backend_graph_compute_async(cpu_backend(), NULL) != WSP_GGML_STATUS_FAILED; }
+static int c_supports_op_null(void)                 { return wsp_ggml_backend_supports_op(NULL, cpu_tensor()); }
+static int c_supports_op_null_op(void)              { return wsp_ggml_backend_supports_op(cpu_backend(), NULL); }
+static int c_supports_buft_null(void)               { return wsp_ggml_backend_supports_buft(NULL, wsp_ggml_backend_cpu_buffer_type()); }
+static int c_supports_buft_null_buft(void)          { return wsp_ggml_backend_supports_buft(cpu_backend(), NULL); }
+static int c_offload_op_null(void)                  { return wsp_ggml_backend_offload_op(NULL, cpu_tensor()); }
+static int c_offload_op_null_op(void)               { return wsp_ggml_backend_offload_op(cpu_backend(), NULL); }
+static int c_get_device_null(void)                  { return wsp_ggml_backend_get_device(NULL) != NULL; }
+
+/* buffers and buffer types */
+static int c_buffer_name_null(void)                 { return wsp_ggml_backend_buffer_name(NULL) != NULL; }
+static int c_buffer_init_tensor_null(void)          { return wsp_ggml_backend_buffer_init_tensor(NULL, cpu_tensor()) != WSP_GGML_STATUS_FAILED; }
+static int c_buffer_init_tensor_null_tensor(void)   { return wsp_ggml_backend_buffer_init_tensor(cpu_buffer(64), NULL) != WSP_GGML_STATUS_FAILED; }
+static int c_buffer_get_alignment_null(void)        { return wsp_ggml_backend_buffer_get_alignment(NULL) != 0; }
+static int c_buffer_get_max_size_null(void)         { return wsp_ggml_backend_buffer_get_max_size(NULL) != 0; }
+static int c_buffer_get_alloc_size_null(void)       { return wsp_ggml_backend_buffer_get_alloc_size(NULL, cpu_tensor()) != 0; }
+static int c_buffer_get_alloc_size_null_tensor(void) { return wsp_ggml_backend_buffer_get_alloc_size(cpu_buffer(64), NULL) != 0; }
+static int c_buffer_is_host_null(void)              { return wsp_ggml_backend_buffer_is_host(NULL); }
+static int c_buffer_get_usage_null(void)            { return wsp_ggml_backend_buffer_get_usage(NULL) != WSP_GGML_BACKEND_BUFFER_USAGE_ANY; }
+static int c_buffer_get_type_null(void)             { return wsp_ggml_backend_buffer_get_type(NULL) != NULL; }
+static int c_buffer_copy_tensor_null_src(void)      { return wsp_ggml_backend_buffer_copy_tensor(NULL, cpu_tensor()); }
+static int c_buffer_copy_tensor_null_dst(void)      { return wsp_ggml_backend_buffer_copy_tensor(cpu_tensor(), NULL); }
+static int c_multi_buffer_alloc_null(void)          { return wsp_ggml_backend_multi_buffer_alloc_buffer(NULL, 2) != NULL; }
+static int c_multi_buffer_alloc_null_element(void) {
+    wsp_ggml_backend_buffer_t parts[2] = { cpu_buffer(64), NULL };
+    return wsp_ggml_backend_multi_buffer_alloc_buffer(parts, 2) != NULL;
+}
+static int c_buffer_is_multi_buffer_null(void)      { return wsp_ggml_backend_buffer_is_multi_buffer(NULL); }
+static int c_cpu_buffer_from_ptr_null(void)         { return wsp_ggml_backend_cpu_buffer_from_ptr(NULL, 128) != NULL; }
+static int c_buft_get_max_size_null(void)           { return wsp_ggml_backend_buft_get_max_size(NULL) != 0; }
+static int c_buft_get_alloc_size_null(void)         { return wsp_ggml_backend_buft_get_alloc_size(NULL, cpu_tensor()) != 0; }
+static int c_buft_get_alloc_size_null_tensor(void)  { return wsp_ggml_backend_buft_get_alloc_size(wsp_ggml_backend_cpu_buffer_type(), NULL) != 0; }
+static int c_buft_is_host_null(void)                { return wsp_ggml_backend_buft_is_host(NULL); }
+static int c_buft_get_device_null(void)             { return wsp_ggml_backend_buft_get_device(NULL) != NULL; }
+
+/* devices and regs */
+static int c_dev_description_null(void)             { return wsp_ggml_backend_dev_description(NULL) != NULL; }
+static int c_dev_type_null(void)                    { return wsp_ggml_backend_dev_type(NULL) != WSP_GGML_BACKEND_DEVICE_TYPE_CPU; }
+static int c_dev_backend_reg_null(void)             { return wsp_ggml_backend_dev_backend_reg(NULL) != NULL; }
+static int c_dev_buffer_type_null(void)             { return wsp_ggml_backend_dev_buffer_type(NULL) != NULL; }
+static int c_dev_host_buffer_type_null(void)        { return wsp_ggml_backend_dev_host_buffer_type(NULL) != NULL; }
+static int c_dev_buffer_from_host_ptr_null(void) {
+    return wsp_ggml_backend_dev_buffer_from_host_ptr(NULL, raw_mem, sizeof(raw_mem), sizeof(raw_mem)) != NULL;
+}
+static int c_dev_supports_op_null(void)             { return wsp_ggml_backend_dev_supports_op(NULL, cpu_tensor()); }
+static int c_dev_supports_op_null_op(void)          { return wsp_ggml_backend_dev_supports_op(cpu_device(), NULL); }
+static int c_dev_supports_buft_null(void)           { return wsp_ggml_backend_dev_supports_buft(NULL, wsp_ggml_backend_cpu_buffer_type()); }
+static int c_dev_supports_buft_null_buft(void)      { return wsp_ggml_backend_dev_supports_buft(cpu_device(), NULL); }
+static int c_dev_offload_op_null(void)              { return wsp_ggml_backend_dev_offload_op(NULL, cpu_tensor()); }
+static int c_dev_offload_op_null_op(void)           { return wsp_ggml_backend_dev_offload_op(cpu_device(), NULL); }
+static int c_reg_dev_get_null(void)                 { return wsp_ggml_backend_reg_dev_get(NULL, 0) != NULL; }
+static int c_reg_dev_get_out_of_range(void)         { return wsp_ggml_backend_reg_dev_get(wsp_ggml_backend_cpu_reg(), 1) != NULL; }
+static int c_reg_get_proc_address_null(void)        { return wsp_ggml_backend_reg_get_proc_address(NULL, "x") != NULL; }
+static int c_dev_by_type_unknown(void)              { return wsp_ggml_backend_dev_by_type((enum wsp_ggml_backend_dev_type) 99) != NULL; }
+static int c_init_by_name_null(void)                { return wsp_ggml_backend_init_by_name(NULL, NULL) != NULL; }
+static int c_init_by_type_unknown(void)             { return wsp_ggml_backend_init_by_type((enum wsp_ggml_backend_dev_type) 99, NULL) != NULL; }
+static int c_load_null(void)                        { return wsp_ggml_backend_load(NULL) != NULL; }
+static int c_load_missing(void)                     { return wsp_ggml_backend_load("/nonexistent/libno-such-backend.so") != NULL; }
+
+/* placing tensors, graph copy and compare */
+static int c_tensor_alloc_null_tensor(void)         { return wsp_ggml_backend_tensor_alloc(cpu_buffer(64), NULL, raw_mem) != WSP_GGML_STATUS_FAILED; }
+static int c_graph_copy_null(void)                  { return graph_copy_made(wsp_ggml_backend_graph_copy(NULL, small_graph())); }
+static int c_graph_copy_null_graph(void)            { return graph_copy_made(wsp_ggml_backend_graph_copy(cpu_backend(), NULL)); }
+static int c_graph_copy_unallocated(void)           { return graph_copy_made(wsp_ggml_backend_graph_copy(cpu_backend(), unallocated_graph())); }
+static int c_compare_null_backend(void)             { return compare_all(NULL, cpu_backend(), small_graph(), compare_pair); }
+static int c_compare_null_graph(void)               { return compare_all(cpu_backend(), cpu_backend(), NULL, compare_pair); }
+static int c_compare_null_callback(void)            { return compare_all(cpu_backend(), cpu_backend(), small_graph(), NULL); }
+
+/* the scheduler */
+static int c_sched_new_null_element(void) {
+    wsp_ggml_backend_t backends[2] = { NULL, cpu_backend() };
+    return wsp_ggml_backend_sched_new(backends, NULL, 2, 64, false, true) != NULL;
+}
+static int c_sched_reserve_null(void)               { return wsp_ggml_backend_sched_reserve(NULL, small_graph()); }
+static int c_sched_reserve_null_graph(void)         { return wsp_ggml_backend_sched_reserve(cpu_sched(cpu_backend()), NULL); }
+static int c_sched_get_n_backends_null(void)        { return wsp_ggml_backend_sched_get_n_backends(NULL) != 0; }
+static int c_sched_get_backend_null(void)           { return wsp_ggml_backend_sched_get_backend(NULL, 0) != NULL; }
+static int c_sched_get_n_splits_null(void)          { return wsp_ggml_backend_sched_get_n_splits(NULL) != 0; }
+static int c_sched_get_n_copies_null(void)          { return wsp_ggml_backend_sched_get_n_copies(NULL) != 0; }
+static int c_sched_get_buffer_size_null(void)       { return wsp_ggml_backend_sched_get_buffer_size(NULL, cpu_backend()) != 0; }
+static int c_sched_get_buffer_size_null_backend(void) { return wsp_ggml_backend_sched_get_buffer_size(cpu_sched(cpu_backend()), NULL) != 0; }
+static int c_sched_get_tensor_backend_null(void)    { return wsp_ggml_backend_sched_get_tensor_backend(NULL, cpu_tensor()) != NULL; }
+static int c_sched_alloc_graph_null(void)           { return wsp_ggml_backend_sched_alloc_graph(NULL, small_graph()); }
+static int c_sched_alloc_graph_null_graph(void)     { return wsp_ggml_backend_sched_alloc_graph(cpu_sched(cpu_backend()), NULL); }
+static int c_sched_graph_compute_null(void)         { return wsp_ggml_backend_sched_graph_compute(NULL, small_graph()) != WSP_GGML_STATUS_FAILED; }
+static int c_sched_graph_compute_null_graph(void) {
+    return wsp_ggml_backend_sched_graph_compute(cpu_sched(cpu_backend()), NULL) != WSP_GGML_STATUS_FAILED;
+}
+static int c_sched_graph_compute_async_null(void)   { return wsp_ggml_backend_sched_graph_compute_async(NULL, small_graph()) != WSP_GGML_STATUS_FAILED; }
+static int c_sched_graph_compute_async_null_graph(void) {
+    return wsp_ggml_backend_sched_graph_compute_async(cpu_sched(cpu_backend()), NULL) != WSP_GGML_STATUS_FAILED;
 }
 
 /* layout mismatch */
@@ -835,162 +968,244 @@ static int c_meta_alloc_ctx_part_fails(void) {
 struct bad_case {
     const char * name;
     const char * outcome;   /* "abort"; "error": an error value is returned (checked by the case) with a message; or "ok" */
+    const char * function;  /* the export the bad call goes to */
     const char * expect;    /* substring of the library's stderr/log output */
     int (*run)(void);
 };
 
+#define FN(fn) #fn
 #define NULLMSG(fn, param) #fn ": " #param " is NULL"
 
 static const struct bad_case cases[] = {
     /* NULL handles */
-    { "buft_name_null",            "abort", NULLMSG(wsp_ggml_backend_buft_name, buft),                     c_buft_name_null },
-    { "buft_alloc_buffer_null",    "error", NULLMSG(wsp_ggml_backend_buft_alloc_buffer, buft),             c_buft_alloc_buffer_null },
-    { "buft_get_alignment_null",   "abort", NULLMSG(wsp_ggml_backend_buft_get_alignment, buft),            c_buft_get_alignment_null },
-    { "buffer_get_size_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_size, buffer),             c_buffer_get_size_null },
-    { "buffer_get_base_null",      "abort", NULLMSG(wsp_ggml_backend_buffer_get_base, buffer),             c_buffer_get_base_null },
-    { "buffer_clear_null",         "abort", NULLMSG(wsp_ggml_backend_buffer_clear, buffer),                c_buffer_clear_null },
-    { "buffer_set_usage_null",     "abort", NULLMSG(wsp_ggml_backend_buffer_set_usage, buffer),            c_buffer_set_usage_null },
-    { "get_default_buft_null",     "abort", NULLMSG(wsp_ggml_backend_get_default_buffer_type, backend),    c_get_default_buft_null },
-    { "backend_alloc_buffer_null", "error", NULLMSG(wsp_ggml_backend_alloc_buffer, backend),               c_backend_alloc_buffer_null },
-    { "synchronize_null",          "abort", NULLMSG(wsp_ggml_backend_synchronize, backend),                c_synchronize_null },
-    { "graph_compute_null_backend","error", NULLMSG(wsp_ggml_backend_graph_compute, backend),              c_graph_compute_null_backend },
-    { "graph_compute_null_graph",  "error", NULLMSG(wsp_ggml_backend_graph_compute, cgraph),               c_graph_compute_null_graph },
-    { "dev_name_null",             "abort", NULLMSG(wsp_ggml_backend_dev_name, device),                    c_dev_name_null },
-    { "dev_init_null",             "error", NULLMSG(wsp_ggml_backend_dev_init, device),                    c_dev_init_null },
-    { "dev_get_props_null_props",  "abort", NULLMSG(wsp_ggml_backend_dev_get_props, props),                c_dev_get_props_null },
-    { "reg_name_null",             "abort", NULLMSG(wsp_ggml_backend_reg_name, reg),                       c_reg_name_null },
-    { "reg_dev_count_null",        "abort", NULLMSG(wsp_ggml_backend_reg_dev_count, reg),                  c_reg_dev_count_null },
-    { "reg_by_name_null",          "error", NULLMSG(wsp_ggml_backend_reg_by_name, name),                   c_reg_by_name_null },
-    { "dev_by_name_null",          "error", NULLMSG(wsp_ggml_backend_dev_by_name, name),                   c_dev_by_name_null },
-    { "event_record_null_event",   "abort", NULLMSG(wsp_ggml_backend_event_record, event),                 c_event_record_null },
-    { "tensor_set_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_set, tensor),                  c_tensor_set_null },
-    { "tensor_get_null",           "abort", NULLMSG(wsp_ggml_backend_tensor_get, tensor),                  c_tensor_get_null },
-    { "tensor_memset_null",        "abort", NULLMSG(wsp_ggml_backend_tensor_memset, tensor),               c_tensor_memset_null },
-    { "tensor_copy_null_src",      "abort", NULLMSG(wsp_ggml_backend_tensor_copy, src),                    c_tensor_copy_null_src },
-    { "tensor_alloc_null_buffer",  "error", NULLMSG(wsp_ggml_backend_tensor_alloc, buffer),                c_tensor_alloc_null_buffer },
-    { "view_init_null",            "error", NULLMSG(wsp_ggml_backend_view_init, tensor),                   c_view_init_null },
-    { "sched_new_null_backends",   "error", NULLMSG(wsp_ggml_backend_sched_new, backends),                 c_sched_new_null_backends },
+    { "buft_name_null", "error", FN(wsp_ggml_backend_buft_name), NULLMSG(wsp_ggml_backend_buft_name, buft), c_buft_name_null },
+    { "buft_alloc_buffer_null", "error", FN(wsp_ggml_backend_buft_alloc_buffer), NULLMSG(wsp_ggml_backend_buft_alloc_buffer, buft), c_buft_alloc_buffer_null },
+    { "buft_get_alignment_null", "error", FN(wsp_ggml_backend_buft_get_alignment), NULLMSG(wsp_ggml_backend_buft_get_alignment, buft), c_buft_get_alignment_null },
+    { "buffer_get_size_null", "error", FN(wsp_ggml_backend_buffer_get_size), NULLMSG(wsp_ggml_backend_buffer_get_size, buffer), c_buffer_get_size_null },
+    { "buffer_get_base_null", "error", FN(wsp_ggml_backend_buffer_get_base), NULLMSG(wsp_ggml_backend_buffer_get_base, buffer), c_buffer_get_base_null },
+    { "buffer_clear_null", "abort", FN(wsp_ggml_backend_buffer_clear), NULLMSG(wsp_ggml_backend_buffer_clear, buffer), c_buffer_clear_null },
+    { "buffer_set_usage_null", "abort", FN(wsp_ggml_backend_buffer_set_usage), NULLMSG(wsp_ggml_backend_buffer_set_usage, buffer), c_buffer_set_usage_null },
+    { "get_default_buft_null", "error", FN(wsp_ggml_backend_get_default_buffer_type), NULLMSG(wsp_ggml_backend_get_default_buffer_type, backend), c_get_default_buft_null },
+    { "backend_alloc_buffer_null", "error", FN(wsp_ggml_backend_alloc_buffer), NULLMSG(wsp_ggml_backend_alloc_buffer, backend), c_backend_alloc_buffer_null },
+    { "synchronize_null", "abort", FN(wsp_ggml_backend_synchronize), NULLMSG(wsp_ggml_backend_synchronize, backend), c_synchronize_null },
+    { "graph_compute_null_backend", "error", FN(wsp_ggml_backend_graph_compute), NULLMSG(wsp_ggml_backend_graph_compute, backend), c_graph_compute_null_backend },
+    { "graph_compute_null_graph", "error", FN(wsp_ggml_backend_graph_compute), NULLMSG(wsp_ggml_backend_graph_compute, cgraph), c_graph_compute_null_graph },
+    { "dev_name_null", "error", FN(wsp_ggml_backend_dev_name), NULLMSG(wsp_ggml_backend_dev_name, device), c_dev_name_null },
+    { "dev_init_null", "error", FN(wsp_ggml_backend_dev_init), NULLMSG(wsp_ggml_backend_dev_init, device), c_dev_init_null },
+    { "dev_get_props_null_props", "abort", FN(wsp_ggml_backend_dev_get_props), NULLMSG(wsp_ggml_backend_dev_get_props, props), c_dev_get_props_null },
+    { "reg_name_null", "error", FN(wsp_ggml_backend_reg_name), NULLMSG(wsp_ggml_backend_reg_name, reg), c_reg_name_null },
+    { "reg_dev_count_null", "error", FN(wsp_ggml_backend_reg_dev_count), NULLMSG(wsp_ggml_backend_reg_dev_count, reg), c_reg_dev_count_null },
+    { "reg_by_name_null", "error", FN(wsp_ggml_backend_reg_by_name), NULLMSG(wsp_ggml_backend_reg_by_name, name), c_reg_by_name_null },
+    { "dev_by_name_null", "error", FN(wsp_ggml_backend_dev_by_name), NULLMSG(wsp_ggml_backend_dev_by_name, name), c_dev_by_name_null },
+    { "event_record_null_event", "abort", FN(wsp_ggml_backend_event_record), NULLMSG(wsp_ggml_backend_event_record, event), c_event_record_null },
+    { "tensor_set_null", "abort", FN(wsp_ggml_backend_tensor_set), NULLMSG(wsp_ggml_backend_tensor_set, tensor), c_tensor_set_null },
+    { "tensor_get_null", "abort", FN(wsp_ggml_backend_tensor_get), NULLMSG(wsp_ggml_backend_tensor_get, tensor), c_tensor_get_null },
+    { "tensor_memset_null", "abort", FN(wsp_ggml_backend_tensor_memset), NULLMSG(wsp_ggml_backend_tensor_memset, tensor), c_tensor_memset_null },
+    { "tensor_copy_null_src", "abort", FN(wsp_ggml_backend_tensor_copy), NULLMSG(wsp_ggml_backend_tensor_copy, src), c_tensor_copy_null_src },
+    { "tensor_alloc_null_buffer", "error", FN(wsp_ggml_backend_tensor_alloc), NULLMSG(wsp_ggml_backend_tensor_alloc, buffer), c_tensor_alloc_null_buffer },
+    { "view_init_null", "error", FN(wsp_ggml_backend_view_init), NULLMSG(wsp_ggml_backend_view_init, tensor), c_view_init_null },
+    { "sched_new_null_backends", "error", FN(wsp_ggml_backend_sched_new), NULLMSG(wsp_ggml_backend_sched_new, backends), c_sched_new_null_backends },
 
     /* NULL-safe functions and no-ops */
-    { "buffer_free_null",          "ok",    "", c_buffer_free_null },
-    { "backend_free_null",         "ok",    "", c_backend_free_null },
-    { "event_free_null",           "ok",    "", c_event_free_null },
-    { "sched_free_null",           "ok",    "", c_sched_free_null },
-    { "backend_name_null",         "ok",    "", c_backend_name_null },
-    { "backend_guid_null",         "ok",    "", c_backend_guid_null },
-    { "event_new_null",            "ok",    "", c_event_new_null },
+    { "buffer_free_null", "ok", FN(wsp_ggml_backend_buffer_free), "", c_buffer_free_null },
+    { "backend_free_null", "ok", FN(wsp_ggml_backend_free), "", c_backend_free_null },
+    { "event_free_null", "ok", FN(wsp_ggml_backend_event_free), "", c_event_free_null },
+    { "sched_free_null", "ok", FN(wsp_ggml_backend_sched_free), "", c_sched_free_null },
+    { "backend_name_null", "ok", FN(wsp_ggml_backend_name), "", c_backend_name_null },
+    { "backend_guid_null", "ok", FN(wsp_ggml_backend_guid), "", c_backend_guid_null },
+    { "event_new_null", "ok", FN(wsp_ggml_backend_event_new), "", c_event_new_null },
 #ifndef WSP_GGML_BACKEND_META_MAX_DEVICES
-    { "tensor_set_size0_unalloc",  "ok",    "", c_tensor_set_size0_unallocated },
-    { "tensor_get_size0_unalloc",  "ok",    "", c_tensor_get_size0_unallocated },
+    { "tensor_set_size0_unalloc", "ok", FN(wsp_ggml_backend_tensor_set), "", c_tensor_set_size0_unallocated },
+    { "tensor_get_size0_unalloc", "ok", FN(wsp_ggml_backend_tensor_get), "", c_tensor_get_size0_unallocated },
 #else
     /* 0.7 checks the buffer before an empty access returns */
-    { "tensor_set_size0_unalloc",  "abort", "wsp_ggml_backend_tensor_set: tensor buffer not set", c_tensor_set_size0_unallocated },
-    { "tensor_get_size0_unalloc",  "abort", "wsp_ggml_backend_tensor_get: tensor buffer not set", c_tensor_get_size0_unallocated },
+    { "tensor_set_size0_unalloc", "abort", FN(wsp_ggml_backend_tensor_set), "wsp_ggml_backend_tensor_set: tensor buffer not set", c_tensor_set_size0_unallocated },
+    { "tensor_get_size0_unalloc", "abort", FN(wsp_ggml_backend_tensor_get), "wsp_ggml_backend_tensor_get: tensor buffer not set", c_tensor_get_size0_unallocated },
 #endif
-    { "buffer_zero_size_base",     "ok",    "", c_buffer_zero_size_base },
-    { "buft_alloc_buffer_huge",    "error", "failed to allocate buffer of size", c_buft_alloc_buffer_huge },
-    { "sched_new_too_many_backends", "error", "n_backends is 17", c_sched_new_too_many_backends },
-    { "sched_graph_larger_than_graph_size", "ok", "", c_sched_graph_larger_than_graph_size },
-    { "init_by_name_unknown",      "ok",    "", c_init_by_name_unknown },
+    { "buffer_zero_size_base", "ok", FN(wsp_ggml_backend_buft_alloc_buffer), "", c_buffer_zero_size_base },
+    { "buft_alloc_buffer_huge", "error", FN(wsp_ggml_backend_buft_alloc_buffer), "failed to allocate buffer of size", c_buft_alloc_buffer_huge },
+    { "sched_new_too_many_backends", "error", FN(wsp_ggml_backend_sched_new), "n_backends is 17", c_sched_new_too_many_backends },
+    { "sched_graph_larger_than_graph_size", "ok", FN(wsp_ggml_backend_sched_alloc_graph), "", c_sched_graph_larger_than_graph_size },
+    { "init_by_name_unknown", "ok", FN(wsp_ggml_backend_init_by_name), "", c_init_by_name_unknown },
 
     /* bounds */
-    { "tensor_set_oob",            "abort", "tensor write out of bounds", c_tensor_set_oob },
-    { "tensor_set_overflow",       "abort", "tensor write out of bounds", c_tensor_set_overflow },
-    { "tensor_get_oob",            "abort", "tensor read out of bounds",  c_tensor_get_oob },
-    { "tensor_get_overflow",       "abort", "tensor read out of bounds",  c_tensor_get_overflow },
-    { "tensor_memset_oob",         "abort", "tensor write out of bounds", c_tensor_memset_oob },
-    { "tensor_memset_overflow",    "abort", "tensor write out of bounds", c_tensor_memset_overflow },
-    { "tensor_set_async_oob",      "abort", "tensor write out of bounds", c_tensor_set_async_oob },
-    { "tensor_get_async_oob",      "abort", "tensor read out of bounds",  c_tensor_get_async_oob },
+    { "tensor_set_oob", "abort", FN(wsp_ggml_backend_tensor_set), "tensor write out of bounds", c_tensor_set_oob },
+    { "tensor_set_overflow", "abort", FN(wsp_ggml_backend_tensor_set), "tensor write out of bounds", c_tensor_set_overflow },
+    { "tensor_get_oob", "abort", FN(wsp_ggml_backend_tensor_get), "tensor read out of bounds", c_tensor_get_oob },
+    { "tensor_get_overflow", "abort", FN(wsp_ggml_backend_tensor_get), "tensor read out of bounds", c_tensor_get_overflow },
+    { "tensor_memset_oob", "abort", FN(wsp_ggml_backend_tensor_memset), "tensor write out of bounds", c_tensor_memset_oob },
+    { "tensor_memset_overflow", "abort", FN(wsp_ggml_backend_tensor_memset), "tensor write out of bounds", c_tensor_memset_overflow },
+    { "tensor_set_async_oob", "abort", FN(wsp_ggml_backend_tensor_set_async), "tensor write out of bounds", c_tensor_set_async_oob },
+    { "tensor_get_async_oob", "abort", FN(wsp_ggml_backend_tensor_get_async), "tensor read out of bounds", c_tensor_get_async_oob },
 
     /* unallocated tensors */
-    { "tensor_set_unallocated",    "abort", "tensor buffer not set", c_tensor_set_unallocated },
-    { "tensor_get_data_no_buffer", "abort", "tensor buffer not set", c_tensor_get_data_no_buffer },
-    { "tensor_set_buffer_no_data", "abort", "tensor not allocated",  c_tensor_set_buffer_no_data },
+    { "tensor_set_unallocated", "abort", FN(wsp_ggml_backend_tensor_set), "tensor buffer not set", c_tensor_set_unallocated },
+    { "tensor_get_data_no_buffer", "abort", FN(wsp_ggml_backend_tensor_get), "tensor buffer not set", c_tensor_get_data_no_buffer },
+    { "tensor_set_buffer_no_data", "abort", FN(wsp_ggml_backend_tensor_set), "tensor not allocated", c_tensor_set_buffer_no_data },
 
     /* indices */
-    { "reg_get_out_of_range",      "abort", "out of range", c_reg_get_out_of_range },
-    { "dev_get_out_of_range",      "abort", "out of range", c_dev_get_out_of_range },
-    { "sched_get_backend_high",    "abort", "out of range", c_sched_get_backend_high },
-    { "sched_get_backend_negative","abort", "out of range", c_sched_get_backend_negative },
-    { "sched_set_tensor_backend_foreign", "abort", "not in the scheduler", c_sched_set_tensor_backend_foreign },
-    { "sched_get_buffer_size_foreign",    "abort", "not in the scheduler", c_sched_get_buffer_size_foreign },
-    { "sched_free_from_eval",             "abort", "wsp_ggml_backend_sched_free: called back from inside this scheduler's own work", c_sched_free_from_eval },
-    { "sched_reset_from_eval",            "abort", "wsp_ggml_backend_sched_reset: called back from inside this scheduler's own work", c_sched_reset_from_eval },
-    { "sched_set_backend_from_eval",      "abort", "wsp_ggml_backend_sched_set_tensor_backend: called back from inside this scheduler's own work", c_sched_set_backend_from_eval },
-    { "sched_alloc_from_eval",            "abort", "wsp_ggml_backend_sched_alloc_graph: called back from inside this scheduler's own work", c_sched_alloc_from_eval },
+    { "reg_get_out_of_range", "error", FN(wsp_ggml_backend_reg_get), "out of range", c_reg_get_out_of_range },
+    { "dev_get_out_of_range", "error", FN(wsp_ggml_backend_dev_get), "out of range", c_dev_get_out_of_range },
+    { "sched_get_backend_high", "error", FN(wsp_ggml_backend_sched_get_backend), "out of range", c_sched_get_backend_high },
+    { "sched_get_backend_negative", "error", FN(wsp_ggml_backend_sched_get_backend), "out of range", c_sched_get_backend_negative },
+    { "sched_set_tensor_backend_foreign", "abort", FN(wsp_ggml_backend_sched_set_tensor_backend), "not in the scheduler", c_sched_set_tensor_backend_foreign },
+    { "sched_get_buffer_size_foreign", "error", FN(wsp_ggml_backend_sched_get_buffer_size), "not in the scheduler", c_sched_get_buffer_size_foreign },
+    { "sched_free_from_eval", "abort", FN(wsp_ggml_backend_sched_free), "wsp_ggml_backend_sched_free: called back from inside this scheduler's own work", c_sched_free_from_eval },
+    { "sched_reset_from_eval", "abort", FN(wsp_ggml_backend_sched_reset), "wsp_ggml_backend_sched_reset: called back from inside this scheduler's own work", c_sched_reset_from_eval },
+    { "sched_set_backend_from_eval", "abort", FN(wsp_ggml_backend_sched_set_tensor_backend), "wsp_ggml_backend_sched_set_tensor_backend: called back from inside this scheduler's own work", c_sched_set_backend_from_eval },
+    { "sched_alloc_from_eval", "error", FN(wsp_ggml_backend_sched_alloc_graph), "wsp_ggml_backend_sched_alloc_graph: called back from inside this scheduler's own work", c_sched_alloc_from_eval },
+    { "sched_reserve_from_eval", "error", FN(wsp_ggml_backend_sched_reserve), "wsp_ggml_backend_sched_reserve: called back from inside this scheduler's own work", c_sched_reserve_from_eval },
+    { "sched_compute_from_eval", "error", FN(wsp_ggml_backend_sched_graph_compute), "wsp_ggml_backend_sched_graph_compute: called back from inside this scheduler's own work", c_sched_compute_from_eval },
 
 #if WSP_GGML_BACKEND_API_VERSION >= 2
     /* backend API 2: each message names the function called, not one it calls */
-    { "sched_get_buffer_type_null",       "abort", NULLMSG(wsp_ggml_backend_sched_get_buffer_type, sched), c_sched_get_buffer_type_null },
-    { "sched_get_buffer_type_foreign",    "abort", "wsp_ggml_backend_sched_get_buffer_type: backend CPU is not in the scheduler",
-      c_sched_get_buffer_type_foreign },
-    { "sched_get_buffer_type_null_backend", "abort", "wsp_ggml_backend_sched_get_buffer_type: backend NULL is not in the scheduler",
-      c_sched_get_buffer_type_null_backend },
+    { "sched_get_buffer_type_null", "error", FN(wsp_ggml_backend_sched_get_buffer_type), NULLMSG(wsp_ggml_backend_sched_get_buffer_type, sched), c_sched_get_buffer_type_null },
+    { "sched_get_buffer_type_foreign", "error", FN(wsp_ggml_backend_sched_get_buffer_type), "wsp_ggml_backend_sched_get_buffer_type: backend CPU is not in the scheduler", c_sched_get_buffer_type_foreign },
+    { "sched_get_buffer_type_null_backend", "error", FN(wsp_ggml_backend_sched_get_buffer_type), "wsp_ggml_backend_sched_get_buffer_type: backend NULL is not in the scheduler", c_sched_get_buffer_type_null_backend },
 #ifdef WSP_GGML_BACKEND_SCHED_RESERVE_SIZE
-    { "sched_reserve_size_null",          "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sched),    c_sched_reserve_size_null },
-    { "sched_reserve_size_null_graph",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, measure_graph), c_sched_reserve_size_null_graph },
-    { "sched_reserve_size_null_sizes",    "abort", NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes),    c_sched_reserve_size_null_sizes },
+    { "sched_reserve_size_null", "abort", FN(wsp_ggml_backend_sched_reserve_size), NULLMSG(wsp_ggml_backend_sched_reserve_size, sched), c_sched_reserve_size_null },
+    { "sched_reserve_size_null_graph", "abort", FN(wsp_ggml_backend_sched_reserve_size), NULLMSG(wsp_ggml_backend_sched_reserve_size, measure_graph), c_sched_reserve_size_null_graph },
+    { "sched_reserve_size_null_sizes", "abort", FN(wsp_ggml_backend_sched_reserve_size), NULLMSG(wsp_ggml_backend_sched_reserve_size, sizes), c_sched_reserve_size_null_sizes },
 #endif
-    { "sched_split_graph_null",           "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, sched),     c_sched_split_graph_null },
-    { "sched_split_graph_null_graph",     "abort", NULLMSG(wsp_ggml_backend_sched_split_graph, graph),     c_sched_split_graph_null_graph },
+    { "sched_split_graph_null", "abort", FN(wsp_ggml_backend_sched_split_graph), NULLMSG(wsp_ggml_backend_sched_split_graph, sched), c_sched_split_graph_null },
+    { "sched_split_graph_null_graph", "abort", FN(wsp_ggml_backend_sched_split_graph), NULLMSG(wsp_ggml_backend_sched_split_graph, graph), c_sched_split_graph_null_graph },
 #endif
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     /* whisper.rn 0.7: 2d tensor access */
-    { "tensor_set_2d_null",               "abort", NULLMSG(wsp_ggml_backend_tensor_set_2d, tensor),          c_tensor_set_2d_null },
-    { "tensor_get_2d_null",               "abort", NULLMSG(wsp_ggml_backend_tensor_get_2d, tensor),          c_tensor_get_2d_null },
-    { "tensor_set_2d_async_null",         "abort", NULLMSG(wsp_ggml_backend_tensor_set_2d_async, backend),   c_tensor_set_2d_async_null },
-    { "tensor_get_2d_async_null_tensor",  "abort", NULLMSG(wsp_ggml_backend_tensor_get_2d_async, tensor),    c_tensor_get_2d_async_null_tensor },
-    { "tensor_set_2d_oob",                "abort", "tensor write out of bounds", c_tensor_set_2d_oob },
-    { "tensor_get_2d_oob",                "abort", "tensor read out of bounds",  c_tensor_get_2d_oob },
-    { "tensor_set_2d_stride_overflow",    "abort", "tensor write out of bounds", c_tensor_set_2d_stride_overflow },
-    { "tensor_set_2d_async_oob",          "abort", "tensor write out of bounds", c_tensor_set_2d_async_oob },
-    { "tensor_get_2d_async_oob",          "abort", "tensor read out of bounds",  c_tensor_get_2d_async_oob },
-    { "tensor_set_2d_unallocated",        "abort", "tensor buffer not set",      c_tensor_set_2d_unallocated },
-    { "tensor_get_2d_async_unallocated",  "abort", "tensor not allocated",       c_tensor_get_2d_async_unallocated },
+    { "tensor_set_2d_null", "abort", FN(wsp_ggml_backend_tensor_set_2d), NULLMSG(wsp_ggml_backend_tensor_set_2d, tensor), c_tensor_set_2d_null },
+    { "tensor_get_2d_null", "abort", FN(wsp_ggml_backend_tensor_get_2d), NULLMSG(wsp_ggml_backend_tensor_get_2d, tensor), c_tensor_get_2d_null },
+    { "tensor_set_2d_async_null", "abort", FN(wsp_ggml_backend_tensor_set_2d_async), NULLMSG(wsp_ggml_backend_tensor_set_2d_async, backend), c_tensor_set_2d_async_null },
+    { "tensor_get_2d_async_null_tensor", "abort", FN(wsp_ggml_backend_tensor_get_2d_async), NULLMSG(wsp_ggml_backend_tensor_get_2d_async, tensor), c_tensor_get_2d_async_null_tensor },
+    { "tensor_set_2d_oob", "abort", FN(wsp_ggml_backend_tensor_set_2d), "tensor write out of bounds", c_tensor_set_2d_oob },
+    { "tensor_get_2d_oob", "abort", FN(wsp_ggml_backend_tensor_get_2d), "tensor read out of bounds", c_tensor_get_2d_oob },
+    { "tensor_set_2d_stride_overflow", "abort", FN(wsp_ggml_backend_tensor_set_2d), "tensor write out of bounds", c_tensor_set_2d_stride_overflow },
+    { "tensor_set_2d_async_oob", "abort", FN(wsp_ggml_backend_tensor_set_2d_async), "tensor write out of bounds", c_tensor_set_2d_async_oob },
+    { "tensor_get_2d_async_oob", "abort", FN(wsp_ggml_backend_tensor_get_2d_async), "tensor read out of bounds", c_tensor_get_2d_async_oob },
+    { "tensor_set_2d_unallocated", "abort", FN(wsp_ggml_backend_tensor_set_2d), "tensor buffer not set", c_tensor_set_2d_unallocated },
+    { "tensor_get_2d_async_unallocated", "abort", FN(wsp_ggml_backend_tensor_get_2d_async), "tensor not allocated", c_tensor_get_2d_async_unallocated },
 #endif
 
 #ifdef WSP_GGML_BACKEND_META_MAX_DEVICES
     /* the meta backend (0.7) */
-    { "meta_split_axis_name_invalid",     "error", "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
-    { "meta_is_meta_null",                "ok",    "", c_meta_is_meta_null },
-    { "meta_is_meta_cpu",                 "ok",    "", c_meta_is_meta_cpu },
-    { "meta_device_null_devs",            "error", NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
-    { "meta_device_too_many",             "error", "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
-    { "meta_device_null_element",         "error", "wsp_ggml_backend_meta_device: devs[1] is NULL", c_meta_device_null_element },
-    { "meta_n_backends_null",             "error", NULLMSG(wsp_ggml_backend_meta_n_backends, meta_backend), c_meta_n_backends_null },
-    { "meta_n_backends_not_meta",         "error", "wsp_ggml_backend_meta_n_backends: backend is not a meta backend", c_meta_n_backends_not_meta },
-    { "meta_simple_backend_null",         "error", NULLMSG(wsp_ggml_backend_meta_simple_backend, meta_backend), c_meta_simple_backend_null },
-    { "meta_simple_backend_out_of_range", "error", "index 2 out of range", c_meta_simple_backend_out_of_range },
-    { "meta_alloc_ctx_null_ctx",          "error", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, ctx), c_meta_alloc_ctx_null_ctx },
-    { "meta_alloc_ctx_null_buft",         "error", NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
-    { "meta_alloc_ctx_not_meta",          "error", "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
-    { "meta_alloc_ctx_no_callback",       "error", "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
-    { "meta_softmax_across_split",        "error", "a softmax over rows split along axis 0", c_meta_softmax_across_split },
-    { "meta_reshape_cuts_segments",       "error", "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
-    { "meta_view_across_segments",        "error", "takes parts of several segments", c_meta_view_across_segments },
-    { "meta_buft_alloc_buffer_huge",      "error", "a simple buffer allocation failed", c_meta_buft_alloc_buffer_huge },
-    { "meta_alloc_ctx_part_fails",        "error", "allocating device 0's part of the context failed", c_meta_alloc_ctx_part_fails },
+    { "meta_split_axis_name_invalid", "error", FN(wsp_ggml_backend_meta_split_axis_name), "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
+    { "meta_is_meta_null", "ok", FN(wsp_ggml_backend_is_meta), "", c_meta_is_meta_null },
+    { "meta_is_meta_cpu", "ok", FN(wsp_ggml_backend_is_meta), "", c_meta_is_meta_cpu },
+    { "meta_device_null_devs", "error", FN(wsp_ggml_backend_meta_device), NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
+    { "meta_device_too_many", "error", FN(wsp_ggml_backend_meta_device), "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
+    { "meta_device_null_element", "error", FN(wsp_ggml_backend_meta_device), "wsp_ggml_backend_meta_device: devs[1] is NULL", c_meta_device_null_element },
+    { "meta_n_backends_null", "error", FN(wsp_ggml_backend_meta_n_backends), NULLMSG(wsp_ggml_backend_meta_n_backends, meta_backend), c_meta_n_backends_null },
+    { "meta_n_backends_not_meta", "error", FN(wsp_ggml_backend_meta_n_backends), "wsp_ggml_backend_meta_n_backends: backend is not a meta backend", c_meta_n_backends_not_meta },
+    { "meta_simple_backend_null", "error", FN(wsp_ggml_backend_meta_simple_backend), NULLMSG(wsp_ggml_backend_meta_simple_backend, meta_backend), c_meta_simple_backend_null },
+    { "meta_simple_backend_out_of_range", "error", FN(wsp_ggml_backend_meta_simple_backend), "index 2 out of range", c_meta_simple_backend_out_of_range },
+    { "meta_alloc_ctx_null_ctx", "error", FN(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft), NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, ctx), c_meta_alloc_ctx_null_ctx },
+    { "meta_alloc_ctx_null_buft", "error", FN(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft), NULLMSG(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft, buft), c_meta_alloc_ctx_null_buft },
+    { "meta_alloc_ctx_not_meta", "error", FN(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft), "buffer type is not a meta buffer type", c_meta_alloc_ctx_not_meta },
+    { "meta_alloc_ctx_no_callback", "error", FN(wsp_ggml_backend_meta_alloc_ctx_tensors_from_buft), "has no get_split_state callback", c_meta_alloc_ctx_no_callback },
+    { "meta_softmax_across_split", "error", FN(wsp_ggml_backend_graph_compute), "a softmax over rows split along axis 0", c_meta_softmax_across_split },
+    { "meta_reshape_cuts_segments", "error", FN(wsp_ggml_backend_graph_compute), "a reshape that cuts through a device's part of a segmented split", c_meta_reshape_cuts_segments },
+    { "meta_view_across_segments", "error", FN(wsp_ggml_backend_graph_compute), "takes parts of several segments", c_meta_view_across_segments },
+    { "meta_buft_alloc_buffer_huge", "error", FN(wsp_ggml_backend_buft_alloc_buffer), "a simple buffer allocation failed", c_meta_buft_alloc_buffer_huge },
+    { "meta_alloc_ctx_part_fails", "error", FN(wsp_ggml_backend_alloc_ctx_tensors_from_buft), "allocating device 0's part of the context failed", c_meta_alloc_ctx_part_fails },
 #endif
 
+    /* every export with an error channel */
+    { "get_alignment_null", "error", FN(wsp_ggml_backend_get_alignment), NULLMSG(wsp_ggml_backend_get_alignment, backend), c_get_alignment_null },
+    { "get_max_size_null", "error", FN(wsp_ggml_backend_get_max_size), NULLMSG(wsp_ggml_backend_get_max_size, backend), c_get_max_size_null },
+    { "graph_plan_create_null", "error", FN(wsp_ggml_backend_graph_plan_create), NULLMSG(wsp_ggml_backend_graph_plan_create, backend), c_graph_plan_create_null },
+    { "graph_plan_create_null_graph", "error", FN(wsp_ggml_backend_graph_plan_create), NULLMSG(wsp_ggml_backend_graph_plan_create, cgraph), c_graph_plan_create_null_graph },
+    { "graph_plan_compute_null", "error", FN(wsp_ggml_backend_graph_plan_compute), NULLMSG(wsp_ggml_backend_graph_plan_compute, backend), c_graph_plan_compute_null },
+    { "graph_compute_async_null_backend", "error", FN(wsp_ggml_backend_graph_compute_async), NULLMSG(wsp_ggml_backend_graph_compute_async, backend), c_graph_compute_async_null_backend },
+    { "graph_compute_async_null_graph", "error", FN(wsp_ggml_backend_graph_compute_async), NULLMSG(wsp_ggml_backend_graph_compute_async, cgraph), c_graph_compute_async_null_graph },
+    { "supports_op_null", "error", FN(wsp_ggml_backend_supports_op), NULLMSG(wsp_ggml_backend_supports_op, backend), c_supports_op_null },
+    { "supports_op_null_op", "error", FN(wsp_ggml_backend_supports_op), NULLMSG(wsp_ggml_backend_supports_op, op), c_supports_op_null_op },
+    { "supports_buft_null", "error", FN(wsp_ggml_backend_supports_buft), NULLMSG(wsp_ggml_backend_supports_buft, backend), c_supports_buft_null },
+    { "supports_buft_null_buft", "error", FN(wsp_ggml_backend_supports_buft), NULLMSG(wsp_ggml_backend_supports_buft, buft), c_supports_buft_null_buft },
+    { "offload_op_null", "error", FN(wsp_ggml_backend_offload_op), NULLMSG(wsp_ggml_backend_offload_op, backend), c_offload_op_null },
+    { "offload_op_null_op", "error", FN(wsp_ggml_backend_offload_op), NULLMSG(wsp_ggml_backend_offload_op, op), c_offload_op_null_op },
+    { "get_device_null", "error", FN(wsp_ggml_backend_get_device), NULLMSG(wsp_ggml_backend_get_device, backend), c_get_device_null },
+    { "buffer_name_null", "error", FN(wsp_ggml_backend_buffer_name), NULLMSG(wsp_ggml_backend_buffer_name, buffer), c_buffer_name_null },
+    { "buffer_init_tensor_null", "error", FN(wsp_ggml_backend_buffer_init_tensor), NULLMSG(wsp_ggml_backend_buffer_init_tensor, buffer), c_buffer_init_tensor_null },
+    { "buffer_init_tensor_null_tensor", "error", FN(wsp_ggml_backend_buffer_init_tensor), NULLMSG(wsp_ggml_backend_buffer_init_tensor, tensor), c_buffer_init_tensor_null_tensor },
+    { "buffer_get_alignment_null", "error", FN(wsp_ggml_backend_buffer_get_alignment), NULLMSG(wsp_ggml_backend_buffer_get_alignment, buffer), c_buffer_get_alignment_null },
+    { "buffer_get_max_size_null", "error", FN(wsp_ggml_backend_buffer_get_max_size), NULLMSG(wsp_ggml_backend_buffer_get_max_size, buffer), c_buffer_get_max_size_null },
+    { "buffer_get_alloc_size_null", "error", FN(wsp_ggml_backend_buffer_get_alloc_size), NULLMSG(wsp_ggml_backend_buffer_get_alloc_size, buffer), c_buffer_get_alloc_size_null },
+    { "buffer_get_alloc_size_null_tensor", "error", FN(wsp_ggml_backend_buffer_get_alloc_size), NULLMSG(wsp_ggml_backend_buffer_get_alloc_size, tensor), c_buffer_get_alloc_size_null_tensor },
+    { "buffer_is_host_null", "error", FN(wsp_ggml_backend_buffer_is_host), NULLMSG(wsp_ggml_backend_buffer_is_host, buffer), c_buffer_is_host_null },
+    { "buffer_get_usage_null", "error", FN(wsp_ggml_backend_buffer_get_usage), NULLMSG(wsp_ggml_backend_buffer_get_usage, buffer), c_buffer_get_usage_null },
+    { "buffer_get_type_null", "error", FN(wsp_ggml_backend_buffer_get_type), NULLMSG(wsp_ggml_backend_buffer_get_type, buffer), c_buffer_get_type_null },
+    { "buffer_copy_tensor_null_src", "error", FN(wsp_ggml_backend_buffer_copy_tensor), NULLMSG(wsp_ggml_backend_buffer_copy_tensor, src), c_buffer_copy_tensor_null_src },
+    { "buffer_copy_tensor_null_dst", "error", FN(wsp_ggml_backend_buffer_copy_tensor), NULLMSG(wsp_ggml_backend_buffer_copy_tensor, dst), c_buffer_copy_tensor_null_dst },
+    { "multi_buffer_alloc_null", "error", FN(wsp_ggml_backend_multi_buffer_alloc_buffer), "wsp_ggml_backend_multi_buffer_alloc_buffer: no buffers given", c_multi_buffer_alloc_null },
+    { "multi_buffer_alloc_null_element", "error", FN(wsp_ggml_backend_multi_buffer_alloc_buffer), "wsp_ggml_backend_multi_buffer_alloc_buffer: buffers[1] is NULL", c_multi_buffer_alloc_null_element },
+    { "buffer_is_multi_buffer_null", "error", FN(wsp_ggml_backend_buffer_is_multi_buffer), NULLMSG(wsp_ggml_backend_buffer_is_multi_buffer, buffer), c_buffer_is_multi_buffer_null },
+    { "cpu_buffer_from_ptr_null", "error", FN(wsp_ggml_backend_cpu_buffer_from_ptr), NULLMSG(wsp_ggml_backend_cpu_buffer_from_ptr, ptr), c_cpu_buffer_from_ptr_null },
+    { "buft_get_max_size_null", "error", FN(wsp_ggml_backend_buft_get_max_size), NULLMSG(wsp_ggml_backend_buft_get_max_size, buft), c_buft_get_max_size_null },
+    { "buft_get_alloc_size_null", "error", FN(wsp_ggml_backend_buft_get_alloc_size), NULLMSG(wsp_ggml_backend_buft_get_alloc_size, buft), c_buft_get_alloc_size_null },
+    { "buft_get_alloc_size_null_tensor", "error", FN(wsp_ggml_backend_buft_get_alloc_size), NULLMSG(wsp_ggml_backend_buft_get_alloc_size, tensor), c_buft_get_alloc_size_null_tensor },
+    { "buft_is_host_null", "error", FN(wsp_ggml_backend_buft_is_host), NULLMSG(wsp_ggml_backend_buft_is_host, buft), c_buft_is_host_null },
+    { "buft_get_device_null", "error", FN(wsp_ggml_backend_buft_get_device), NULLMSG(wsp_ggml_backend_buft_get_device, buft), c_buft_get_device_null },
+    { "dev_description_null", "error", FN(wsp_ggml_backend_dev_description), NULLMSG(wsp_ggml_backend_dev_description, device), c_dev_description_null },
+    { "dev_type_null", "error", FN(wsp_ggml_backend_dev_type), NULLMSG(wsp_ggml_backend_dev_type, device), c_dev_type_null },
+    { "dev_backend_reg_null", "error", FN(wsp_ggml_backend_dev_backend_reg), NULLMSG(wsp_ggml_backend_dev_backend_reg, device), c_dev_backend_reg_null },
+    { "dev_buffer_type_null", "error", FN(wsp_ggml_backend_dev_buffer_type), NULLMSG(wsp_ggml_backend_dev_buffer_type, device), c_dev_buffer_type_null },
+    { "dev_host_buffer_type_null", "error", FN(wsp_ggml_backend_dev_host_buffer_type), NULLMSG(wsp_ggml_backend_dev_host_buffer_type, device), c_dev_host_buffer_type_null },
+    { "dev_buffer_from_host_ptr_null", "error", FN(wsp_ggml_backend_dev_buffer_from_host_ptr), NULLMSG(wsp_ggml_backend_dev_buffer_from_host_ptr, device), c_dev_buffer_from_host_ptr_null },
+    { "dev_supports_op_null", "error", FN(wsp_ggml_backend_dev_supports_op), NULLMSG(wsp_ggml_backend_dev_supports_op, device), c_dev_supports_op_null },
+    { "dev_supports_op_null_op", "error", FN(wsp_ggml_backend_dev_supports_op), NULLMSG(wsp_ggml_backend_dev_supports_op, op), c_dev_supports_op_null_op },
+    { "dev_supports_buft_null", "error", FN(wsp_ggml_backend_dev_supports_buft), NULLMSG(wsp_ggml_backend_dev_supports_buft, device), c_dev_supports_buft_null },
+    { "dev_supports_buft_null_buft", "error", FN(wsp_ggml_backend_dev_supports_buft), NULLMSG(wsp_ggml_backend_dev_supports_buft, buft), c_dev_supports_buft_null_buft },
+    { "dev_offload_op_null", "error", FN(wsp_ggml_backend_dev_offload_op), NULLMSG(wsp_ggml_backend_dev_offload_op, device), c_dev_offload_op_null },
+    { "dev_offload_op_null_op", "error", FN(wsp_ggml_backend_dev_offload_op), NULLMSG(wsp_ggml_backend_dev_offload_op, op), c_dev_offload_op_null_op },
+    { "reg_dev_get_null", "error", FN(wsp_ggml_backend_reg_dev_get), NULLMSG(wsp_ggml_backend_reg_dev_get, reg), c_reg_dev_get_null },
+    { "reg_dev_get_out_of_range", "error", FN(wsp_ggml_backend_reg_dev_get), "wsp_ggml_backend_reg_dev_get: index 1 out of range (1 devices)", c_reg_dev_get_out_of_range },
+    { "reg_get_proc_address_null", "error", FN(wsp_ggml_backend_reg_get_proc_address), NULLMSG(wsp_ggml_backend_reg_get_proc_address, reg), c_reg_get_proc_address_null },
+    { "dev_by_type_unknown", "ok", FN(wsp_ggml_backend_dev_by_type), "", c_dev_by_type_unknown },
+    { "init_by_name_null", "error", FN(wsp_ggml_backend_init_by_name), NULLMSG(wsp_ggml_backend_init_by_name, name), c_init_by_name_null },
+    { "init_by_type_unknown", "ok", FN(wsp_ggml_backend_init_by_type), "", c_init_by_type_unknown },
+    { "load_null", "error", FN(wsp_ggml_backend_load), NULLMSG(wsp_ggml_backend_load, path), c_load_null },
+    { "load_missing", "error", FN(wsp_ggml_backend_load), "cannot be loaded", c_load_missing },
+    { "tensor_alloc_null_tensor", "error", FN(wsp_ggml_backend_tensor_alloc), NULLMSG(wsp_ggml_backend_tensor_alloc, tensor), c_tensor_alloc_null_tensor },
+    { "graph_copy_null", "error", FN(wsp_ggml_backend_graph_copy), NULLMSG(wsp_ggml_backend_graph_copy, backend), c_graph_copy_null },
+    { "graph_copy_null_graph", "error", FN(wsp_ggml_backend_graph_copy), NULLMSG(wsp_ggml_backend_graph_copy, graph), c_graph_copy_null_graph },
+    { "graph_copy_unallocated", "error", FN(wsp_ggml_backend_graph_copy), "wsp_ggml_backend_graph_copy: graph must be allocated", c_graph_copy_unallocated },
+    { "compare_null_backend", "error", FN(wsp_ggml_backend_compare_graph_backend), NULLMSG(wsp_ggml_backend_compare_graph_backend, backend1), c_compare_null_backend },
+    { "compare_null_graph", "error", FN(wsp_ggml_backend_compare_graph_backend), NULLMSG(wsp_ggml_backend_compare_graph_backend, graph), c_compare_null_graph },
+    { "compare_null_callback", "error", FN(wsp_ggml_backend_compare_graph_backend), NULLMSG(wsp_ggml_backend_compare_graph_backend, callback), c_compare_null_callback },
+    { "sched_new_null_element", "error", FN(wsp_ggml_backend_sched_new), "wsp_ggml_backend_sched_new: backends[0] is NULL", c_sched_new_null_element },
+    { "sched_reserve_null", "error", FN(wsp_ggml_backend_sched_reserve), NULLMSG(wsp_ggml_backend_sched_reserve, sched), c_sched_reserve_null },
+    { "sched_reserve_null_graph", "error", FN(wsp_ggml_backend_sched_reserve), NULLMSG(wsp_ggml_backend_sched_reserve, measure_graph), c_sched_reserve_null_graph },
+    { "sched_get_n_backends_null", "error", FN(wsp_ggml_backend_sched_get_n_backends), NULLMSG(wsp_ggml_backend_sched_get_n_backends, sched), c_sched_get_n_backends_null },
+    { "sched_get_backend_null", "error", FN(wsp_ggml_backend_sched_get_backend), NULLMSG(wsp_ggml_backend_sched_get_backend, sched), c_sched_get_backend_null },
+    { "sched_get_n_splits_null", "error", FN(wsp_ggml_backend_sched_get_n_splits), NULLMSG(wsp_ggml_backend_sched_get_n_splits, sched), c_sched_get_n_splits_null },
+    { "sched_get_n_copies_null", "error", FN(wsp_ggml_backend_sched_get_n_copies), NULLMSG(wsp_ggml_backend_sched_get_n_copies, sched), c_sched_get_n_copies_null },
+    { "sched_get_buffer_size_null", "error", FN(wsp_ggml_backend_sched_get_buffer_size), NULLMSG(wsp_ggml_backend_sched_get_buffer_size, sched), c_sched_get_buffer_size_null },
+    { "sched_get_buffer_size_null_backend", "error", FN(wsp_ggml_backend_sched_get_buffer_size), "wsp_ggml_backend_sched_get_buffer_size: backend NULL is not in the scheduler", c_sched_get_buffer_size_null_backend },
+    { "sched_get_tensor_backend_null", "error", FN(wsp_ggml_backend_sched_get_tensor_backend), NULLMSG(wsp_ggml_backend_sched_get_tensor_backend, sched), c_sched_get_tensor_backend_null },
+    { "sched_alloc_graph_null", "error", FN(wsp_ggml_backend_sched_alloc_graph), NULLMSG(wsp_ggml_backend_sched_alloc_graph, sched), c_sched_alloc_graph_null },
+    { "sched_alloc_graph_null_graph", "error", FN(wsp_ggml_backend_sched_alloc_graph), NULLMSG(wsp_ggml_backend_sched_alloc_graph, graph), c_sched_alloc_graph_null_graph },
+    { "sched_graph_compute_null", "error", FN(wsp_ggml_backend_sched_graph_compute), NULLMSG(wsp_ggml_backend_sched_graph_compute, sched), c_sched_graph_compute_null },
+    { "sched_graph_compute_null_graph", "error", FN(wsp_ggml_backend_sched_graph_compute), NULLMSG(wsp_ggml_backend_sched_graph_compute, graph), c_sched_graph_compute_null_graph },
+    { "sched_graph_compute_async_null", "error", FN(wsp_ggml_backend_sched_graph_compute_async), NULLMSG(wsp_ggml_backend_sched_graph_compute_async, sched), c_sched_graph_compute_async_null },
+    { "sched_graph_compute_async_null_graph", "error", FN(wsp_ggml_backend_sched_graph_compute_async), NULLMSG(wsp_ggml_backend_sched_graph_compute_async, graph), c_sched_graph_compute_async_null_graph },
+
     /* allocation misuse */
-    { "tensor_alloc_past_end",     "error", "outside the buffer",   c_tensor_alloc_past_end },
-    { "tensor_alloc_before_base",  "error", "outside the buffer",   c_tensor_alloc_before_base },
-    { "tensor_alloc_twice",        "error", "already allocated",    c_tensor_alloc_twice },
-    { "view_init_not_a_view",      "error", "not a view",           c_view_init_not_a_view },
-    { "cpu_buffer_from_ptr_misaligned", "error", "buffer pointer must be aligned", c_cpu_buffer_from_ptr_misaligned },
+    { "tensor_alloc_past_end", "error", FN(wsp_ggml_backend_tensor_alloc), "outside the buffer", c_tensor_alloc_past_end },
+    { "tensor_alloc_before_base", "error", FN(wsp_ggml_backend_tensor_alloc), "outside the buffer", c_tensor_alloc_before_base },
+    { "tensor_alloc_twice", "error", FN(wsp_ggml_backend_tensor_alloc), "already allocated", c_tensor_alloc_twice },
+    { "view_init_not_a_view", "error", FN(wsp_ggml_backend_view_init), "not a view", c_view_init_not_a_view },
+    { "cpu_buffer_from_ptr_misaligned", "error", FN(wsp_ggml_backend_cpu_buffer_from_ptr), "buffer pointer must be aligned", c_cpu_buffer_from_ptr_misaligned },
 
     /* missing optional interface entries */
-    { "graph_plan_create_missing", "abort", "graph_plan_create not implemented",  c_graph_plan_create_missing },
-    { "graph_plan_free_missing",   "abort", "graph_plan_free not implemented",    c_graph_plan_free_missing },
-    { "graph_plan_compute_missing","abort", "graph_plan_compute not implemented", c_graph_plan_compute_missing },
-    { "event_record_missing",      "abort", "event_record not implemented",       c_event_record_missing },
-    { "event_wait_missing",        "abort", "event_wait not implemented",         c_event_wait_missing },
-    { "event_synchronize_missing", "abort", "event_synchronize not implemented",  c_event_synchronize_missing },
-    { "tensor_memset_missing",     "abort", "memset_tensor not implemented",      c_tensor_memset_missing },
+    { "graph_plan_create_missing", "error", FN(wsp_ggml_backend_graph_plan_create), "graph_plan_create not implemented", c_graph_plan_create_missing },
+    { "graph_plan_free_missing", "abort", FN(wsp_ggml_backend_graph_plan_free), "graph_plan_free not implemented", c_graph_plan_free_missing },
+    { "graph_plan_compute_missing", "error", FN(wsp_ggml_backend_graph_plan_compute), "graph_plan_compute not implemented", c_graph_plan_compute_missing },
+    { "event_record_missing", "abort", FN(wsp_ggml_backend_event_record), "event_record not implemented", c_event_record_missing },
+    { "event_wait_missing", "abort", FN(wsp_ggml_backend_event_wait), "event_wait not implemented", c_event_wait_missing },
+    { "event_synchronize_missing", "abort", FN(wsp_ggml_backend_event_synchronize), "event_synchronize not implemented", c_event_synchronize_missing },
+    { "tensor_memset_missing", "abort", FN(wsp_ggml_backend_tensor_memset), "memset_tensor not implemented", c_tensor_memset_missing },
 
     /* layouts */
-    { "tensor_copy_different_layouts", "abort", "different layouts", c_tensor_copy_layouts },
+    { "tensor_copy_different_layouts", "abort", FN(wsp_ggml_backend_tensor_copy), "different layouts", c_tensor_copy_layouts },
 };
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1007,7 +1222,7 @@ int main(int argc, char ** argv) {
 
     if (strcmp(argv[1], "--list") == 0) {
         for (size_t i = 0; i < N_CASES; i++) {
-            printf("%s\t%s\t%s\n", cases[i].name, cases[i].outcome, cases[i].expect);
+            printf("%s\t%s\t%s\t%s\n", cases[i].name, cases[i].outcome, cases[i].expect, cases[i].function);
         }
         return 0;
     }

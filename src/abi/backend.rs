@@ -1,7 +1,7 @@
 //! `ggml-backend.h`: the public types of the backend layer.
 
 use super::*;
-use std::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 
 pub type ggml_backend_buffer_type_t = *mut ggml_backend_buffer_type;
 pub type ggml_backend_buffer_t = *mut ggml_backend_buffer;
@@ -110,10 +110,10 @@ pub struct ggml_backend_graph_copy {
 impl ggml_backend_graph_copy {
     /// The copy that was not made: every field NULL.
     pub const EMPTY: Self = Self {
-        buffer: std::ptr::null_mut(),
-        ctx_allocated: std::ptr::null_mut(),
-        ctx_unallocated: std::ptr::null_mut(),
-        graph: std::ptr::null_mut(),
+        buffer: core::ptr::null_mut(),
+        ctx_allocated: core::ptr::null_mut(),
+        ctx_unallocated: core::ptr::null_mut(),
+        graph: core::ptr::null_mut(),
     };
 }
 

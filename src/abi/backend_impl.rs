@@ -1,7 +1,7 @@
 //! `ggml-backend-impl.h`: the interface tables and objects a backend implements.
 
 use super::*;
-use std::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 
 #[cfg(not(api_v2))]
 pub const GGML_BACKEND_API_VERSION: c_int = 1;

@@ -3,7 +3,7 @@
 //! them.
 
 use super::*;
-use std::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 
 pub const GGML_MAX_DIMS: usize = 4;
 pub const GGML_MAX_SRC: usize = 10;

@@ -7,16 +7,16 @@ use super::*;
 
 macro_rules! assert_layout {
     ($t:ty, size $size:expr, align $align:expr $(, $field:ident @ $off:expr)* $(,)?) => {
-        const _: () = assert!(std::mem::size_of::<$t>() == $size);
-        const _: () = assert!(std::mem::align_of::<$t>() == $align);
-        $(const _: () = assert!(std::mem::offset_of!($t, $field) == $off);)*
+        const _: () = assert!(core::mem::size_of::<$t>() == $size);
+        const _: () = assert!(core::mem::align_of::<$t>() == $align);
+        $(const _: () = assert!(core::mem::offset_of!($t, $field) == $off);)*
     };
 }
 
 /// Pointers and size_t.
-const P: usize = std::mem::size_of::<usize>();
+const P: usize = core::mem::size_of::<usize>();
 /// int64_t and uint64_t align to 4 on i686, to 8 elsewhere.
-const I64: usize = std::mem::align_of::<i64>();
+const I64: usize = core::mem::align_of::<i64>();
 /// The 2d accessors' entries (tensor_2d), after get_tensor and after get_tensor_async.
 const T2D: usize = if cfg!(tensor_2d) { 2 } else { 0 };
 /// backend_i's graph_optimize, last (api_v2).

@@ -1,9 +1,9 @@
 //! The meta backend's types (0.6, 0.7; `meta` capability): split axes and split states.
 
 use super::*;
-use std::ffi::c_int;
+use core::ffi::c_int;
 #[cfg(meta)]
-use std::ffi::c_void;
+use core::ffi::c_void;
 
 /// `GGML_BACKEND_META_MAX_DEVICES`: the most simple devices a meta device spans.
 #[cfg(meta)]

@@ -17,12 +17,11 @@ macro_rules! symbol {
     };
 }
 
-/// `symbol_c!("ggml_backend_comm_init")`: the same as a C string, for symbol lookups.
-#[cfg(meta)]
+/// `symbol_c!("ggml_backend_init")`: the same as a C string, for symbol lookups.
 macro_rules! symbol_c {
     ($name:literal) => {
         const {
-            match ::std::ffi::CStr::from_bytes_with_nul(concat!(env!("WSP_SYMBOL_PREFIX"), $name, "\0").as_bytes()) {
+            match ::core::ffi::CStr::from_bytes_with_nul(concat!(env!("WSP_SYMBOL_PREFIX"), $name, "\0").as_bytes()) {
                 Ok(name) => name,
                 Err(_) => panic!("a symbol name has no NUL inside"),
             }
@@ -30,13 +29,17 @@ macro_rules! symbol_c {
     };
 }
 
-/// `env_var!("GGML_SCHED_DEBUG")`: the package's name of an environment variable ggml reads.
+/// `env_var!("GGML_SCHED_DEBUG")`: the package's name of an environment variable ggml reads, as
+/// a C string (`crate::base::os::env` reads it; `.to_str()` gives it for messages).
 macro_rules! env_var {
     ($name:literal) => {
-        concat!(env!("WSP_MACRO_PREFIX"), $name)
+        const {
+            match ::core::ffi::CStr::from_bytes_with_nul(concat!(env!("WSP_MACRO_PREFIX"), $name, "\0").as_bytes()) {
+                Ok(name) => name,
+                Err(_) => panic!("a variable name has no NUL inside"),
+            }
+        }
     };
 }
 
-#[cfg(meta)]
-pub(crate) use symbol_c;
-pub(crate) use {env_var, symbol};
+pub(crate) use {env_var, symbol, symbol_c};

@@ -2,14 +2,16 @@
 //! end the process when the heap is exhausted, which a caller that can tell C "no" (NULL, false,
 //! ALLOC_FAILED) must not do.
 
-use std::alloc::Layout;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::alloc::Layout;
 
 /// The heap had no room for what was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutOfMemory;
 
-impl From<std::collections::TryReserveError> for OutOfMemory {
-    fn from(_: std::collections::TryReserveError) -> OutOfMemory {
+impl From<alloc::collections::TryReserveError> for OutOfMemory {
+    fn from(_: alloc::collections::TryReserveError) -> OutOfMemory {
         OutOfMemory
     }
 }
@@ -22,7 +24,7 @@ pub fn try_box<T>(value: T) -> Result<Box<T>, OutOfMemory> {
         return Ok(Box::new(value));
     }
     // SAFETY: a layout of non-zero size.
-    let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
+    let ptr = unsafe { alloc::alloc::alloc(layout) } as *mut T;
     if ptr.is_null() {
         return Err(OutOfMemory);
     }
@@ -55,9 +57,58 @@ pub fn try_filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, OutOfMemory> {
     Ok(vec)
 }
 
+/// A map over a sorted vector: lookups by binary search, and an insertion that reports a full
+/// heap (the maps the library keeps per buffer hold at most a context's tensors).
+#[derive(Debug)]
+pub struct SortedMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        SortedMap(Vec::new())
+    }
+}
+
+impl<K: Ord, V> SortedMap<K, V> {
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.0.binary_search_by(|(k, _)| k.cmp(key)).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets the value of `key` (replacing the one it had).
+    pub fn try_insert(&mut self, key: K, value: V) -> Result<(), OutOfMemory> {
+        match self.0.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => {
+                self.0.try_reserve(1)?;
+                self.0.insert(i, (key, value));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sorted_map_finds_what_it_was_given_whatever_the_order() {
+        let mut map = SortedMap::default();
+        for key in [5, 1, 3, 1] {
+            map.try_insert(key, key * 10).unwrap();
+        }
+        assert_eq!((map.get(&1), map.get(&3), map.get(&5), map.get(&2)), (Some(&10), Some(&30), Some(&50), None));
+        assert_eq!(map.0.len(), 3);
+        map.clear();
+        assert!(!map.contains_key(&1));
+    }
 
     #[test]
     fn what_fits_is_allocated_once() {

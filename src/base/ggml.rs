@@ -2,7 +2,7 @@
 //! library is linked with those objects), with safe wrappers where a call has no precondition.
 
 use crate::abi::*;
-use std::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use wsp_ggml_backend_macros::prefixed;
 
 #[prefixed]

@@ -3,10 +3,13 @@
 //! (`fallible`), the locks of its process-wide state (`sync`), cache prefetch hints
 //! (`prefetch`), and the allocation counter of the `count-allocations` feature.
 
-#[cfg(feature = "count-allocations")]
-mod alloc_count;
+// The C library's heap (with the `count-allocations` counters); a Rust program that links the
+// crate (the tests, the fuzzers) has std's.
 pub mod fallible;
 pub mod ggml;
+#[cfg(not(any(test, feature = "std")))]
+mod heap;
+pub mod os;
 pub mod prefetch;
 pub mod report;
 pub(crate) mod sync;

@@ -31,9 +31,9 @@ fn line(address: *const u8) {
     #[cfg(any(target_arch = "x86_64", all(target_arch = "x86", target_feature = "sse")))]
     {
         #[cfg(target_arch = "x86")]
-        use std::arch::x86::{_mm_prefetch, _MM_HINT_T0};
+        use core::arch::x86::{_mm_prefetch, _MM_HINT_T0};
         #[cfg(target_arch = "x86_64")]
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: a prefetch reads nothing a program can observe and never faults, whatever the
         // address; SSE, which it needs, is part of these targets.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast()) };
@@ -41,7 +41,7 @@ fn line(address: *const u8) {
     #[cfg(target_arch = "aarch64")]
     // SAFETY: PRFM is a hint: it writes no register or memory and never faults.
     unsafe {
-        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) address, options(nostack, readonly, preserves_flags));
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) address, options(nostack, readonly, preserves_flags));
     }
     #[cfg(not(any(
         target_arch = "x86_64",

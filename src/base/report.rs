@@ -1,19 +1,85 @@
-//! The two ways this library reports trouble, both through ggml: its log, and a logged message
-//! followed by `ggml_abort` where the reference asserts.
+//! The ways this library reports trouble, all through ggml: its log; the error value an export
+//! returns for input it refuses ([`ErrorValue`], [`Refused`]); and, where nothing can be
+//! returned, a logged message followed by `ggml_abort`, as the reference's GGML_ASSERT does. A
+//! panic (a broken invariant of the library's own) takes that last way too (`lib.rs`'s panic
+//! handler), so the abort callback an application installs sees every abort with its reason.
+//!
+//! Reporting needs no heap: a line is formatted on the stack (on the heap only when it is
+//! longer than [`CLine`]'s room and the heap has room), so that running out of memory can be
+//! reported.
 
 use super::ggml::{ggml_abort, ggml_log_internal};
 use crate::abi::*;
-use std::ffi::{c_int, CString};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ffi::{c_char, c_int};
+use core::fmt::{self, Write as _};
 
-/// Sends one line to ggml's log (and so to whatever callback the application installed).
-pub fn log(level: ggml_log_level, message: &str) {
-    // An interior NUL cannot come from our own messages; drop the tail if a C name carried one.
-    let text = CString::new(message).unwrap_or_else(|e| {
-        let end = e.nul_position();
-        CString::new(&message.as_bytes()[..end]).unwrap_or_default()
-    });
+/// A NUL-terminated line formatted without the heap where it fits in 1 KiB (log lines nearly
+/// always do), on the heap where it does not and the heap has room, else cut short.
+struct CLine {
+    short: [u8; 1024],
+    len: usize,
+    long: Vec<u8>,
+}
+
+impl CLine {
+    fn new() -> Self {
+        CLine { short: [0; 1024], len: 0, long: Vec::new() }
+    }
+
+    fn formatted(args: fmt::Arguments) -> Self {
+        let mut line = CLine::new();
+        // Writing never fails: what does not fit is dropped.
+        let _ = line.write_fmt(args);
+        line
+    }
+
+    /// The line for C (cut at a NUL inside, as C reads it).
+    fn as_ptr(&mut self) -> *const c_char {
+        if self.long.is_empty() {
+            self.short[self.len.min(self.short.len() - 1)] = 0;
+            self.short.as_ptr() as *const c_char
+        } else {
+            self.long.push(0);
+            self.long.as_ptr() as *const c_char
+        }
+    }
+}
+
+impl fmt::Write for CLine {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        let bytes = text.as_bytes();
+        if self.long.is_empty() && self.len + bytes.len() < self.short.len() {
+            self.short[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+            self.len += bytes.len();
+            return Ok(());
+        }
+        if self.long.is_empty() {
+            // Room for the line so far, this text and the NUL; without it, the line stays cut.
+            if self.long.try_reserve(2 * (self.len + bytes.len()) + 1).is_err() {
+                return Ok(());
+            }
+            self.long.extend_from_slice(&self.short[..self.len]);
+        }
+        if self.long.try_reserve(bytes.len() + 1).is_ok() {
+            self.long.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+}
+
+/// Sends one formatted line to ggml's log (and so to whatever callback the application
+/// installed).
+pub fn log_args(level: ggml_log_level, args: fmt::Arguments) {
+    let mut line = CLine::formatted(args);
     // SAFETY: both strings are NUL-terminated and "%s" consumes exactly one char pointer.
-    unsafe { ggml_log_internal(level, c"%s".as_ptr(), text.as_ptr()) }
+    unsafe { ggml_log_internal(level, c"%s".as_ptr(), line.as_ptr()) }
+}
+
+/// Sends one line to ggml's log.
+pub fn log(level: ggml_log_level, message: &str) {
+    log_args(level, format_args!("{message}"))
 }
 
 /// Reports a broken precondition the way the reference's GGML_ASSERT does (a message, then
@@ -21,18 +87,24 @@ pub fn log(level: ggml_log_level, message: &str) {
 /// ggml's log so that applications with a log callback see it.
 #[cold]
 #[inline(never)]
-pub fn fatal_at(file: &'static str, line: u32, message: &str) -> ! {
-    log(GGML_LOG_LEVEL_ERROR, &format!("{message}\n"));
-    let file = CString::new(file).unwrap_or_default();
-    let text = CString::new(message.replace('\0', "")).unwrap_or_default();
+pub fn fatal_args(file: &str, line: u32, args: fmt::Arguments) -> ! {
+    log_args(GGML_LOG_LEVEL_ERROR, format_args!("{args}\n"));
+    let mut c_file = CLine::formatted(format_args!("{file}"));
+    let mut text = CLine::formatted(args);
     // SAFETY: NUL-terminated strings, "%s" takes one; ggml_abort never returns.
-    unsafe { ggml_abort(file.as_ptr(), line as c_int, c"%s".as_ptr(), text.as_ptr()) }
+    unsafe { ggml_abort(c_file.as_ptr(), line as c_int, c"%s".as_ptr(), text.as_ptr()) }
+}
+
+/// [`fatal_args`] with a message.
+#[cold]
+pub fn fatal_at(file: &str, line: u32, message: &str) -> ! {
+    fatal_args(file, line, format_args!("{message}"))
 }
 
 /// `fatal!("fmt", args..)`: abort with a formatted message, recording the caller's location.
 macro_rules! fatal {
     ($($arg:tt)*) => {
-        $crate::base::report::fatal_at(file!(), line!(), &format!($($arg)*))
+        $crate::base::report::fatal_args(file!(), line!(), format_args!($($arg)*))
     };
 }
 
@@ -48,7 +120,7 @@ macro_rules! ensure {
 /// `log_error!` / `log_warn!` / `log_info!` / `log_debug!`: formatted lines to ggml's log.
 macro_rules! log_at {
     ($level:expr, $($arg:tt)*) => {
-        $crate::base::report::log($level, &format!($($arg)*))
+        $crate::base::report::log_args($level, format_args!($($arg)*))
     };
 }
 macro_rules! log_error { ($($arg:tt)*) => { $crate::base::report::log_at!($crate::abi::GGML_LOG_LEVEL_ERROR, $($arg)*) }; }
@@ -65,15 +137,15 @@ pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn}
 pub trait ErrorValue {
     /// `why` names the export and the cause ("FN: buffer is NULL").
     #[track_caller]
-    fn refused(why: &str) -> Self;
+    fn refused(why: fmt::Arguments) -> Self;
 }
 
 impl ErrorValue for () {
     #[cold]
     #[track_caller]
-    fn refused(why: &str) {
+    fn refused(why: fmt::Arguments) {
         let at = core::panic::Location::caller();
-        fatal_at(at.file(), at.line(), why)
+        fatal_args(at.file(), at.line(), why)
     }
 }
 
@@ -82,8 +154,8 @@ macro_rules! error_values {
     ($($t:ty => $value:expr),* $(,)?) => {$(
         impl ErrorValue for $t {
             #[cold]
-            fn refused(why: &str) -> Self {
-                log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
+            fn refused(why: fmt::Arguments) -> Self {
+                log_args(GGML_LOG_LEVEL_ERROR, format_args!("{why}\n"));
                 $value
             }
         }
@@ -101,36 +173,27 @@ error_values!(
     ggml_backend_graph_copy => ggml_backend_graph_copy::EMPTY,
 );
 
-impl<T> ErrorValue for *mut T {
-    #[cold]
-    fn refused(why: &str) -> Self {
-        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
-        core::ptr::null_mut()
-    }
+/// NULL, for the pointers C gets, and None, for a handle method's result (which its export
+/// gives C as NULL).
+macro_rules! none_values {
+    ($($t:ty => $value:expr),* $(,)?) => {$(
+        impl<T> ErrorValue for $t {
+            #[cold]
+            fn refused(why: fmt::Arguments) -> Self {
+                log_args(GGML_LOG_LEVEL_ERROR, format_args!("{why}\n"));
+                $value
+            }
+        }
+    )*};
 }
 
-/// A handle method's "none": the export that returns it gives C NULL.
-impl<T> ErrorValue for Option<T> {
-    #[cold]
-    fn refused(why: &str) -> Self {
-        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
-        None
-    }
-}
-
-impl<T> ErrorValue for *const T {
-    #[cold]
-    fn refused(why: &str) -> Self {
-        log(GGML_LOG_LEVEL_ERROR, &format!("{why}\n"));
-        core::ptr::null()
-    }
-}
+none_values!(*mut T => core::ptr::null_mut(), *const T => core::ptr::null(), Option<T> => None);
 
 /// `refuse!("fmt", args..)`: returns the function's error value, with the formatted reason in
 /// ggml's log (or aborts, in a function that returns nothing): see [`ErrorValue`].
 macro_rules! refuse {
     ($($arg:tt)*) => {
-        return $crate::base::report::ErrorValue::refused(&format!($($arg)*))
+        return $crate::base::report::ErrorValue::refused(format_args!($($arg)*))
     };
 }
 
@@ -140,7 +203,7 @@ macro_rules! checked {
     ($result:expr) => {
         match $result {
             Ok(value) => value,
-            Err($crate::base::report::Refused(why)) => return $crate::base::report::ErrorValue::refused(&why),
+            Err(refused) => return $crate::base::report::ErrorValue::refused(format_args!("{refused}")),
         }
     };
 }
@@ -148,9 +211,33 @@ macro_rules! checked {
 pub(crate) use {checked, refuse};
 
 /// Input refused below the boundary, with the reason (naming the export): the export turns it
-/// into its error value with [`checked!`].
+/// into its error value with [`checked!`]. Made without aborting when the heap is full (the
+/// reason is then cut short).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Refused(pub String);
+
+impl Refused {
+    pub fn new(why: fmt::Arguments) -> Refused {
+        /// Grows only as far as the heap lets it.
+        struct Fallible(String);
+        impl fmt::Write for Fallible {
+            fn write_str(&mut self, text: &str) -> fmt::Result {
+                self.0.try_reserve(text.len()).map_err(|_| fmt::Error)?;
+                self.0.push_str(text);
+                Ok(())
+            }
+        }
+        let mut why_text = Fallible(String::new());
+        let _ = why_text.write_fmt(why);
+        Refused(why_text.0)
+    }
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// A result whose refusal aborts with its reason, where nothing can be returned to C.
 pub trait OrFatal<T> {
@@ -174,15 +261,57 @@ impl<T> OrFatal<T> for Result<T, Refused> {
 /// `refused!("fmt", args..)`: an `Err(Refused)` with the formatted reason.
 macro_rules! refused {
     ($($arg:tt)*) => {
-        Err($crate::base::report::Refused(format!($($arg)*)))
+        Err($crate::base::report::Refused::new(format_args!($($arg)*)))
     };
 }
 pub(crate) use refused;
+
+/// A panic is a broken invariant of the library's own: it aborts through ggml, with its message
+/// and where it happened, as an assertion does. (A heap that cannot satisfy an allocation the
+/// library cannot do without panics too: "memory allocation of N bytes failed".)
+#[cfg(not(any(test, feature = "std")))]
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    let (file, line) = info.location().map_or(("?", 0), |at| (at.file(), at.line()));
+    fatal_args(file, line, format_args!("{PREFIX}ggml backend layer: {}", info.message()))
+}
+
+/// The unwinding personality the precompiled `alloc` refers to: never called, as the library is
+/// built with `panic = "abort"`.
+#[cfg(not(any(test, feature = "std")))]
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}
 
 /// Reports a NULL handle where nothing can be returned: "`func`: `param` is NULL", then an
 /// abort (the reference crashes).
 #[cold]
 #[inline(never)]
 pub fn null_handle(func: &str, param: &str) -> ! {
-    fatal_at(file!(), line!(), &format!("{func}: {param} is NULL"))
+    fatal_args(file!(), line!(), format_args!("{func}: {param} is NULL"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c_text(line: &mut CLine) -> String {
+        // SAFETY: as_ptr gives a NUL-terminated line.
+        unsafe { core::ffi::CStr::from_ptr(line.as_ptr()) }.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn a_short_line_stays_on_the_stack_and_a_long_one_moves_to_the_heap_whole() {
+        let mut short = CLine::formatted(format_args!("{}: {} is NULL", "f", "p"));
+        assert!(short.long.is_empty());
+        assert_eq!(c_text(&mut short), "f: p is NULL");
+        let long_text = "x".repeat(3000);
+        let mut long = CLine::formatted(format_args!("a{long_text}b"));
+        assert_eq!(c_text(&mut long), format!("a{long_text}b"));
+    }
+
+    #[test]
+    fn a_refusal_displays_its_reason() {
+        let refused: Result<(), Refused> = refused!("{}: index {} out of range", "f", 3);
+        assert_eq!(refused.unwrap_err().to_string(), "f: index 3 out of range");
+    }
 }

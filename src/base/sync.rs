@@ -7,8 +7,8 @@
 //! The locks are only for statics: a pthread lock must not move once used, and `'static`
 //! receivers make sure of that. There is no poisoning: the library aborts on panic.
 
-use std::cell::UnsafeCell;
-use std::ops::{Deref, DerefMut};
+use core::cell::UnsafeCell;
+use core::ops::{Deref, DerefMut};
 
 /// A mutex around `T`.
 pub struct StaticMutex<T> {

@@ -7,7 +7,7 @@ use crate::base::ggml::{ggml_aligned_free, ggml_aligned_malloc};
 use crate::base::report::log_error;
 use crate::buffer::new_buffer;
 use crate::handle::{arg, Buffer, BufferType, StaticBufferType, Tensor};
-use std::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_void};
 use wsp_ggml_backend_macros::callback;
 
 /// ggml's TENSOR_ALIGNMENT: gguf only guarantees 32-byte alignment for mapped files.
@@ -37,6 +37,10 @@ pub fn cpu_buffer_type_handle() -> BufferType {
 /// Wraps `size` bytes of caller-owned memory at `ptr` in a "CPU_Mapped" buffer. None, with a
 /// log line, for a pointer that is not TENSOR_ALIGNMENT-aligned (the reference asserts).
 pub fn buffer_from_ptr(caller: &str, ptr: *mut c_void, size: usize) -> Option<Buffer> {
+    if ptr.is_null() && size != 0 {
+        log_error!("{caller}: ptr is NULL\n");
+        return None;
+    }
     if (ptr as usize) % TENSOR_ALIGNMENT != 0 {
         log_error!("{caller}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
         return None;
@@ -60,7 +64,7 @@ unsafe extern "C" fn cpu_buft_alloc_buffer(buft: ggml_backend_buffer_type_t, siz
     let data = unsafe { ggml_aligned_malloc(size) };
     if data.is_null() {
         log_error!("{PREFIX}ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size {size}\n");
-        return std::ptr::null_mut();
+        return core::ptr::null_mut();
     }
     // SAFETY: called through the interface of a live buffer type.
     let buft = unsafe { BufferType::from_raw(buft) };
@@ -112,7 +116,7 @@ unsafe extern "C" fn cpu_buffer_memset_tensor(
     let tensor = arg!(tensor);
     // SAFETY: the backend layer checked that the range lies inside the allocated tensor, whose
     // bytes are host memory of this buffer.
-    unsafe { std::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
+    unsafe { core::ptr::write_bytes(tensor_bytes(tensor, offset), value, size) }
 }
 
 #[callback(ggml_backend_tensor_set)]
@@ -126,7 +130,7 @@ unsafe extern "C" fn cpu_buffer_set_tensor(
     let tensor = arg!(tensor);
     // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
     // `data` holds `size` bytes (the API's contract).
-    unsafe { std::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
+    unsafe { core::ptr::copy_nonoverlapping(data as *const u8, tensor_bytes(tensor, offset), size) }
 }
 
 #[callback(ggml_backend_tensor_get)]
@@ -140,7 +144,7 @@ unsafe extern "C" fn cpu_buffer_get_tensor(
     let tensor = arg!(tensor);
     // SAFETY: the range lies inside the allocated host tensor (checked by the backend layer);
     // `data` has room for `size` bytes (the API's contract).
-    unsafe { std::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
+    unsafe { core::ptr::copy_nonoverlapping(tensor_bytes(tensor, offset), data as *mut u8, size) }
 }
 
 #[callback(ggml_backend_tensor_copy)]
@@ -155,7 +159,7 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
     }
     // memmove: a tensor may be copied onto an overlapping view of itself.
     // SAFETY: both are allocated host tensors of src.nbytes() bytes (the API's contract).
-    unsafe { std::ptr::copy(tensor_bytes(src, 0), tensor_bytes(dst, 0), src.nbytes()) };
+    unsafe { core::ptr::copy(tensor_bytes(src, 0), tensor_bytes(dst, 0), src.nbytes()) };
     true
 }
 
@@ -163,7 +167,7 @@ unsafe extern "C" fn cpu_buffer_cpy_tensor(
 unsafe extern "C" fn cpu_buffer_clear(buffer: ggml_backend_buffer_t, value: u8) {
     let buffer = arg!(buffer);
     // SAFETY: the buffer's memory is `size` bytes from its context.
-    unsafe { std::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }
+    unsafe { core::ptr::write_bytes(buffer.context() as *mut u8, value, buffer.size()) }
 }
 
 /// Memory the buffer owns (freed with it).

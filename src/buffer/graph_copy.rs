@@ -5,7 +5,9 @@ use crate::abi::*;
 use crate::base::ggml::*;
 use crate::base::report::*;
 use crate::handle::{Backend, Buffer, Graph, Tensor};
-use std::collections::HashMap;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::vec::Vec;
 
 /// Points an unallocated view at its source's memory.
 pub fn view_init(caller: &str, tensor: Tensor) -> Result<ggml_status, Refused> {
@@ -27,7 +29,7 @@ pub fn tensor_alloc(
     caller: &str,
     buffer: Buffer,
     tensor: Tensor,
-    addr: *mut std::ffi::c_void,
+    addr: *mut core::ffi::c_void,
 ) -> Result<ggml_status, Refused> {
     if tensor.buffer().is_some() || !tensor.data().is_null() {
         return refused!("{caller}: tensor {} is already allocated", tensor.name());
@@ -61,7 +63,7 @@ const CALLER: &str = symbol!("ggml_backend_graph_copy");
 /// The state of one graph copy: original tensor → its copy, and whether the copy's data has
 /// been initialised.
 struct GraphCopier {
-    copies: HashMap<Tensor, (Tensor, bool)>,
+    copies: BTreeMap<Tensor, (Tensor, bool)>,
     ctx_allocated: *mut ggml_context,
     ctx_unallocated: *mut ggml_context,
 }
@@ -131,7 +133,7 @@ impl GraphCopier {
 /// Counts the distinct tensors a graph's nodes reach (nodes, sources, view sources), each of
 /// which must be allocated.
 fn count_reachable(nodes: &[Tensor]) -> Result<usize, Refused> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = alloc::collections::BTreeSet::new();
     let mut stack: Vec<Tensor> = nodes.to_vec();
     while let Some(t) = stack.pop() {
         if !seen.insert(t) {
@@ -155,7 +157,7 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
     // SAFETY: ggml's size queries have no preconditions.
     let mem_size =
         unsafe { ggml_tensor_overhead() * n_tensors.max(1) + ggml_graph_overhead_custom(graph.size(), false) };
-    let params = || ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
+    let params = || ggml_init_params { mem_size, mem_buffer: core::ptr::null_mut(), no_alloc: true };
     // SAFETY: ggml_init with valid parameters; the contexts are freed below or by copy_free.
     let (ctx_allocated, ctx_unallocated) = unsafe { (ggml_init(params()), ggml_init(params())) };
     let fail = |why: &str, buffer: ggml_backend_buffer_t| {
@@ -168,12 +170,12 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
                 ..ggml_backend_graph_copy::EMPTY
             })
         };
-        ggml_backend_graph_copy::refused(why)
+        ggml_backend_graph_copy::refused(format_args!("{why}"))
     };
     if ctx_allocated.is_null() || ctx_unallocated.is_null() {
-        return fail(&format!("{CALLER}: failed to allocate context for graph copy"), std::ptr::null_mut());
+        return fail(&format!("{CALLER}: failed to allocate context for graph copy"), core::ptr::null_mut());
     }
-    let mut copier = GraphCopier { copies: HashMap::with_capacity(n_tensors), ctx_allocated, ctx_unallocated };
+    let mut copier = GraphCopier { copies: BTreeMap::new(), ctx_allocated, ctx_unallocated };
     for &node in nodes {
         copier.dup(node);
     }

@@ -12,7 +12,9 @@ pub mod tensor_io;
 use crate::abi::*;
 use crate::base::report::{ensure, log_error, refused, Refused};
 use crate::handle::{Buffer, BufferType, Tensor};
-use std::ffi::c_void;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
 
 /// A new buffer object, released by [`free_buffer`].
@@ -47,13 +49,13 @@ pub unsafe fn free_buffer(buffer: Buffer) {
 #[cfg(debug_assertions)]
 mod live_buffers {
     use crate::abi::PREFIX;
+    use crate::base::sync::{StaticMutex, StaticMutexGuard};
     use crate::handle::Buffer;
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
+    use alloc::collections::BTreeSet;
 
-    fn live() -> std::sync::MutexGuard<'static, HashSet<usize>> {
-        static LIVE: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
-        LIVE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+    fn live() -> StaticMutexGuard<BTreeSet<usize>> {
+        static LIVE: StaticMutex<BTreeSet<usize>> = StaticMutex::new(BTreeSet::new());
+        LIVE.lock()
     }
 
     pub fn created(buffer: Buffer) {
@@ -83,7 +85,7 @@ mod live_buffers {
 /// backend: no memory, no interface.
 pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffer> {
     if size == 0 {
-        return Some(new_buffer(Some(buft), ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0));
+        return Some(new_buffer(Some(buft), ggml_backend_buffer_i::NONE, core::ptr::null_mut(), 0));
     }
     buft.alloc_buffer(caller, size)
 }
@@ -94,13 +96,13 @@ pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffe
 /// gives NULL is refused (the reference asserts).
 pub fn base(caller: &str, buffer: Buffer) -> Result<*mut c_void, Refused> {
     if buffer.size() == 0 && !is_meta(caller, buffer) {
-        return Ok(std::ptr::null_mut());
+        return Ok(core::ptr::null_mut());
     }
     let Some(base) = buffer.base() else {
         if !cfg!(quiet_multi_buffer_base) {
             log_error!("{caller}: buffer has no single base address (get_base not implemented)\n");
         }
-        return Ok(std::ptr::null_mut());
+        return Ok(core::ptr::null_mut());
     };
     if base.is_null() {
         return refused!("{caller}: backend buffer base cannot be NULL");

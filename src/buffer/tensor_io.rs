@@ -5,7 +5,8 @@ use crate::base::report::{checked, ensure, fatal, null_handle};
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
 use crate::handle::{Backend, Buffer, Tensor};
-use std::ffi::c_void;
+use alloc::vec::Vec;
+use core::ffi::c_void;
 
 /// Which way data moves, for the bounds message ("tensor write out of bounds").
 #[derive(Clone, Copy)]

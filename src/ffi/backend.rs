@@ -6,7 +6,7 @@ use crate::base::report::checked;
 use crate::buffer::tensor_io;
 #[cfg(tensor_2d)]
 use crate::handle::Runs;
-use std::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_void};
 
 /// NULL for a NULL backend, as in the reference.
 ///
@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_guid(backend: ggml_backend_t) -> ggml_guid_t {
-    arg!(backend, optional).map_or(std::ptr::null_mut(), |b| b.guid())
+    arg!(backend, optional).map_or(core::ptr::null_mut(), |b| b.guid())
 }
 
 /// "NULL" for a NULL backend, as in the reference.
@@ -240,16 +240,16 @@ pub unsafe extern "C" fn ggml_backend_synchronize(backend: ggml_backend_t) {
 }
 
 /// # Safety
-/// `backend` is NULL or a live backend; `cgraph` is a live graph.
+/// `backend` and `cgraph` are NULL or live.
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_graph_plan_create(
     backend: ggml_backend_t,
     cgraph: *mut ggml_cgraph,
 ) -> ggml_backend_graph_plan_t {
-    let backend = arg!(backend);
-    // SAFETY: the caller's promise for `cgraph`.
-    unsafe { backend.graph_plan_create(FN, cgraph) }
+    let (backend, cgraph) = (arg!(backend), arg!(cgraph));
+    // SAFETY: a live graph (the caller's promise).
+    unsafe { backend.graph_plan_create(FN, cgraph.as_ptr()) }
 }
 
 /// # Safety

@@ -4,7 +4,7 @@ use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::base::report::checked;
 use crate::buffer;
-use std::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_void};
 
 /// A new buffer object over `context`, with the interface `iface`; backends call it from their
 /// `alloc_buffer`. It is released by `ggml_backend_buffer_free`.
@@ -177,7 +177,7 @@ pub unsafe extern "C" fn ggml_backend_multi_buffer_alloc_buffer(
 ) -> ggml_backend_buffer_t {
     if buffers.is_null() || n_buffers == 0 {
         crate::base::report::log_error!("{FN}: no buffers given\n");
-        return std::ptr::null_mut();
+        return core::ptr::null_mut();
     }
     Some(buffer::multi_buffer_alloc(arg!(buffers[n_buffers]))).to_c()
 }

@@ -2,7 +2,7 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
-use std::ffi::c_char;
+use core::ffi::c_char;
 
 /// # Safety
 /// `buft` is NULL or a live buffer type.

@@ -3,7 +3,7 @@
 use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::base::report::refuse;
-use std::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_void};
 
 /// # Safety
 /// `device` is NULL or a live device.
@@ -180,5 +180,5 @@ pub unsafe extern "C" fn ggml_backend_reg_get_proc_address(
     name: *const c_char,
 ) -> *mut c_void {
     let reg = arg!(reg);
-    arg!(name, optional).map_or(std::ptr::null_mut(), |name| reg.proc_address(name))
+    arg!(name, optional).map_or(core::ptr::null_mut(), |name| reg.proc_address(name))
 }

@@ -7,7 +7,7 @@ use crate::base::report::checked;
 use crate::base::report::refuse;
 use crate::buffer::graph_copy;
 use crate::handle::Tensor;
-use std::ffi::c_void;
+use core::ffi::c_void;
 
 /// Points a view at its source's memory. Returns GGML_STATUS_FAILED with a log line
 /// when the tensor is not an unallocated view of an allocated tensor (the reference asserts).

@@ -5,7 +5,8 @@ use crate::abi::*;
 use crate::base::report::{checked, refuse};
 use crate::handle::Device;
 use crate::meta::{self, backend, buffer, split};
-use std::ffi::{c_char, c_void};
+use alloc::vec::Vec;
+use core::ffi::{c_char, c_void};
 
 /// The axis's name; NULL for a value the enum does not have (the reference aborts).
 ///

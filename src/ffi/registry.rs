@@ -4,9 +4,7 @@ use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::base::report::checked;
 use crate::registry::{self, loader};
-use std::ffi::{c_char, OsStr};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use core::ffi::c_char;
 
 /// Registers a reg and its devices. NULL is ignored, as in the reference; registering the
 /// same reg twice keeps one registration.
@@ -133,10 +131,6 @@ pub unsafe extern "C" fn ggml_backend_init_best() -> ggml_backend_t {
 }
 
 /// The path a C caller names, as a path.
-fn c_path(path: &std::ffi::CStr) -> &Path {
-    Path::new(OsStr::from_bytes(path.to_bytes()))
-}
-
 /// Loads one backend module; NULL (with a log line saying why) when it is not accepted. A
 /// module loaded again is registered once and stays until unloaded as often as it was loaded.
 ///
@@ -145,7 +139,7 @@ fn c_path(path: &std::ffi::CStr) -> &Path {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_load(path: *const c_char) -> ggml_backend_reg_t {
-    loader::load(c_path(arg!(path))).to_c()
+    loader::load(arg!(path).to_bytes()).to_c()
 }
 
 /// Unregisters a reg and every device whose reg it is, and closes its module once it has been
@@ -179,5 +173,5 @@ pub unsafe extern "C" fn ggml_backend_load_all() {
 #[no_mangle]
 #[named]
 pub unsafe extern "C" fn ggml_backend_load_all_from_path(dir_path: *const c_char) {
-    loader::load_all_from_path(FN, arg!(dir_path, optional).map(c_path));
+    loader::load_all_from_path(FN, arg!(dir_path, optional).map(core::ffi::CStr::to_bytes));
 }

@@ -5,7 +5,8 @@ use crate::abi::*;
 use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{c_str_lossy, Backend};
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
-use std::ffi::{c_int, c_void};
+use alloc::vec;
+use core::ffi::{c_int, c_void};
 
 /// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
 /// backend). Returns NULL with a log line for invalid arguments (the reference asserts).
@@ -36,7 +37,7 @@ pub unsafe extern "C" fn ggml_backend_sched_new(
         Ok(spec) => Some(Sched::new(Scheduler::new(FN, spec, graph_size, parallel, op_offload))).to_c(),
         Err(why) => {
             crate::base::report::log_error!("{FN}: {why}\n");
-            std::ptr::null_mut()
+            core::ptr::null_mut()
         }
     }
 }
@@ -164,7 +165,7 @@ pub unsafe extern "C" fn ggml_backend_sched_reserve_size(
     let (mut sched, measure_graph) = (checked!(arg!(sched).write(FN)), arg!(measure_graph));
     let sizes = arg!(sizes);
     // SAFETY: the caller's promise: room for a size per backend.
-    let sizes = unsafe { std::slice::from_raw_parts_mut(sizes.as_ptr(), sched.n_backends()) };
+    let sizes = unsafe { core::slice::from_raw_parts_mut(sizes.as_ptr(), sched.n_backends()) };
     sched.reserve_sizes(FN, measure_graph, sizes)
 }
 

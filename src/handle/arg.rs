@@ -5,7 +5,7 @@
 use super::{Backend, Buffer, BufferType, CellHandle, Device, Event, HeldInCell, Reg};
 use crate::abi::*;
 use crate::handle::{Graph, Tensor};
-use std::ffi::{c_char, CStr};
+use core::ffi::{c_char, CStr};
 
 /// A C argument that may be NULL, and what it stands for in Rust.
 pub trait FromC {
@@ -36,7 +36,7 @@ macro_rules! handle_conversions {
             type C = $raw;
             #[inline(always)]
             fn to_c(self) -> $raw {
-                self.map_or(std::ptr::null_mut(), |h| h.as_ptr() as _)
+                self.map_or(core::ptr::null_mut(), |h| h.as_ptr() as _)
             }
         }
     )*};
@@ -102,16 +102,16 @@ impl<C: HeldInCell> ToC for Option<CellHandle<C>> {
     type C = *mut C;
     #[inline(always)]
     fn to_c(self) -> *mut C {
-        self.map_or(std::ptr::null_mut(), |h| h.as_ptr())
+        self.map_or(core::ptr::null_mut(), |h| h.as_ptr())
     }
 }
 
 /// An array the caller fills in (its length is the export's to know).
 #[cfg(sched_reserve_size)]
 impl FromC for *mut usize {
-    type Rust = std::ptr::NonNull<usize>;
+    type Rust = core::ptr::NonNull<usize>;
     unsafe fn into_rust(self) -> Option<Self::Rust> {
-        std::ptr::NonNull::new(self)
+        core::ptr::NonNull::new(self)
     }
 }
 
@@ -133,7 +133,7 @@ pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option
         return None;
     }
     // SAFETY: a non-NULL array of `n` values (the caller's promise).
-    let values = unsafe { std::slice::from_raw_parts(array, n) };
+    let values = unsafe { core::slice::from_raw_parts(array, n) };
     // SAFETY: each value is NULL or live (the caller's promise).
     Some(values.iter().map(|&p| unsafe { p.into_rust() }).collect())
 }
@@ -166,7 +166,7 @@ macro_rules! arg {
         // # Safety section).
         match unsafe { $crate::handle::from_c_array($p, $n) } {
             Some(values) => {
-                let mut converted = Vec::with_capacity(values.len());
+                let mut converted = alloc::vec::Vec::with_capacity(values.len());
                 for (i, value) in values.into_iter().enumerate() {
                     match value {
                         Some(value) => converted.push(value),
@@ -175,7 +175,7 @@ macro_rules! arg {
                 }
                 converted
             }
-            None if $n == 0 => Vec::new(),
+            None if $n == 0 => alloc::vec::Vec::new(),
             None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
         }
     };
@@ -185,4 +185,5 @@ macro_rules! arg {
         unsafe { $crate::handle::from_c_array($p, $n) }
     };
 }
+use alloc::vec::Vec;
 pub(crate) use arg;

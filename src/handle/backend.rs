@@ -6,7 +6,8 @@ use super::{handle, required, Device, Event};
 use crate::abi::*;
 use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
-use std::ffi::{c_char, c_void};
+use alloc::format;
+use core::ffi::{c_char, c_void};
 
 handle!(
     /// A backend.
@@ -23,7 +24,7 @@ impl Backend {
     /// Whether the backend's `get_name` entry is `get_name` (see `Device::is_named_by`).
     #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_t) -> *const c_char) -> bool {
-        matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
+        matches!(self.raw().iface.get_name, Some(f) if core::ptr::fn_addr_eq(f, get_name))
     }
 
     pub fn guid(self) -> ggml_guid_t {

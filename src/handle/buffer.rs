@@ -4,8 +4,10 @@ use super::{handle, required, BufferType};
 use crate::abi::*;
 use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
-use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
+use alloc::boxed::Box;
+use alloc::format;
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Counts the changes of what a buffer says about the tensors in it: a buffer made, a buffer
 /// released, a usage set. Through this layer only: the buffer object is this library's, and C
@@ -36,13 +38,13 @@ impl Buffer {
     pub fn new(buft: Option<BufferType>, iface: ggml_backend_buffer_i, context: *mut c_void, size: usize) -> Buffer {
         let object = Box::new(ggml_backend_buffer {
             iface,
-            buft: buft.map_or(std::ptr::null_mut(), BufferType::as_ptr),
+            buft: buft.map_or(core::ptr::null_mut(), BufferType::as_ptr),
             context,
             size,
             usage: ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_ANY,
         });
         buffer_changed();
-        Buffer(std::ptr::NonNull::from(Box::leak(object)))
+        Buffer(core::ptr::NonNull::from(Box::leak(object)))
     }
 
     /// Calls the buffer's `free_buffer` (optional) and releases the object.
@@ -101,7 +103,7 @@ impl Buffer {
     /// Whether the buffer's `free_buffer` entry is `free_buffer`: how a kind of buffer made by
     /// this library recognises its own.
     pub fn is_freed_by(self, free_buffer: FreeBufferFn) -> bool {
-        matches!(self.raw().iface.free_buffer, Some(f) if std::ptr::fn_addr_eq(f, free_buffer))
+        matches!(self.raw().iface.free_buffer, Some(f) if core::ptr::fn_addr_eq(f, free_buffer))
     }
 
     /// Whether the buffer's type is host memory.

@@ -4,7 +4,7 @@ use super::{handle, required, Buffer, Device};
 use crate::abi::*;
 use crate::base::report::checked;
 use crate::handle::Tensor;
-use std::ffi::c_char;
+use core::ffi::c_char;
 
 handle!(
     /// A buffer type.
@@ -18,14 +18,14 @@ unsafe impl Send for BufferType {}
 impl BufferType {
     /// The context a buffer type made by this library keeps (the meta buffer type).
     #[cfg(meta)]
-    pub fn context(self) -> *mut std::ffi::c_void {
+    pub fn context(self) -> *mut core::ffi::c_void {
         self.raw().context
     }
 
     /// Whether the buffer type's `get_name` entry is `get_name` (see `Device::is_named_by`).
     #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_buffer_type_t) -> *const c_char) -> bool {
-        matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
+        matches!(self.raw().iface.get_name, Some(f) if core::ptr::fn_addr_eq(f, get_name))
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
@@ -91,7 +91,7 @@ impl BufferType {
 
 /// A buffer type object that the library defines itself, at a fixed address for the life of
 /// the process.
-pub struct StaticBufferType(std::cell::UnsafeCell<ggml_backend_buffer_type>);
+pub struct StaticBufferType(core::cell::UnsafeCell<ggml_backend_buffer_type>);
 
 // SAFETY: the object is never written after construction; C receives it as an opaque handle.
 unsafe impl Sync for StaticBufferType {}
@@ -99,10 +99,10 @@ unsafe impl Sync for StaticBufferType {}
 impl StaticBufferType {
     /// A buffer type without a device (as the reference's CPU buffer types are).
     pub const fn new(iface: ggml_backend_buffer_type_i) -> Self {
-        StaticBufferType(std::cell::UnsafeCell::new(ggml_backend_buffer_type {
+        StaticBufferType(core::cell::UnsafeCell::new(ggml_backend_buffer_type {
             iface,
-            device: std::ptr::null_mut(),
-            context: std::ptr::null_mut(),
+            device: core::ptr::null_mut(),
+            context: core::ptr::null_mut(),
         }))
     }
 

@@ -5,8 +5,9 @@
 //! refused. (The scheduler is such an object: an eval callback or a backend's graph_compute may
 //! call its getters.)
 
-use std::cell::{Ref, RefCell, RefMut};
-use std::ptr::NonNull;
+use alloc::boxed::Box;
+use core::cell::{Ref, RefCell, RefMut};
+use core::ptr::NonNull;
 
 /// An opaque C type (`struct ggml_backend_sched`) whose pointers are cells holding `Object`.
 pub trait HeldInCell {

@@ -2,8 +2,9 @@
 
 use super::Tensor;
 use crate::abi::*;
-use std::ffi::c_int;
-use std::ptr::NonNull;
+use alloc::vec::Vec;
+use core::ffi::c_int;
+use core::ptr::NonNull;
 
 /// A ggml context (0.6, 0.7: the meta backend keeps its per-device tensors in contexts).
 #[cfg(meta)]
@@ -22,7 +23,7 @@ impl Context {
     /// A new context of `mem_size` bytes for tensor headers only (no data), freed by
     /// [`Context::free`].
     pub fn new(mem_size: usize) -> Context {
-        let params = ggml_init_params { mem_size, mem_buffer: std::ptr::null_mut(), no_alloc: true };
+        let params = ggml_init_params { mem_size, mem_buffer: core::ptr::null_mut(), no_alloc: true };
         // SAFETY: valid parameters; ggml allocates the memory itself.
         let ctx = unsafe { crate::base::ggml::ggml_init(params) };
         Context(NonNull::new(ctx).unwrap_or_else(|| crate::base::report::fatal!("{PREFIX}ggml_init: out of memory")))

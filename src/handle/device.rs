@@ -5,7 +5,8 @@ use super::{handle, required, Backend, Buffer, BufferType, Event, Reg};
 use crate::abi::*;
 use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
-use std::ffi::{c_char, c_void};
+use alloc::format;
+use core::ffi::{c_char, c_void};
 
 handle!(
     /// A device.
@@ -27,7 +28,7 @@ impl Device {
     /// library recognises its own.
     #[cfg(meta)]
     pub fn is_named_by(self, get_name: unsafe extern "C" fn(ggml_backend_dev_t) -> *const c_char) -> bool {
-        matches!(self.raw().iface.get_name, Some(f) if std::ptr::fn_addr_eq(f, get_name))
+        matches!(self.raw().iface.get_name, Some(f) if core::ptr::fn_addr_eq(f, get_name))
     }
 
     pub fn name(self, caller: &str) -> *const c_char {
@@ -61,7 +62,7 @@ impl Device {
         let get_props = checked!(required(self.raw().iface.get_props, caller, "get_props"));
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers, type
         // CPU, no caps).
-        *props = unsafe { std::mem::zeroed() };
+        *props = unsafe { core::mem::zeroed() };
         // SAFETY: the entry of a live device, called with it, with a writable struct.
         unsafe { get_props(self.as_ptr(), props) }
     }
@@ -69,7 +70,7 @@ impl Device {
     /// The device's properties, as a value (see `props`).
     pub fn props_value(self, caller: &str) -> ggml_backend_dev_props {
         // SAFETY: all-zero is a valid value of the struct (NULL pointers, zero numbers).
-        let mut props = unsafe { std::mem::zeroed() };
+        let mut props = unsafe { core::mem::zeroed() };
         self.props(caller, &mut props);
         props
     }

@@ -5,8 +5,9 @@ use super::Tensor;
 use crate::abi::*;
 #[cfg(meta)]
 use crate::base::fallible::{try_box, try_collect, try_filled, OutOfMemory};
-use std::ffi::c_int;
-use std::ptr::NonNull;
+use alloc::vec::Vec;
+use core::ffi::c_int;
+use core::ptr::NonNull;
 
 /// A live `ggml_cgraph`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -65,9 +66,9 @@ impl Graph {
             n_nodes: (i1 - i0) as c_int,
             n_leafs: 0,
             nodes: g.nodes.wrapping_add(i0),
-            grads: std::ptr::null_mut(),
-            grad_accs: std::ptr::null_mut(),
-            leafs: std::ptr::null_mut(),
+            grads: core::ptr::null_mut(),
+            grad_accs: core::ptr::null_mut(),
+            leafs: core::ptr::null_mut(),
             use_counts: g.use_counts,
             visited_hash_set: g.visited_hash_set,
             order: g.order,
@@ -154,11 +155,11 @@ pub struct OwnedGraph {
 #[cfg(meta)]
 impl OwnedGraph {
     /// The graph of `nodes`, each with its use count.
-    pub fn new(nodes: &[(Tensor, i32)]) -> Result<Box<OwnedGraph>, OutOfMemory> {
+    pub fn new(nodes: &[(Tensor, i32)]) -> Result<alloc::boxed::Box<OwnedGraph>, OutOfMemory> {
         let size = 2 * nodes.len() + 1;
         let mut g = try_box(OwnedGraph {
             nodes: try_collect(nodes.iter().map(|&(t, _)| t))?,
-            keys: try_filled(size, std::ptr::null_mut())?,
+            keys: try_filled(size, core::ptr::null_mut())?,
             used: try_filled(size.div_ceil(32), 0)?,
             use_counts: try_filled(size, 0)?,
             graph: graph_over(&mut Vec::new(), &mut Vec::new()),
@@ -195,7 +196,7 @@ unsafe fn tensor_slice<'a>(ptr: *mut *mut ggml_tensor, len: c_int) -> &'a [Tenso
         &[]
     } else {
         // SAFETY: the caller's promise; Tensor is a transparent non-NULL pointer.
-        unsafe { std::slice::from_raw_parts(ptr as *const Tensor, len as usize) }
+        unsafe { core::slice::from_raw_parts(ptr as *const Tensor, len as usize) }
     }
 }
 
@@ -206,11 +207,11 @@ pub fn graph_over(nodes: &mut Vec<Tensor>, leafs: &mut Vec<Tensor>) -> ggml_cgra
         n_nodes: nodes.len() as c_int,
         n_leafs: leafs.len() as c_int,
         nodes: nodes.as_mut_ptr() as *mut *mut ggml_tensor,
-        grads: std::ptr::null_mut(),
-        grad_accs: std::ptr::null_mut(),
+        grads: core::ptr::null_mut(),
+        grad_accs: core::ptr::null_mut(),
         leafs: leafs.as_mut_ptr() as *mut *mut ggml_tensor,
-        use_counts: std::ptr::null_mut(),
-        visited_hash_set: ggml_hash_set { size: 0, used: std::ptr::null_mut(), keys: std::ptr::null_mut() },
+        use_counts: core::ptr::null_mut(),
+        visited_hash_set: ggml_hash_set { size: 0, used: core::ptr::null_mut(), keys: core::ptr::null_mut() },
         order: 0,
         #[cfg(graph_uid)]
         uid: 0,

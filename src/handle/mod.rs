@@ -49,21 +49,21 @@ pub use tensor::{c_str_lossy, is_view_op, Description, Tensor};
 macro_rules! handle {
     ($(#[$doc:meta])* $name:ident => $raw:ty) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
         #[repr(transparent)]
-        pub struct $name(std::ptr::NonNull<$raw>);
+        pub struct $name(core::ptr::NonNull<$raw>);
 
         impl $name {
             /// # Safety
             /// `ptr` is NULL or points to a live object that stays live while the handle is used.
             #[inline(always)]
             pub unsafe fn from_raw(ptr: *mut $raw) -> Option<Self> {
-                std::ptr::NonNull::new(ptr).map(Self)
+                core::ptr::NonNull::new(ptr).map(Self)
             }
 
             /// The handle of an object this library made: it lives until freed.
-            pub fn leak(object: Box<$raw>) -> Self {
-                Self(std::ptr::NonNull::from(Box::leak(object)))
+            pub fn leak(object: alloc::boxed::Box<$raw>) -> Self {
+                Self(core::ptr::NonNull::from(alloc::boxed::Box::leak(object)))
             }
 
             #[inline(always)]

@@ -3,7 +3,9 @@
 use super::{handle, required, Device};
 use crate::abi::*;
 use crate::base::report::checked;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ffi::{c_char, c_int, c_void, CStr};
 
 handle!(
     /// A backend registration.
@@ -55,7 +57,7 @@ impl Reg {
         match self.raw().iface.get_proc_address {
             // SAFETY: the entry of a live reg, called with it, with a NUL-terminated string.
             Some(get_proc_address) => unsafe { get_proc_address(self.as_ptr(), name.as_ptr()) },
-            None => std::ptr::null_mut(),
+            None => core::ptr::null_mut(),
         }
     }
 }

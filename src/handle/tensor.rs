@@ -8,9 +8,11 @@
 
 use crate::abi::*;
 use crate::base::ggml::ggml_nbytes;
-use std::borrow::Cow;
-use std::ffi::{c_char, c_void, CStr};
-use std::ptr::NonNull;
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::ffi::{c_char, c_void, CStr};
+use core::ptr::NonNull;
 
 /// Reads field `$field` of a tensor. Fields are read and written through raw pointers without
 /// assuming the struct's alignment: on 32-bit ARM, ggml places tensors at 4-byte boundaries
@@ -20,7 +22,7 @@ macro_rules! get {
     ($tensor:expr, $field:ident) => {
         // SAFETY: a Tensor is only made from a live tensor (see from_raw); the read makes no
         // alignment assumption.
-        unsafe { std::ptr::addr_of!((*$tensor.0.as_ptr()).$field).read_unaligned() }
+        unsafe { core::ptr::addr_of!((*$tensor.0.as_ptr()).$field).read_unaligned() }
     };
 }
 
@@ -30,12 +32,12 @@ macro_rules! set {
         let value = $value;
         // SAFETY: live (from_raw), not used from another thread meanwhile (module docs); the
         // write makes no alignment assumption.
-        unsafe { std::ptr::addr_of_mut!((*$tensor.0.as_ptr()).$field).write_unaligned(value) }
+        unsafe { core::ptr::addr_of_mut!((*$tensor.0.as_ptr()).$field).write_unaligned(value) }
     }};
 }
 
 /// A live `ggml_tensor`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
 #[repr(transparent)]
 pub struct Tensor(NonNull<ggml_tensor>);
 
@@ -128,14 +130,14 @@ impl Tensor {
         // SAFETY: Option<Tensor> has the layout of a nullable pointer; every source is NULL or
         // a live tensor; the array is pointer-aligned (ggml aligns tensors to at least that) and
         // lives as long as the tensor.
-        unsafe { &*(std::ptr::addr_of!((*self.0.as_ptr()).src) as *const [Option<Tensor>; GGML_MAX_SRC]) }
+        unsafe { &*(core::ptr::addr_of!((*self.0.as_ptr()).src) as *const [Option<Tensor>; GGML_MAX_SRC]) }
     }
 
     pub fn set_src(self, slot: usize, src: Tensor) {
         assert!(slot < GGML_MAX_SRC);
         // SAFETY: live, not used elsewhere meanwhile; the slot is inside the array.
         unsafe {
-            std::ptr::addr_of_mut!((*self.0.as_ptr()).src)
+            core::ptr::addr_of_mut!((*self.0.as_ptr()).src)
                 .cast::<*mut ggml_tensor>()
                 .add(slot)
                 .write_unaligned(src.as_ptr())
@@ -157,7 +159,7 @@ impl Tensor {
     /// The name's bytes, without the NUL.
     pub fn name_bytes(&self) -> &[u8] {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor.
-        let name = unsafe { &*std::ptr::addr_of!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
+        let name = unsafe { &*core::ptr::addr_of!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
         let len = name.iter().position(|&c| c == 0).unwrap_or(GGML_MAX_NAME);
         &name[..len]
     }
@@ -169,14 +171,14 @@ impl Tensor {
 
     pub fn name_ptr(self) -> *const c_char {
         // SAFETY: a field address inside the live tensor, not dereferenced here.
-        unsafe { std::ptr::addr_of!((*self.0.as_ptr()).name) as *const c_char }
+        unsafe { core::ptr::addr_of!((*self.0.as_ptr()).name) as *const c_char }
     }
 
     /// Writes `parts` into the name, truncated to what fits (as snprintf would).
     pub fn set_name(self, parts: &[&[u8]]) {
         // SAFETY: the name is a byte array (alignment 1) inside the live tensor, which nobody
         // else uses meanwhile.
-        let name = unsafe { &mut *std::ptr::addr_of_mut!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
+        let name = unsafe { &mut *core::ptr::addr_of_mut!((*self.0.as_ptr()).name).cast::<[u8; GGML_MAX_NAME]>() };
         let mut len = 0;
         for part in parts {
             let n = part.len().min(GGML_MAX_NAME - 1 - len);
@@ -205,18 +207,18 @@ impl Tensor {
     pub fn layout_only(self) -> ggml_tensor {
         ggml_tensor {
             r#type: get!(self, r#type),
-            buffer: std::ptr::null_mut(),
+            buffer: core::ptr::null_mut(),
             ne: get!(self, ne),
             nb: get!(self, nb),
             op: GGML_OP_NONE,
             op_params: [0; GGML_MAX_OP_PARAMS / 4],
             flags: 0,
-            src: [std::ptr::null_mut(); GGML_MAX_SRC],
-            view_src: std::ptr::null_mut(),
+            src: [core::ptr::null_mut(); GGML_MAX_SRC],
+            view_src: core::ptr::null_mut(),
             view_offs: 0,
-            data: std::ptr::null_mut(),
+            data: core::ptr::null_mut(),
             name: [0; GGML_MAX_NAME],
-            extra: std::ptr::null_mut(),
+            extra: core::ptr::null_mut(),
             padding: [0; 8],
         }
     }
@@ -254,8 +256,8 @@ impl Tensor {
 /// The bytes of a tensor from its buffer field up to its data address: buffer, shape, strides,
 /// op, op parameters, flags, sources, view source and view offset. Together with the type, what
 /// a tensor is and where it comes from, apart from where its bytes are and its name.
-const DESCRIBED: std::ops::Range<usize> =
-    std::mem::offset_of!(ggml_tensor, buffer)..std::mem::offset_of!(ggml_tensor, data);
+const DESCRIBED: core::ops::Range<usize> =
+    core::mem::offset_of!(ggml_tensor, buffer)..core::mem::offset_of!(ggml_tensor, data);
 const DESCRIBED_LEN: usize = DESCRIBED.end - DESCRIBED.start;
 // The range holds its fields and no padding on every target (padding bytes are not values).
 const _: () = assert!(
@@ -335,7 +337,7 @@ impl Tensor {
 
     /// Makes the tensor a view of `view_src` at `view_offs` (not a view for None).
     pub fn set_view(self, view_src: Option<Tensor>, view_offs: usize) {
-        set!(self, view_src, view_src.map_or(std::ptr::null_mut(), Tensor::as_ptr));
+        set!(self, view_src, view_src.map_or(core::ptr::null_mut(), Tensor::as_ptr));
         set!(self, view_offs, view_offs);
     }
 

@@ -13,8 +13,12 @@ use crate::abi::*;
 use crate::base::fallible::{try_box, try_collect, try_filled, try_vec, OutOfMemory};
 use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{arg, Backend, Buffer, Device, Graph, OwnedGraph, Tensor};
-use std::cell::Cell;
-use std::ffi::{c_char, c_void, CString};
+use alloc::boxed::Box;
+use alloc::ffi::CString;
+use alloc::format;
+use alloc::vec::Vec;
+use core::cell::Cell;
+use core::ffi::{c_char, c_void};
 use wsp_ggml_backend_macros::callback;
 
 type CommInit = unsafe extern "C" fn(backends: *mut ggml_backend_t, n: usize) -> *mut c_void;
@@ -75,11 +79,11 @@ impl MetaBackend {
     }
 }
 
-static META_GUID: GuidCell = GuidCell(std::cell::UnsafeCell::new([
+static META_GUID: GuidCell = GuidCell(core::cell::UnsafeCell::new([
     0xf1, 0x0e, 0x34, 0xcf, 0x9c, 0x6f, 0x43, 0xcb, 0x96, 0x92, 0xbe, 0x8e, 0xbb, 0x71, 0x3f, 0xda,
 ]));
 
-struct GuidCell(std::cell::UnsafeCell<ggml_guid>);
+struct GuidCell(core::cell::UnsafeCell<ggml_guid>);
 // SAFETY: never written; C only compares its bytes.
 unsafe impl Sync for GuidCell {}
 
@@ -111,7 +115,7 @@ pub unsafe fn new_backend(
         guid: META_GUID.0.get(),
         iface: BACKEND_IFACE,
         device: device.as_ptr(),
-        context: std::ptr::null_mut(),
+        context: core::ptr::null_mut(),
     })?;
     for d in &meta.simple {
         // SAFETY: params is NULL or a NUL-terminated string (this function's contract).
@@ -148,7 +152,7 @@ fn comm_init(caller: &str, simple: &mut [Backend]) -> Result<Option<Comm>, Refus
         return Ok(None);
     }
     // SAFETY: a reg's "ggml_backend_comm_init" has this signature (ggml-backend.h).
-    let init: CommInit = unsafe { std::mem::transmute::<*mut c_void, CommInit>(init) };
+    let init: CommInit = unsafe { core::mem::transmute::<*mut c_void, CommInit>(init) };
     // SAFETY: the simple backends, as an array of handles (transparent pointers).
     let context = unsafe { init(simple.as_mut_ptr() as *mut ggml_backend_t, simple.len()) };
     if context.is_null() {
@@ -162,8 +166,8 @@ fn comm_init(caller: &str, simple: &mut [Backend]) -> Result<Option<Comm>, Refus
     // SAFETY: the reg's entries of these names have these signatures (ggml-backend.h).
     let (allreduce, free) = unsafe {
         (
-            std::mem::transmute::<*mut c_void, CommAllreduce>(allreduce),
-            std::mem::transmute::<*mut c_void, CommFree>(free),
+            core::mem::transmute::<*mut c_void, CommAllreduce>(allreduce),
+            core::mem::transmute::<*mut c_void, CommFree>(free),
         )
     };
     Ok(Some(Comm { context, allreduce, free }))

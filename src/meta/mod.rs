@@ -16,10 +16,11 @@ pub mod split;
 use crate::abi::*;
 use crate::base::fallible::{try_box, try_collect, try_vec, OutOfMemory};
 use crate::base::report::{checked, log_error, refuse, refused, Refused};
+use crate::base::sync::StaticMutex;
 use crate::handle::{arg, BufferType, Device, Tensor};
-use std::cell::Cell;
-use std::ffi::{c_char, c_void, CString};
-use std::sync::Mutex;
+use alloc::ffi::CString;
+use core::cell::Cell;
+use core::ffi::{c_char, c_void};
 use wsp_ggml_backend_macros::callback;
 
 /// Why the meta backend cannot do what C asked. An entry that returns a status tells the two
@@ -68,9 +69,12 @@ impl Failure {
 /// `failed!("fmt", args..)`: an `Err(Failure::Refused)` with the formatted reason.
 macro_rules! failed {
     ($($arg:tt)*) => {
-        Err($crate::meta::Failure::Refused($crate::base::report::Refused(format!($($arg)*))))
+        Err($crate::meta::Failure::Refused($crate::base::report::Refused::new(format_args!($($arg)*))))
     };
 }
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::vec::Vec;
 use failed;
 
 /// State of a meta object's that Rust changes in place. [`Slot::with`] takes the value out for
@@ -96,7 +100,6 @@ pub struct MetaDevice {
     userdata: *mut c_void,
     name: CString,
     description: CString,
-    buffer_type: std::sync::OnceLock<BufferType>,
 }
 
 /// What a meta buffer type keeps: one simple buffer type per simple device.
@@ -107,14 +110,15 @@ pub struct MetaBufferType {
 
 /// The meta devices made so far; one per distinct (devices, callback, userdata), as the
 /// reference returns the same device for the same arguments. Devices live for the process.
-static DEVICES: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+/// Each has its buffer type once asked for (made once, kept here).
+static DEVICES: StaticMutex<Vec<Registered>> = StaticMutex::new(Vec::new());
 
 struct Registered {
     device: Device,
     meta: &'static MetaDevice,
+    buffer_type: Option<BufferType>,
 }
-// SAFETY: a meta device is immutable after creation (its buffer type is set once, under a
-// OnceLock) and the C API lets any thread use a device.
+// SAFETY: a meta device is immutable after creation and the C API lets any thread use a device.
 unsafe impl Send for Registered {}
 
 /// The meta device over `simple`, `get_split_state` and `userdata`, if one was made.
@@ -123,7 +127,7 @@ fn registered(
     get_split_state: ggml_backend_meta_get_split_state_t,
     userdata: *mut c_void,
 ) -> Option<Device> {
-    let devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    let devices = DEVICES.lock();
     devices.iter().find(|r| r.meta.is_over(simple, get_split_state, userdata)).map(|r| r.device)
 }
 
@@ -152,7 +156,7 @@ fn c_bytes<'a>(ptr: *const c_char) -> &'a [u8] {
     }
     // SAFETY: names and descriptions of live devices and buffer types are NUL-terminated
     // strings that live as long as their objects.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }.to_bytes()
+    unsafe { core::ffi::CStr::from_ptr(ptr) }.to_bytes()
 }
 
 /// The meta device over `simple` (at most GGML_BACKEND_META_MAX_DEVICES, which the export
@@ -175,11 +179,13 @@ pub fn device_new(
         simple,
         get_split_state,
         userdata,
-        buffer_type: std::sync::OnceLock::new(),
     })?;
-    let mut object =
-        try_box(ggml_backend_device { iface: DEVICE_IFACE, reg: std::ptr::null_mut(), context: std::ptr::null_mut() })?;
-    let mut devices = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut object = try_box(ggml_backend_device {
+        iface: DEVICE_IFACE,
+        reg: core::ptr::null_mut(),
+        context: core::ptr::null_mut(),
+    })?;
+    let mut devices = DEVICES.lock();
     // Another thread may have made the same device meanwhile: its one is kept, this one dropped.
     if let Some(existing) = devices.iter().find(|r| r.meta.is_over(&context.simple, get_split_state, userdata)) {
         return Ok(existing.device);
@@ -188,7 +194,7 @@ pub fn device_new(
     let meta: &'static MetaDevice = Box::leak(context);
     object.context = meta as *const MetaDevice as *mut c_void;
     let device = Device::leak(object);
-    devices.push(Registered { device, meta });
+    devices.push(Registered { device, meta, buffer_type: None });
     Ok(device)
 }
 
@@ -241,7 +247,8 @@ impl MetaDevice {
 
     /// The device's buffer type: one per device, made on first use.
     fn buffer_type(&self, caller: &str, device: Device) -> Result<BufferType, Failure> {
-        if let Some(&made) = self.buffer_type.get() {
+        let made = |devices: &[Registered]| devices.iter().find(|r| r.device == device).and_then(|r| r.buffer_type);
+        if let Some(made) = made(&DEVICES.lock()) {
             return Ok(made);
         }
         let mut simple = try_vec(self.simple.len())?;
@@ -253,13 +260,21 @@ impl MetaDevice {
         let mut object = try_box(ggml_backend_buffer_type {
             iface: BUFT_IFACE,
             device: device.as_ptr(),
-            context: std::ptr::null_mut(),
+            context: core::ptr::null_mut(),
         })?;
-        // Two threads may both get here: the first one's is kept, the other's dropped unseen.
-        Ok(*self.buffer_type.get_or_init(move || {
-            object.context = Box::leak(context) as *mut MetaBufferType as *mut c_void;
-            BufferType::leak(object)
-        }))
+        // Two threads may both get here (the simple devices are asked unlocked): the first one's
+        // is kept, the other's dropped unseen.
+        let mut devices = DEVICES.lock();
+        if let Some(made) = made(&devices) {
+            return Ok(made);
+        }
+        let Some(registered) = devices.iter_mut().find(|r| r.device == device) else {
+            return failed!("{caller}: device is not a registered meta device");
+        };
+        object.context = Box::leak(context) as *mut MetaBufferType as *mut c_void;
+        let made = BufferType::leak(object);
+        registered.buffer_type = Some(made);
+        Ok(made)
     }
 }
 
@@ -309,7 +324,7 @@ unsafe extern "C" fn dev_get_props(dev: ggml_backend_dev_t, props: *mut ggml_bac
     props.name = meta.name.as_ptr();
     props.description = meta.description.as_ptr();
     props.r#type = ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_META;
-    props.device_id = std::ptr::null();
+    props.device_id = core::ptr::null();
     (props.memory_free, props.memory_total) = memory(FN, meta);
     // Host buffers, buffers from host pointers and events are not implemented by the meta
     // device, whatever its parts can do.
@@ -354,7 +369,7 @@ unsafe extern "C" fn dev_get_host_buffer_type(dev: ggml_backend_dev_t) -> ggml_b
     let mut host = checked!(meta_device(FN, arg!(dev))).simple.iter().map(|d| d.host_buffer_type());
     match host.next() {
         Some(Some(first)) if host.all(|h| h == Some(first)) => first.as_ptr(),
-        _ => std::ptr::null_mut(),
+        _ => core::ptr::null_mut(),
     }
 }
 

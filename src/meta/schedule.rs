@@ -10,6 +10,7 @@
 use crate::abi::op;
 use crate::abi::*;
 use crate::base::fallible::{try_vec, OutOfMemory};
+use alloc::vec::Vec;
 
 /// A tensor a node reads, with its split axis as the meta backend sees it (unreduced sums
 /// PARTIAL).

@@ -7,19 +7,21 @@
 //! `build.rs` refuses a feature that the chosen release's registry does not know.
 
 use crate::abi::ggml_backend_reg_t;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
 
 /// One built-in backend: its name (the cargo feature), its reg function, and the environment
 /// variable that keeps it out of the registry where the release has one.
 pub struct Builtin {
     pub name: &'static str,
     pub reg: unsafe extern "C" fn() -> ggml_backend_reg_t,
-    pub disabled_by: Option<&'static str>,
+    pub disabled_by: Option<&'static core::ffi::CStr>,
 }
 
 impl Builtin {
     /// Whether the environment keeps this backend out of the registry.
     pub fn is_disabled(&self) -> bool {
-        self.disabled_by.is_some_and(|variable| std::env::var_os(variable).is_some())
+        self.disabled_by.is_some_and(|variable| crate::base::os::env(variable).is_some())
     }
 
     /// The name with a capital, as the reference's log lines spell it ("Vulkan").

@@ -11,15 +11,23 @@
 //! code, so they are safe from any thread.
 
 use crate::abi::*;
+use crate::base::os::{self, ListError};
 use crate::base::report::{log_debug, log_error, log_info, log_warn};
 use crate::base::sync::{StaticMutex, StaticMutexGuard};
 use crate::handle::Reg;
 use crate::registry::module::{Init, Module};
 use crate::registry::{self, Unloaded};
-use std::ffi::{c_int, OsStr};
-use std::io::ErrorKind;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ffi::c_int;
+
+/// A path for messages.
+fn display(path: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(path)
+}
 
 /// Backend names probed by `load_all`, in the reference's order (the release table's `load_all`).
 fn known_backends() -> impl Iterator<Item = &'static str> {
@@ -43,8 +51,8 @@ enum Rejection {
     ApiVersion(c_int),
 }
 
-impl std::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Rejection::Open(why) => write!(f, "cannot be loaded: {why}"),
             Rejection::Unsupported => {
@@ -60,7 +68,7 @@ impl std::fmt::Display for Rejection {
 }
 
 /// Opens a module, checks it and registers its reg.
-fn load_module(path: &Path) -> Result<Reg, Rejection> {
+fn load_module(path: &[u8]) -> Result<Reg, Rejection> {
     let module = Module::open(path).map_err(Rejection::Open)?;
     if module.score() == Some(0) {
         return Err(Rejection::Unsupported);
@@ -75,25 +83,25 @@ fn load_module(path: &Path) -> Result<Reg, Rejection> {
     }
     let name = reg.name_lossy(symbol!("ggml_backend_load"));
     if registry::register_loaded(reg, module) {
-        log_info!("{PREFIX}ggml_backend_load: loaded {name} backend from {}\n", path.display());
+        log_info!("{PREFIX}ggml_backend_load: loaded {name} backend from {}\n", display(path));
     } else {
-        log_info!("{PREFIX}ggml_backend_load: {name} backend from {} is already loaded\n", path.display());
+        log_info!("{PREFIX}ggml_backend_load: {name} backend from {} is already loaded\n", display(path));
     }
     Ok(reg)
 }
 
-fn load_logged(path: &Path) -> Option<Reg> {
+fn load_logged(path: &[u8]) -> Option<Reg> {
     match load_module(path) {
         Ok(reg) => Some(reg),
         Err(why) => {
-            log_error!("{PREFIX}ggml_backend_load: {} {why}\n", path.display());
+            log_error!("{PREFIX}ggml_backend_load: {} {why}\n", display(path));
             None
         }
     }
 }
 
 /// Loads one backend module; None (with a log line saying why) when it is not accepted.
-pub fn load(path: &Path) -> Option<Reg> {
+pub fn load(path: &[u8]) -> Option<Reg> {
     let _serial = lock_loader();
     load_logged(path)
 }
@@ -110,43 +118,32 @@ pub fn unload(caller: &str, reg: Reg) {
 }
 
 /// Directories searched when no path is given: the executable's directory, then the current one.
-fn default_search_paths() -> Vec<PathBuf> {
-    let mut paths = Vec::new();
-    if let Some(dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
-        paths.push(dir);
-    }
-    if let Ok(cwd) = std::env::current_dir() {
-        paths.push(cwd);
-    }
-    paths
+fn default_search_paths() -> Vec<Vec<u8>> {
+    os::executable_dir().into_iter().chain(os::current_dir()).collect()
 }
 
 /// A search directory and its files, listed once per `load_all_from_path` call, so that a
 /// missing or unreadable directory is reported once rather than once per backend name.
 struct SearchDir {
-    path: PathBuf,
-    files: Vec<PathBuf>,
+    path: Vec<u8>,
+    files: Vec<Vec<u8>>,
 }
 
 /// Lists a search directory. A directory that cannot be listed is logged with the cause and
 /// searched as if empty (the reference lets std::filesystem throw, which aborts the process).
-fn list_search_dir(caller: &str, path: PathBuf) -> SearchDir {
-    let files = match std::fs::read_dir(&path) {
-        Ok(entries) => entries.flatten().map(|entry| entry.path()).collect(),
-        Err(e) => {
-            match std::fs::read_link(&path) {
-                Ok(target) if e.kind() == ErrorKind::NotFound => {
-                    log_warn!(
-                        "{caller}: search path {} is a dangling symlink (to {})\n",
-                        path.display(),
-                        target.display()
-                    )
-                }
-                _ if e.kind() == ErrorKind::NotFound => {
-                    log_warn!("{caller}: search path {} does not exist\n", path.display())
-                }
-                _ => log_error!("{caller}: cannot read search path {}: {e}\n", path.display()),
-            }
+fn list_search_dir(caller: &str, path: Vec<u8>) -> SearchDir {
+    let files = match os::list_dir(&path) {
+        Ok(files) => files,
+        Err(ListError::NotFound { dangling_to: Some(target) }) => {
+            log_warn!("{caller}: search path {} is a dangling symlink (to {})\n", display(&path), display(&target));
+            Vec::new()
+        }
+        Err(ListError::NotFound { dangling_to: None }) => {
+            log_warn!("{caller}: search path {} does not exist\n", display(&path));
+            Vec::new()
+        }
+        Err(ListError::Other(e)) => {
+            log_error!("{caller}: cannot read search path {}: {e}\n", display(&path));
             Vec::new()
         }
     };
@@ -155,31 +152,28 @@ fn list_search_dir(caller: &str, path: PathBuf) -> SearchDir {
 
 /// The variant modules `libggml-NAME-*.so` in `dir`, with their scores; files that cannot be
 /// opened are logged and skipped.
-fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, PathBuf)>) {
+fn scored_variants(dir: &SearchDir, name: &str, out: &mut Vec<(c_int, Vec<u8>)>) {
     let prefix = format!("libggml-{name}-");
     for path in &dir.files {
-        let matches = path.file_name().is_some_and(|f| f.as_bytes().starts_with(prefix.as_bytes()))
-            && path.extension() == Some(OsStr::new("so"))
-            && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let matches = os::file_name(path).starts_with(prefix.as_bytes()) && path.ends_with(b".so") && os::is_file(path);
         if !matches {
             continue;
         }
-        let path = path.clone();
-        match Module::open(&path) {
-            Err(why) => log_error!("{PREFIX}ggml_backend_load_best: {} {}\n", path.display(), Rejection::Open(why)),
+        match Module::open(path) {
+            Err(why) => log_error!("{PREFIX}ggml_backend_load_best: {} {}\n", display(path), Rejection::Open(why)),
             Ok(module) => match module.score() {
                 Some(score) => {
-                    log_debug!("{PREFIX}ggml_backend_load_best: {} score: {score}\n", path.display());
+                    log_debug!("{PREFIX}ggml_backend_load_best: {} score: {score}\n", display(path));
                     if score > 0 {
-                        out.push((score, path));
+                        out.push((score, path.clone()));
                     } else {
-                        log_info!("{PREFIX}ggml_backend_load_best: {} {}\n", path.display(), Rejection::Unsupported);
+                        log_info!("{PREFIX}ggml_backend_load_best: {} {}\n", display(path), Rejection::Unsupported);
                     }
                 }
                 None => {
                     log_info!(
                         "{PREFIX}ggml_backend_load_best: {} does not export {PREFIX}ggml_backend_score\n",
-                        path.display()
+                        display(path)
                     )
                 }
             },
@@ -195,7 +189,7 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
         scored_variants(dir, name, &mut candidates);
     }
     // Highest score first; equal scores keep discovery order.
-    candidates.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+    candidates.sort_by_key(|&(score, _)| core::cmp::Reverse(score));
     for (_, path) in &candidates {
         if let Some(reg) = load_logged(path) {
             return Some(reg);
@@ -203,8 +197,8 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
     }
     let base_name = format!("libggml-{name}.so");
     for dir in search_dirs {
-        let path = dir.path.join(&base_name);
-        if path.exists() {
+        let path = os::join(&dir.path, base_name.as_bytes());
+        if os::exists(&path) {
             return load_logged(&path);
         }
     }
@@ -213,9 +207,9 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
 
 /// Loads the best module of every known backend from `dir` (or, for None, from the
 /// executable's and the current directory), then the module named by GGML_BACKEND_PATH.
-pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
+pub fn load_all_from_path(caller: &str, dir: Option<&[u8]>) {
     let search_paths = match dir {
-        Some(dir) => vec![dir.to_path_buf()],
+        Some(dir) => vec![dir.to_vec()],
         None => default_search_paths(),
     };
     {
@@ -225,8 +219,8 @@ pub fn load_all_from_path(caller: &str, dir: Option<&Path>) {
             load_best(name, &search_dirs);
         }
     }
-    if let Some(extra) = std::env::var_os(env_var!("GGML_BACKEND_PATH")) {
-        log_debug!("{caller}: {MACRO_PREFIX}GGML_BACKEND_PATH={}\n", Path::new(&extra).display());
-        load(Path::new(&extra));
+    if let Some(extra) = os::env(env_var!("GGML_BACKEND_PATH")) {
+        log_debug!("{caller}: {MACRO_PREFIX}GGML_BACKEND_PATH={}\n", display(&extra));
+        load(&extra);
     }
 }

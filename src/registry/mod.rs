@@ -16,7 +16,8 @@ use crate::base::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLoc
 use crate::handle::{Backend, Device, Reg};
 use crate::registry::builtin::BUILTINS;
 use crate::registry::module::Module;
-use std::ffi::{c_char, CStr};
+use alloc::vec::Vec;
+use core::ffi::{c_char, CStr};
 
 /// A registered reg and, when it came from a dynamic library, the open library and how many
 /// times it was loaded.
@@ -133,7 +134,7 @@ fn registry() -> StaticMutexGuard<Registry> {
                 log_debug!(
                     "{} backend disabled by {} environment variable\n",
                     builtin.display_name(),
-                    builtin.disabled_by.unwrap_or_default()
+                    builtin.disabled_by.and_then(|v| v.to_str().ok()).unwrap_or_default()
                 );
                 continue;
             }
@@ -295,7 +296,7 @@ pub fn init_best(caller: &str) -> Option<Backend> {
     let device = device.or_else(|| device_of_type(caller, GGML_BACKEND_DEVICE_TYPE_IGPU));
     let device = device.or_else(|| device_of_type(caller, GGML_BACKEND_DEVICE_TYPE_CPU));
     // SAFETY: no parameters.
-    unsafe { init_on(caller, device, std::ptr::null()) }
+    unsafe { init_on(caller, device, core::ptr::null()) }
 }
 
 #[cfg(test)]

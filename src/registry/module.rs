@@ -3,10 +3,10 @@
 //! the library. The registry keeps the modules of loaded regs; the loader opens them.
 
 use crate::abi::*;
+use crate::base::os::Library;
 use crate::handle::Reg;
-use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use std::ffi::c_int;
-use std::path::Path;
+use alloc::string::String;
+use core::ffi::c_int;
 
 pub struct Module(Library);
 
@@ -19,34 +19,30 @@ pub enum Init {
 
 impl Module {
     /// Opens a library; the error is the dynamic loader's message.
-    pub fn open(path: &Path) -> Result<Module, String> {
+    pub fn open(path: &[u8]) -> Result<Module, String> {
         // SAFETY: opening a library runs its initialisers; loading backends is what the caller
         // asked for.
-        unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map(Module).map_err(|e| e.to_string())
+        unsafe { Library::open(path) }.map(Module)
     }
 
     /// The module's `ggml_backend_score`, if it has one.
     pub fn score(&self) -> Option<c_int> {
-        // SAFETY: the symbol, when present, has the ggml_backend_score_t signature (the
-        // module contract); the library stays open during the call.
-        unsafe {
-            let score =
-                self.0.get::<unsafe extern "C" fn() -> c_int>(symbol!("ggml_backend_score\0").as_bytes()).ok()?;
-            Some(score())
-        }
+        let score = self.0.symbol(symbol_c!("ggml_backend_score"))?;
+        // SAFETY: the symbol has the ggml_backend_score_t signature (the module contract); the
+        // library stays open during the call.
+        Some(unsafe { core::mem::transmute::<*mut core::ffi::c_void, unsafe extern "C" fn() -> c_int>(score)() })
     }
 
     /// Calls the module's `ggml_backend_init`. The reg it returns lives as long as the
     /// module stays open.
     pub fn init(&self) -> Init {
-        // SAFETY: the symbol, when present, has the ggml_backend_init_t signature (the
-        // module's contract with the loader).
+        let Some(init) = self.0.symbol(symbol_c!("ggml_backend_init")) else {
+            return Init::Missing;
+        };
+        // SAFETY: the symbol has the ggml_backend_init_t signature (the module's contract with
+        // the loader).
         let reg = unsafe {
-            match self.0.get::<unsafe extern "C" fn() -> ggml_backend_reg_t>(symbol!("ggml_backend_init\0").as_bytes())
-            {
-                Ok(init) => init(),
-                Err(_) => return Init::Missing,
-            }
+            core::mem::transmute::<*mut core::ffi::c_void, unsafe extern "C" fn() -> ggml_backend_reg_t>(init)()
         };
         // SAFETY: a module's init returns NULL or its live reg.
         match unsafe { Reg::from_raw(reg) } {

@@ -7,7 +7,8 @@
 
 use crate::abi::*;
 use crate::handle::{graph_over, BufferType, Tensor};
-use std::ffi::c_int;
+use alloc::vec::Vec;
+use core::ffi::c_int;
 
 pub struct AllocGraph {
     nodes: Vec<Tensor>,
@@ -53,8 +54,8 @@ fn put_id(ids: &mut Vec<c_int>, at: usize, id: c_int) {
 impl AllocGraph {
     /// Starts a new graph; the current one's ids become the previous ones.
     pub fn start(&mut self) -> AllocGraphBuilder<'_> {
-        std::mem::swap(&mut self.node_ids, &mut self.prev_node_ids);
-        std::mem::swap(&mut self.leaf_ids, &mut self.prev_leaf_ids);
+        core::mem::swap(&mut self.node_ids, &mut self.prev_node_ids);
+        core::mem::swap(&mut self.leaf_ids, &mut self.prev_leaf_ids);
         self.nodes.clear();
         self.leafs.clear();
         AllocGraphBuilder { alloc_graph: self }

@@ -19,6 +19,8 @@
 use super::table::Tid;
 use crate::abi::env_var;
 use crate::handle::{Description, Tensor};
+use alloc::string::String;
+use alloc::vec::Vec;
 
 /// One answer: not asked yet, no, yes.
 const NOT_ASKED: u8 = 0;
@@ -79,7 +81,8 @@ pub struct Answers {
 impl Answers {
     /// `names` are the backends' names, for the environment switch.
     pub fn new(names: &[impl AsRef<[u8]>]) -> Self {
-        let switch = std::env::var(env_var!("GGML_SCHED_NO_ANSWER_CACHE")).unwrap_or_default();
+        let switch = crate::base::os::env(env_var!("GGML_SCHED_NO_ANSWER_CACHE")).unwrap_or_default();
+        let switch = String::from_utf8_lossy(&switch);
         Self::with_switch(names, &switch)
     }
 
@@ -179,7 +182,7 @@ impl Answers {
     /// The answers forgotten since [`Self::begin_reading`], taken out (to be asked again through
     /// `self`); [`Self::put_back`] returns the list's memory.
     pub fn take_forgotten(&mut self) -> Vec<Forgotten> {
-        std::mem::take(&mut self.forgotten)
+        core::mem::take(&mut self.forgotten)
     }
 
     pub fn put_back(&mut self, mut forgotten: Vec<Forgotten>) {

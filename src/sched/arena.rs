@@ -5,7 +5,8 @@
 
 use crate::abi::ggml_tensor;
 use crate::handle::Tensor;
-use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
+use alloc::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
+use alloc::vec::Vec;
 
 const CHUNK_TENSORS: usize = 256;
 
@@ -17,7 +18,7 @@ pub struct TensorArena {
 
 fn chunk_layout() -> Layout {
     // 64-byte alignment: ggml hashes tensor addresses with the low 4 bits dropped.
-    Layout::from_size_align(CHUNK_TENSORS * std::mem::size_of::<ggml_tensor>(), 64).expect("chunk layout")
+    Layout::from_size_align(CHUNK_TENSORS * core::mem::size_of::<ggml_tensor>(), 64).expect("chunk layout")
 }
 
 impl TensorArena {

@@ -4,7 +4,8 @@
 use super::MAX_BACKENDS;
 use crate::abi::*;
 use crate::handle::{Backend, BufferType, Device};
-use std::ffi::c_int;
+use alloc::vec::Vec;
+use core::ffi::c_int;
 
 /// Why `sched_new` refuses its arguments (the reference asserts).
 #[derive(Debug, PartialEq, Eq)]
@@ -17,8 +18,8 @@ pub enum SchedError {
     BuftUnsupported(usize),
 }
 
-impl std::fmt::Display for SchedError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for SchedError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             SchedError::BackendsNull => write!(f, "backends is NULL"),
             SchedError::BackendCount(n) => write!(f, "n_backends is {n}; it must be between 1 and {MAX_BACKENDS}"),

@@ -6,8 +6,9 @@ use super::Scheduler;
 use crate::abi::{MACRO_PREFIX, PREFIX};
 use crate::base::report::log_error;
 use crate::handle::Graph;
-use std::fmt::Write as _;
-use std::path::Path;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use core::fmt::Write as _;
 
 const COLOURS: [&str; 8] =
     ["lightblue", "palegreen", "lightsalmon", "khaki", "plum", "lightgrey", "aquamarine", "pink"];
@@ -17,7 +18,7 @@ fn escape(text: &str) -> String {
 }
 
 /// Writes the current splits of `graph` to `path`; failures are logged, not fatal.
-pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: &Path) {
+pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: &[u8]) {
     let nodes = graph.nodes();
     let mut out = String::from("digraph splits {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");
     let backend_name = |b: usize| sched.backend_name(caller, b);
@@ -46,7 +47,7 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
         out.push_str("  }\n");
     }
     // Sources a node reads through a copy made for its split's backend: dashed, from the original.
-    let rewritten: std::collections::HashMap<(usize, usize), usize> =
+    let rewritten: BTreeMap<(usize, usize), usize> =
         sched.plan.rewrites.iter().map(|r| ((r.node as usize, r.slot as usize), r.src as usize)).collect();
     for (i, &node) in nodes.iter().enumerate() {
         for (slot, src) in node.srcs().iter().enumerate().filter_map(|(slot, &s)| Some((slot, s?))) {
@@ -67,10 +68,10 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
         }
     }
     out.push_str("}\n");
-    if let Err(e) = std::fs::write(path, out) {
+    if let Err(e) = crate::base::os::write_file(path, out.as_bytes()) {
         log_error!(
             "{PREFIX}ggml_backend_sched: cannot write {MACRO_PREFIX}GGML_SCHED_DOT file {}: {e}\n",
-            path.display()
+            String::from_utf8_lossy(path)
         );
     }
 }

@@ -4,6 +4,8 @@
 use super::Scheduler;
 use crate::base::report::log_debug;
 use crate::handle::{c_str_lossy, Graph, Tensor};
+use alloc::format;
+use alloc::string::String;
 
 impl Scheduler {
     /// The debug listing of GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).

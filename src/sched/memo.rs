@@ -3,6 +3,7 @@
 
 use super::plan::Plan;
 use super::table::{TensorTable, Tid};
+use alloc::vec::Vec;
 
 /// The last plan made, for reuse by a graph whose planning inputs turn out to be unchanged.
 ///

@@ -36,18 +36,20 @@ use crate::abi::*;
 use crate::base::ggml::*;
 use crate::base::report::*;
 use crate::handle::{c_str_lossy, Backend, BufferType, CellHandle, Device, Event, Graph, HeldInCell, Tensor};
+use alloc::string::String;
+use alloc::vec::Vec;
 use alloc_graph::AllocGraph;
 use answers::Answers;
 use arena::TensorArena;
 pub use backends::{backend_count, SchedBackends, SchedError};
+use core::cell::{Ref, RefMut};
+use core::ffi::{c_int, c_void, CStr};
+use core::mem::{discriminant, Discriminant};
 use memo::PlanMemo;
 use oracle::BackendOracle;
 use plan::{plan_graph, Oracle, Plan, PlanError, SchedConfig};
 #[cfg(sched_debug_realloc)]
 use realloc_check::ReallocCheck;
-use std::cell::{Ref, RefMut};
-use std::ffi::{c_int, c_void, CStr};
-use std::mem::{discriminant, Discriminant};
 use table::{BuftId, TensorTable, Tid};
 
 /// Most backends a scheduler takes (as in the reference).
@@ -172,7 +174,7 @@ pub struct Scheduler {
     debug: i32,
     #[cfg(sched_debug_realloc)]
     realloc_check: ReallocCheck,
-    dot_path: Option<std::path::PathBuf>,
+    dot_path: Option<Vec<u8>>,
     /// The export the C caller called, for messages from the hot path (which does not pass it
     /// along).
     caller: &'static str,
@@ -185,7 +187,7 @@ impl Scheduler {
         let SchedBackends { backends, devices, mut bufts } = spec;
         let n_copies = if parallel { MAX_COPIES } else { 1 };
         let events = if n_copies > 1 {
-            devices.iter().map(|d| std::array::from_fn(|_| d.event_new())).collect()
+            devices.iter().map(|d| core::array::from_fn(|_| d.event_new())).collect()
         } else {
             Vec::new()
         };
@@ -197,8 +199,8 @@ impl Scheduler {
             // SAFETY: a backend's name is a string that lives as long as the backend.
             .map(|b| unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes().to_vec())
             .collect();
-        let debug = std::env::var(env_var!("GGML_SCHED_DEBUG")).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0);
-        let dot_path = std::env::var_os(env_var!("GGML_SCHED_DOT")).filter(|p| !p.is_empty()).map(Into::into);
+        let debug = crate::base::os::env_int(env_var!("GGML_SCHED_DEBUG")).map_or(0, |v| v as i32);
+        let dot_path = crate::base::os::env(env_var!("GGML_SCHED_DOT")).filter(|p| !p.is_empty());
         let n = backends.len();
         let mut sched = Scheduler {
             is_reset: false,
@@ -232,7 +234,7 @@ impl Scheduler {
             next_copy: 0,
             events,
             callback_eval: None,
-            callback_eval_user_data: std::ptr::null_mut(),
+            callback_eval_user_data: core::ptr::null_mut(),
             op_offload,
             debug,
             #[cfg(sched_debug_realloc)]
@@ -485,7 +487,7 @@ impl Scheduler {
     fn build_alloc_graph(&mut self, graph: Graph) {
         self.split_graphs.clear();
         // Taken out while it is written, so that the scheduler's own methods stay usable.
-        let mut alloc_graph = std::mem::take(&mut self.alloc_graph);
+        let mut alloc_graph = core::mem::take(&mut self.alloc_graph);
         let mut builder = alloc_graph.start();
         for s in 0..self.plan.splits.len() {
             let split = self.plan.splits[s].clone();
@@ -548,7 +550,7 @@ impl Scheduler {
     }
 
     /// The slots of every pipeline copy of `tid` for `backend`.
-    fn copy_slots(&self, tid: Tid, backend: usize) -> std::ops::Range<usize> {
+    fn copy_slots(&self, tid: Tid, backend: usize) -> core::ops::Range<usize> {
         let first = self.copy_slot(tid, backend, 0);
         first..first + self.n_copies
     }
@@ -679,7 +681,7 @@ impl Scheduler {
             return Ok(());
         }
         let Some(graph) = graph else {
-            return Err(ggml_status::refused(&format!("{caller}: graph is NULL")));
+            return Err(ggml_status::refused(format_args!("{caller}: graph is NULL")));
         };
         if !self.alloc(caller, graph) {
             return Err(match self.plan_failure {

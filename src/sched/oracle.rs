@@ -6,6 +6,7 @@ use super::plan::Oracle;
 use super::table::{BuftId, Tid};
 use crate::abi::*;
 use crate::handle::{BufferType, Device, Tensor};
+use alloc::vec::Vec;
 
 /// Answers the planner's questions from the real backends, each question once (see
 /// [`Answers`]; the passes ask the same questions many times).

@@ -13,7 +13,8 @@
 //! over the real backends and the unit tests implement over tables.
 
 use super::table::{BuftId, TensorInfo, TensorTable, Tid, NO_TENSOR};
-use std::ops::Range;
+use alloc::vec::Vec;
+use core::ops::Range;
 
 /// What the planner asks of the backends. The FFI layer answers from the real backends.
 pub trait Oracle {
@@ -345,7 +346,7 @@ impl<O: Oracle> Planner<'_, O> {
             if node_backend != split.backend || need_new_split {
                 split.i_end = i;
                 let inputs_end = plan.split_inputs.len();
-                plan.splits.push(std::mem::replace(
+                plan.splits.push(core::mem::replace(
                     &mut split,
                     Split { backend: node_backend, i_start: i, i_end: 0, inputs: inputs_end..inputs_end },
                 ));

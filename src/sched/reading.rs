@@ -39,7 +39,7 @@ impl Scheduler {
             self.tensors[i] = tensor;
         } else {
             self.tensors.push(tensor);
-            self.copies.extend(std::iter::repeat_n(None, self.n_backends() * self.n_copies));
+            self.copies.extend(core::iter::repeat_n(None, self.n_backends() * self.n_copies));
         }
     }
 

@@ -9,14 +9,14 @@ use crate::base::report::fatal;
 use crate::handle::Graph;
 
 pub(super) struct ReallocCheck {
-    level: i32,
+    level: i64,
     graph_size: usize,
     prev_graph_size: usize,
 }
 
 impl ReallocCheck {
     pub(super) fn from_env() -> Self {
-        let level = std::env::var(env_var!("GGML_SCHED_DEBUG_REALLOC")).ok().and_then(|v| v.trim().parse().ok());
+        let level = crate::base::os::env_int(env_var!("GGML_SCHED_DEBUG_REALLOC"));
         ReallocCheck { level: level.unwrap_or(0), graph_size: 0, prev_graph_size: 0 }
     }
 

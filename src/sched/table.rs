@@ -5,6 +5,7 @@
 use super::tensor_map::TensorMap;
 pub use super::tensor_map::Tid;
 use crate::abi::GGML_MAX_SRC;
+use alloc::vec::Vec;
 
 /// "No tensor" in id fields (a NULL pointer).
 pub const NO_TENSOR: Tid = Tid::MAX;

@@ -5,6 +5,8 @@
 
 /// Dense tensor id, an index into the scheduler's per-tensor arrays.
 pub type Tid = u32;
+use alloc::vec;
+use alloc::vec::Vec;
 
 pub struct TensorMap {
     slots: Vec<Slot>,

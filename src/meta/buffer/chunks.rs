@@ -3,6 +3,10 @@
 
 use crate::handle::Runs;
 use crate::meta::split::{self, SplitState};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// Runs of device `dev`'s slice: run r is at `slice_offset` plus the run's tensor start in the
 /// slice, and at `data_offset` plus its data start in the caller's bytes.

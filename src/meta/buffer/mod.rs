@@ -12,19 +12,21 @@ mod transfer;
 pub use self::chunks::Chunk;
 use self::slices::init_slices;
 pub use self::slices::{remake_lost_slices, repoint_sources, slice_of};
-use self::state::env_int;
 pub use self::state::split_state;
 pub use self::transfer::{access_chunks, plan, Access};
 use self::transfer::{get_tensor, memset_tensor, set_tensor};
 use super::split::SplitState;
 use super::{Failure, MetaBufferType, MetaDevice, Slot};
 use crate::abi::*;
-use crate::base::fallible::{try_box, try_vec, OutOfMemory};
+use crate::base::fallible::{try_box, try_vec, OutOfMemory, SortedMap};
 use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{arg, Buffer, BufferType, Context, Fingerprint, Tensor};
-use std::cell::Cell;
-use std::collections::HashMap;
-use std::ffi::c_void;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::Cell;
+use core::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
 
 /// The base address a meta buffer reports: its tensors' addresses only serve as offsets into
@@ -46,7 +48,7 @@ const COMPUTE_HEADROOM: usize = 16;
 /// Per-device slices of some meta tensors, with the ggml contexts that hold them.
 struct TensorSet {
     contexts: Vec<Context>,
-    slices: Slot<HashMap<usize, Vec<Tensor>>>,
+    slices: Slot<SortedMap<usize, Vec<Tensor>>>,
 }
 
 impl TensorSet {
@@ -66,7 +68,7 @@ impl TensorSet {
             // meta backend clears a set only once its graphs over these slices are done.
             unsafe { ctx.reset() };
         }
-        self.slices.with(HashMap::clear);
+        self.slices.with(SortedMap::clear);
     }
 
     fn holds(&self, tensor: Tensor) -> bool {
@@ -96,7 +98,7 @@ pub struct MetaBuffer {
     compute: [TensorSet; 2],
     compute_index: Cell<usize>,
     compute_index_next: Cell<usize>,
-    cache: Slot<HashMap<(usize, bool), (SplitState, Fingerprint)>>,
+    cache: Slot<SortedMap<(usize, bool), (SplitState, Fingerprint)>>,
     /// GGML_META_DEBUG > 0 when the buffer was made: split states are logged.
     debug: bool,
 }
@@ -116,7 +118,7 @@ impl MetaBuffer {
             compute_index: Cell::new(0),
             compute_index_next: Cell::new(0),
             cache: Slot::default(),
-            debug: env_int(env_var!("GGML_META_DEBUG")) > 0,
+            debug: crate::base::os::env_int(env_var!("GGML_META_DEBUG")).unwrap_or(0) > 0,
         })
     }
 
@@ -227,7 +229,7 @@ pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Result
     let placed = place_ctx_tensors(caller, buffer, &tensors, meta_buft);
     if placed.is_err() {
         for t in tensors.iter().filter(|t| t.buffer_ptr() == buffer.as_ptr()) {
-            t.set_buffer_ptr_and_data(std::ptr::null_mut(), std::ptr::null_mut());
+            t.set_buffer_ptr_and_data(core::ptr::null_mut(), core::ptr::null_mut());
         }
         // SAFETY: the buffer made here, which no tensor refers to any more.
         unsafe { crate::buffer::free_buffer(buffer) };

@@ -5,7 +5,7 @@
 use super::state::{split_state, view_run};
 use super::{is_meta_buffer, meta_buffer_of, TensorSet, META_BASE};
 use crate::abi::*;
-use crate::base::fallible::{try_vec, OutOfMemory};
+use crate::base::fallible::try_vec;
 use crate::base::report::{refused, Refused};
 use crate::handle::{Buffer, Tensor};
 use crate::meta::{failed, split, Failure};
@@ -111,7 +111,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) -> Resu
             }
             (None, None) => slice.data(),
         };
-        slice.set_buffer_ptr_and_data(simple_buf.map_or(std::ptr::null_mut(), Buffer::as_ptr), data);
+        slice.set_buffer_ptr_and_data(simple_buf.map_or(core::ptr::null_mut(), Buffer::as_ptr), data);
         slice.set_extra(tensor.extra());
         for (i, src) in tensor.srcs().iter().enumerate() {
             match *src {
@@ -139,7 +139,7 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) -> Resu
         }
     }
     let key = tensor.addr();
-    set.slices.with(|map| map.try_reserve(1).map(|()| map.insert(key, slices))).map_err(OutOfMemory::from)?;
+    set.slices.with(|map| map.try_insert(key, slices))?;
     Ok(())
 }
 

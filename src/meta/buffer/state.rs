@@ -7,6 +7,10 @@ use crate::abi::*;
 use crate::base::report::{refused, Refused};
 use crate::handle::Tensor;
 use crate::meta::split::{self, Parts, SplitState};
+use alloc::format;
+use alloc::string::String;
+use alloc::string::ToString;
+use alloc::vec::Vec;
 
 /// What inference needs of a tensor besides its split state.
 fn shape(t: Tensor) -> split::Shape {
@@ -37,11 +41,7 @@ pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> Result<Sp
             }
             let state = calculate(caller, meta, tensor, assume_sync)?;
             // Without room for it, the state is derived again when next asked for.
-            meta.cache.with(|cache| {
-                if cache.try_reserve(1).is_ok() {
-                    cache.insert(key, (state, fp));
-                }
-            });
+            let _ = meta.cache.with(|cache| cache.try_insert(key, (state, fp)));
             if meta.debug {
                 log_split_state(caller, meta.n_devs(), tensor, &state)?;
             }
@@ -88,19 +88,6 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
     }
     crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state)?);
     Ok(())
-}
-
-/// The leading integer of an environment variable, as C's atoi reads it (0 when unset).
-pub(super) fn env_int(name: &str) -> i64 {
-    let value = std::env::var(name).unwrap_or_default();
-    let text = value.trim_start();
-    let (sign, digits) = match text.as_bytes().first() {
-        Some(b'-') => (-1, &text[1..]),
-        Some(b'+') => (1, &text[1..]),
-        _ => (1, text),
-    };
-    let end = digits.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
-    sign * digits[..end].parse::<i64>().unwrap_or(0)
 }
 
 fn calculate(caller: &str, meta: &MetaBuffer, tensor: Tensor, assume_sync: bool) -> Result<SplitState, Refused> {
@@ -218,17 +205,4 @@ pub(super) fn view_run(caller: &str, meta: &MetaBuffer, tensor: Tensor) -> Resul
         );
     };
     Ok(Some(ViewRun { base, axis, at, rest, parts, state }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_debug_variable_reads_as_atoi_would() {
-        for (value, expected) in [("1", 1), (" 2x", 2), ("-3", -3), ("yes", 0), ("", 0)] {
-            std::env::set_var("WSP_META_TEST_ENV_INT", value);
-            assert_eq!(env_int("WSP_META_TEST_ENV_INT"), expected, "{value:?}");
-        }
-    }
 }

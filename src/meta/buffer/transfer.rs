@@ -9,7 +9,10 @@ use crate::abi::*;
 use crate::base::report::{refused, Refused};
 use crate::handle::{Backend, Buffer, Tensor};
 use crate::meta::split::{self, SplitState};
-use std::ffi::c_void;
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ffi::c_void;
 
 /// An access to a meta tensor's bytes: from or into the caller's, or set to a value.
 #[derive(Clone, Copy)]

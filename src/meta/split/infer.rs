@@ -3,6 +3,9 @@
 
 use super::{is_dim, is_segmented, same_segments, segments, share, states_equal, whole, SplitState};
 use crate::abi::*;
+use alloc::format;
+use alloc::string::String;
+use alloc::string::ToString;
 
 /// What inference needs to know about a tensor besides its split state.
 #[derive(Clone, Copy, Debug, Default)]

@@ -6,7 +6,9 @@ mod infer;
 pub use infer::{infer, InferError, Shape, Source};
 
 use crate::abi::*;
-use std::ffi::CStr;
+use alloc::format;
+use alloc::string::String;
+use core::ffi::CStr;
 
 /// A tensor's split state: the C struct's fields, always with a repeat count per segment.
 /// For a dimension axis, `ne[s * n_devices + j]` is device j's share of segment s, and segment s
