@@ -54,7 +54,9 @@ for release in "${releases[@]}"; do
     "$root/scripts/fetch-reference.sh" "$release"
     feature=$($table fact "$release" feature)
     features=(${feature:+--features "$feature"})
-    timed "$release: clippy" cargo clippy --quiet --all-targets "${features[@]}" -- -D warnings
+    # the C library (no std) and the tests (with std: the crate as a Rust library)
+    timed "$release: clippy" bash -c 'cargo clippy --quiet --lib "$@" -- -D warnings &&
+        cargo clippy --quiet --all-targets "$@" -- -D warnings' clippy "${features[@]}"
     # the mirrors against bindgen's reading of the release's headers (compile-time assertions)
     folder=whisper.rn-$release
     if [ -z "$feature" ]; then folder=whisper.rn; fi
