@@ -55,4 +55,25 @@ if(WSP_GGML_BACKEND_TESTS)
                          $<TARGET_FILE:generate> -n 4 --accel-fixture default "${WSP_LLAMA_MODEL}")
         set_tests_properties(memcheck.generate.accel PROPERTIES ENVIRONMENT "${_generate_env}" TIMEOUT 600)
     endif()
+
+    # llama.rn issue #389: a K cache of a type the accelerator cannot write (bf16: the synthetic
+    # model's heads of 16 take no 32-element quantized block) in memory the CPU cannot use (ACCEL
+    # in device memory): the reference aborts when llama.cpp first splits its graphs; through this
+    # library llama_init_from_model returns NULL, and the same process, the model loaded again on
+    # the CPU alone, generates what a fresh process does (wsp_refused_then_cpu; 2 tokens a round)
+    foreach(build generate generate-shared)
+        wsp_refused_then_cpu(${build} generate-ref ACCEL --accel-fixture default:device-memory --fail-then-cpu
+                             ARGS -t 1 -n 2 --cache-type-k bf16 ${WSP_LLAMA_MODEL}
+                             REQUIRE ${WSP_LLAMA_MODEL} ENVIRONMENT ${_generate_env})
+    endforeach()
+endif()
+
+# The out-of-memory sweep (ctests/oom/llama_faults.cpp, ctests/fixtures/fault_sweep.h): a
+# llama.cpp context's creation and generation with each of the library's allocations failing in
+# turn, linked with the library's count-allocations build (which can fail them).
+if(WSP_GGML_BACKEND_TESTS)
+    wsp_example(llama-faults ../ctests/oom/llama_faults.cpp
+        "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
+    add_test(NAME oom.llama COMMAND llama-faults "${WSP_LLAMA_MODEL}")
+    set_tests_properties(oom.llama PROPERTIES ENVIRONMENT "${_generate_env}" TIMEOUT 1200)
 endif()

@@ -61,41 +61,61 @@ static const char * const preallocated_line =
 static const char * const unrunnable_line =
     "no backend can run tensor mixed (op MUL_MAT); backends tried: TEST, CPU; the graph is not run\n";
 
+// The memory the bad graphs are built in, again before every call that splits one (as whisper.cpp
+// and llama.cpp rebuild theirs): the same tensors at the same addresses each time. (A graph split
+// once must not be split again: its nodes read the split's copies since.)
+struct graph_memory {
+    void * bytes;
+    size_t size;
+};
+
+static struct graph_memory graph_memory_new(void) {
+    struct graph_memory m;
+    m.size  = wsp_ggml_tensor_overhead() * 16 + wsp_ggml_graph_overhead_custom(256, false);
+    m.bytes = malloc(m.size);
+    return m;
+}
+
 struct bad_net {
     struct wsp_ggml_context * ctx;
     struct wsp_ggml_cgraph  * gf;
     struct wsp_ggml_tensor  * x, * out;
 };
 
+// the graph's metadata context, in m (the last graph built there freed first)
+static struct wsp_ggml_context * rebuild_in(struct graph_memory * m, struct bad_net * last) {
+    if (last->ctx != NULL) {
+        wsp_ggml_free(last->ctx);
+    }
+    struct wsp_ggml_init_params p = { m->size, m->bytes, true };
+    return wsp_ggml_init(p);
+}
+
 // a = x + p8 (TEST, p8 is there); b = sqr(a) (TEST); store = cpy(b, row 1 of cache) (cannot run);
 // c = mul_mat(a, x) (CPU: TEST has no MUL_MAT); out = c * 0.5
-static struct bad_net make_bad(struct wsp_ggml_tensor * p, struct wsp_ggml_tensor * cache) {
-    struct bad_net n;
-    n.ctx = su_ctx(16);
-    n.x = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 8, 1), "x");
-    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(n.ctx, n.x, p), "a");
-    struct wsp_ggml_tensor * b = su_named(wsp_ggml_sqr(n.ctx, a), "b");
-    struct wsp_ggml_tensor * slot = su_named(wsp_ggml_view_1d(n.ctx, cache, 8, cache->nb[1]), "slot");
-    struct wsp_ggml_tensor * store = su_named(wsp_ggml_cpy(n.ctx, b, slot), "store");
-    struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul_mat(n.ctx, a, n.x), "c");
-    n.out = su_output(wsp_ggml_scale(n.ctx, c, 0.5f), "out");
-    n.gf = su_graph(n.ctx);
-    wsp_ggml_build_forward_expand(n.gf, store);
-    wsp_ggml_build_forward_expand(n.gf, n.out);
-    return n;
+static void make_bad(struct bad_net * n, struct graph_memory * m, struct wsp_ggml_tensor * p, struct wsp_ggml_tensor * cache) {
+    n->ctx = rebuild_in(m, n);
+    n->x = su_input(wsp_ggml_new_tensor_2d(n->ctx, WSP_GGML_TYPE_F32, 8, 1), "x");
+    struct wsp_ggml_tensor * a = su_named(wsp_ggml_add(n->ctx, n->x, p), "a");
+    struct wsp_ggml_tensor * b = su_named(wsp_ggml_sqr(n->ctx, a), "b");
+    struct wsp_ggml_tensor * slot = su_named(wsp_ggml_view_1d(n->ctx, cache, 8, cache->nb[1]), "slot");
+    struct wsp_ggml_tensor * store = su_named(wsp_ggml_cpy(n->ctx, b, slot), "store");
+    struct wsp_ggml_tensor * c = su_named(wsp_ggml_mul_mat(n->ctx, a, n->x), "c");
+    n->out = su_output(wsp_ggml_scale(n->ctx, c, 0.5f), "out");
+    n->gf = su_graph(n->ctx);
+    wsp_ggml_build_forward_expand(n->gf, store);
+    wsp_ggml_build_forward_expand(n->gf, n->out);
 }
 
 // mixed = mul_mat(x, h) with h F16: the CPU takes an F16 second operand only where the first's
 // kernels want it, TEST only F32
-static struct bad_net make_unrunnable(void) {
-    struct bad_net n;
-    n.ctx = su_ctx(8);
-    n.x = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F32, 8, 2), "x");
-    struct wsp_ggml_tensor * h = su_input(wsp_ggml_new_tensor_2d(n.ctx, WSP_GGML_TYPE_F16, 8, 3), "h");
-    n.out = su_output(wsp_ggml_mul_mat(n.ctx, n.x, h), "mixed");
-    n.gf = su_graph(n.ctx);
-    wsp_ggml_build_forward_expand(n.gf, n.out);
-    return n;
+static void make_unrunnable(struct bad_net * n, struct graph_memory * m) {
+    n->ctx = rebuild_in(m, n);
+    n->x = su_input(wsp_ggml_new_tensor_2d(n->ctx, WSP_GGML_TYPE_F32, 8, 2), "x");
+    struct wsp_ggml_tensor * h = su_input(wsp_ggml_new_tensor_2d(n->ctx, WSP_GGML_TYPE_F16, 8, 3), "h");
+    n->out = su_output(wsp_ggml_mul_mat(n->ctx, n->x, h), "mixed");
+    n->gf = su_graph(n->ctx);
+    wsp_ggml_build_forward_expand(n->gf, n->out);
 }
 
 // whether t has a backend, one of the scheduler's
@@ -164,18 +184,21 @@ static bool good_net_right(wsp_ggml_backend_sched_t sched, const struct su_fixtu
 
 static bool same_floats(const float * a, const float * b, size_t n) { return memcmp(a, b, n * sizeof(float)) == 0; }
 
-// f: the backends and the good graph's parameter; p8 the bad graph's (8 elements, on TEST)
-static void scenario(const char * tag, struct su_fixture * f, struct su_param * p8, struct su_param * cache, bool parallel) {
+// f: the backends and the good graph's parameter; p8 the bad graph's (8 elements, on TEST).
+// Every call that splits gets the graph rebuilt in m after a reset, as real callers do.
+static void scenario(const char * tag, struct su_fixture * f, struct su_param * p8, struct su_param * cache,
+                     struct graph_memory * m, bool parallel) {
     wsp_ggml_backend_sched_t sched = su_sched_test_cpu(f->tb, f->cpu, parallel, true);
     float * cache_before = su_get(cache->t);
     const size_t cache_floats = wsp_ggml_nelements(cache->t);
     memset(&g_log, 0, sizeof(g_log));
     test_backend_reset_counters();
     struct test_backend_counters c;
+    struct bad_net bad = { 0 };
 
-    struct bad_net bad = make_bad(p8->t, cache->t);
 #if WSP_GGML_BACKEND_API_VERSION >= 2
     // 1
+    make_bad(&bad, m, p8->t, cache->t);
     wsp_ggml_backend_sched_split_graph(sched, bad.gf);
     check(g_log.preallocated == 1 && last_line_says(preallocated_line), tag, "1 split_graph logs the tensor, op, buffer, backends");
     check(plan_is_complete(sched, bad.gf), tag, "1 every tensor on a backend, n_splits its runs");
@@ -185,19 +208,23 @@ static void scenario(const char * tag, struct su_fixture * f, struct su_param * 
           tag, "1 n_copies: pipeline copies only when parallel");
     test_backend_counters(&c);
     check(c.buffers_alloc == 0 && c.graph_computes == 0, tag, "1 nothing allocated or computed on TEST");
+    wsp_ggml_backend_sched_reset(sched);
 #endif
     // 2
+    make_bad(&bad, m, p8->t, cache->t);
     check(!wsp_ggml_backend_sched_reserve(sched, bad.gf), tag, "2 reserve returns false");
     // 3
     wsp_ggml_backend_sched_reset(sched);
+    make_bad(&bad, m, p8->t, cache->t);
     check(!wsp_ggml_backend_sched_alloc_graph(sched, bad.gf), tag, "3 alloc_graph returns false");
     check(plan_is_complete(sched, bad.gf), tag, "3 every tensor on a backend, n_splits its runs");
     const int n_copies_failed = wsp_ggml_backend_sched_get_n_copies(sched);
-    // 4
-    // (its input cannot be set: the graph is never allocated)
+    // 4 (the input cannot be set: the graph is never allocated)
     wsp_ggml_backend_sched_reset(sched);
+    make_bad(&bad, m, p8->t, cache->t);
     check(wsp_ggml_backend_sched_graph_compute(sched, bad.gf) == WSP_GGML_STATUS_FAILED, tag, "4 graph_compute returns FAILED");
     wsp_ggml_backend_sched_reset(sched);
+    make_bad(&bad, m, p8->t, cache->t);
     check(wsp_ggml_backend_sched_graph_compute_async(sched, bad.gf) == WSP_GGML_STATUS_FAILED, tag,
           "4 graph_compute_async returns FAILED");
     wsp_ggml_backend_sched_synchronize(sched);
@@ -214,20 +241,21 @@ static void scenario(const char * tag, struct su_fixture * f, struct su_param * 
     // 6
     test_backend_reset_counters();
     wsp_ggml_backend_sched_reset(sched);
+    make_bad(&bad, m, p8->t, cache->t);
     check(wsp_ggml_backend_sched_graph_compute(sched, bad.gf) == WSP_GGML_STATUS_FAILED, tag, "6 the bad graph again: FAILED");
     check(g_log.preallocated == 2 && last_line_says(preallocated_line), tag, "6 logged again after a success");
     test_backend_counters(&c);
     check(c.graph_computes == 0, tag, "6 TEST computed nothing");
-    wsp_ggml_free(bad.ctx);
     // 7
-    struct bad_net odd = make_unrunnable();
     wsp_ggml_backend_sched_reset(sched);
-    check(!wsp_ggml_backend_sched_alloc_graph(sched, odd.gf), tag, "7 a node no backend runs: alloc_graph false");
-    check(plan_is_complete(sched, odd.gf), tag, "7 every tensor on a backend, n_splits its runs");
+    make_unrunnable(&bad, m);
+    check(!wsp_ggml_backend_sched_alloc_graph(sched, bad.gf), tag, "7 a node no backend runs: alloc_graph false");
+    check(plan_is_complete(sched, bad.gf), tag, "7 every tensor on a backend, n_splits its runs");
     wsp_ggml_backend_sched_reset(sched);
-    check(wsp_ggml_backend_sched_graph_compute(sched, odd.gf) == WSP_GGML_STATUS_FAILED, tag, "7 graph_compute FAILED");
+    make_unrunnable(&bad, m);
+    check(wsp_ggml_backend_sched_graph_compute(sched, bad.gf) == WSP_GGML_STATUS_FAILED, tag, "7 graph_compute FAILED");
     check(g_log.unrunnable == 1 && last_line_says(unrunnable_line), tag, "7 logged once, naming the tensor and op");
-    wsp_ggml_free(odd.ctx);
+    wsp_ggml_free(bad.ctx);
     check(good_net_right(sched, f, parallel, 2), tag, "7 then a good graph again right");
 
     free(cache_before);
@@ -240,10 +268,12 @@ int main(void) {
     // the cache: 4 rows of 8 in TEST memory, the bad graph stores into row 1
     struct su_param cache = su_param_new(f.tb, "cache", 8, 4, -2.0f, 0.125f);
     struct su_param p8 = su_param_new(f.tb, "p8", 8, 1, 0.5f, -0.25f);
+    struct graph_memory m = graph_memory_new();
 
-    scenario("seq", &f, &p8, &cache, false);
-    scenario("par", &f, &p8, &cache, true);
+    scenario("seq", &f, &p8, &cache, &m, false);
+    scenario("par", &f, &p8, &cache, &m, true);
 
+    free(m.bytes);
     su_param_free(&p8);
     su_param_free(&cache);
     su_fixture_free(&f);

@@ -1,7 +1,8 @@
 // generate: llama.rn's C++ (llama.cpp, ggml core, the CPU backend; unchanged) decoding greedily
 // from a model with no vocabulary, such as scripts/make-llama-model.py's synthetic one.
 //
-//   generate [-t N] [-n N] [--devices] [--accel-fixture OPS] [--rpc HOST:PORT] model.gguf
+//   generate [-t N] [-n N] [--devices] [--cache-type-k TYPE] [--accel-fixture OPS [--fail-then-cpu]]
+//            [--rpc HOST:PORT] model.gguf
 //
 // Prints, on stdout, what two builds must agree on bit for bit:
 //   --devices   the device listing llama.rn's JSI code gives the app (llamaGetBackendDevicesInfo:
@@ -16,7 +17,16 @@
 // --accel-fixture OPS registers the ACCEL test device (ctests/fixtures/accel_fixture.h) as a
 // GPU, which llama.cpp offloads every layer to, so that each graph splits between it and the
 // CPU; it prints "accel: computes=N" on stderr. --rpc offloads to ggml's RPC server at HOST:PORT
-// (examples/rpc) instead.
+// (examples/rpc) instead. --cache-type-k TYPE (a ggml type name: f16, bf16, q8_0, ...) sets the K
+// cache's type (llama_context_params.type_k; default f16).
+//
+// --fail-then-cpu expects llama.cpp to refuse the accelerator: the context made on a model
+// offloaded to it must be NULL (the app's side of a scheduler that cannot place llama.cpp's
+// graphs, such as a K cache ACCEL cannot write held in its device memory, as in llama.rn issue
+// #389: --accel-fixture OPS:device-memory --cache-type-k bf16). It then says so on stderr
+// ("fail-then-cpu: ... returned NULL"), frees the model, loads it again on the CPU alone in the
+// same process (no device offered to llama.cpp) and generates there: stdout is then what a
+// fresh process on the CPU prints. If the accelerated context is made, it exits 3.
 //
 // Written with whisper.rn's ggml names, as every C program of this repository: the build maps
 // them to llama.rn's (the generated prefix map).
@@ -50,9 +60,49 @@ void quiet_log(enum wsp_ggml_log_level level, const char * text, void *) {
 }
 
 int usage(const char * program) {
-    std::fprintf(stderr, "usage: %s [-t N] [-n N] [--devices] [--accel-fixture OPS] [--rpc HOST:PORT] model.gguf\n",
+    std::fprintf(stderr,
+                 "usage: %s [-t N] [-n N] [--devices] [--cache-type-k TYPE] [--accel-fixture OPS [--fail-then-cpu]] "
+                 "[--rpc HOST:PORT] model.gguf\n",
                  program);
     return 2;
+}
+
+// The ggml type named `name` (as wsp_ggml_type_name prints it), or WSP_GGML_TYPE_COUNT.
+enum wsp_ggml_type type_by_name(const char * name) {
+    for (int type = 0; type < WSP_GGML_TYPE_COUNT; type++) {
+        const char * known = wsp_ggml_type_name((enum wsp_ggml_type) type);
+        if (known != nullptr && std::strcmp(known, name) == 0) {
+            return (enum wsp_ggml_type) type;
+        }
+    }
+    return WSP_GGML_TYPE_COUNT;
+}
+
+// The model with every layer offloaded; with cpu_only, no device is offered to llama.cpp, so
+// everything stays on the CPU whatever the registry holds.
+llama_model * load_model(const char * path, bool cpu_only) {
+    llama_model_params model_params = llama_model_default_params();
+    model_params.n_gpu_layers = 999;
+    static wsp_ggml_backend_dev_t no_devices[] = { nullptr };
+    if (cpu_only) {
+        model_params.devices = no_devices;
+    }
+    llama_model * model = llama_model_load_from_file(path, model_params);
+    if (model == nullptr) {
+        std::fprintf(stderr, "%s: cannot load the model\n", path);
+    }
+    return model;
+}
+
+llama_context * make_context(llama_model * model, int n_threads, enum wsp_ggml_type type_k) {
+    llama_context_params context_params = llama_context_default_params();
+    context_params.n_ctx = 256;
+    context_params.n_batch = 64;
+    context_params.n_ubatch = 64;
+    context_params.n_threads = n_threads;
+    context_params.n_threads_batch = n_threads;
+    context_params.type_k = type_k;
+    return llama_init_from_model(model, context_params);
 }
 
 const char * type_name(enum wsp_ggml_backend_dev_type type) {
@@ -139,6 +189,8 @@ int main(int argc, char ** argv) {
     int n_threads = 1;
     int n_generate = 32;
     bool devices = false;
+    bool fail_then_cpu = false;
+    enum wsp_ggml_type type_k = WSP_GGML_TYPE_F16;  // llama_context_default_params'
     const char * accel_ops = nullptr;
     const char * rpc_endpoint = nullptr;
     std::vector<const char *> positional;
@@ -149,6 +201,14 @@ int main(int argc, char ** argv) {
             n_generate = std::atoi(argv[++i]);
         } else if (std::strcmp(argv[i], "--devices") == 0) {
             devices = true;
+        } else if (std::strcmp(argv[i], "--fail-then-cpu") == 0) {
+            fail_then_cpu = true;
+        } else if (std::strcmp(argv[i], "--cache-type-k") == 0 && i + 1 < argc) {
+            type_k = type_by_name(argv[++i]);
+            if (type_k == WSP_GGML_TYPE_COUNT) {
+                std::fprintf(stderr, "--cache-type-k: unknown type %s (expected a ggml type name such as q4_0)\n", argv[i]);
+                return 2;
+            }
         } else if (std::strcmp(argv[i], "--accel-fixture") == 0 && i + 1 < argc) {
             accel_ops = argv[++i];
         } else if (std::strcmp(argv[i], "--rpc") == 0 && i + 1 < argc) {
@@ -159,7 +219,8 @@ int main(int argc, char ** argv) {
             positional.push_back(argv[i]);
         }
     }
-    if (positional.size() != 1 || n_threads < 1 || n_generate < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr)) {
+    if (positional.size() != 1 || n_threads < 1 || n_generate < 1 || (accel_ops != nullptr && rpc_endpoint != nullptr) ||
+        (fail_then_cpu && accel_ops == nullptr)) {
         return usage(argv[0]);
     }
     llama_log_set(quiet_log, nullptr);
@@ -178,20 +239,26 @@ int main(int argc, char ** argv) {
         print_devices();
     }
 
-    llama_model_params model_params = llama_model_default_params();
-    model_params.n_gpu_layers = 999;
-    llama_model * model = llama_model_load_from_file(positional[0], model_params);
+    llama_model * model = load_model(positional[0], false);
     if (model == nullptr) {
-        std::fprintf(stderr, "%s: cannot load the model\n", positional[0]);
         return 1;
     }
-    llama_context_params context_params = llama_context_default_params();
-    context_params.n_ctx = 256;
-    context_params.n_batch = 64;
-    context_params.n_ubatch = 64;
-    context_params.n_threads = n_threads;
-    context_params.n_threads_batch = n_threads;
-    llama_context * ctx = llama_init_from_model(model, context_params);
+    if (fail_then_cpu) {
+        llama_context * refused = make_context(model, n_threads, type_k);
+        if (refused != nullptr) {
+            std::fprintf(stderr, "--fail-then-cpu: llama_init_from_model on ACCEL made a context, expected NULL\n");
+            llama_free(refused);
+            llama_model_free(model);
+            return 3;
+        }
+        llama_model_free(model);
+        std::fprintf(stderr, "fail-then-cpu: llama_init_from_model on ACCEL returned NULL; again on the CPU alone\n");
+        model = load_model(positional[0], true);
+        if (model == nullptr) {
+            return 1;
+        }
+    }
+    llama_context * ctx = make_context(model, n_threads, type_k);
     if (ctx == nullptr) {
         std::fprintf(stderr, "cannot create a context\n");
         llama_model_free(model);
