@@ -185,10 +185,10 @@ if(WSP_GGML_BACKEND_TESTS)
     # weights' ops all run there): the reference aborts; through this library whisper_init returns
     # NULL, and without the accelerator the same process transcribes as the CPU alone
     # (wsp_refused_then_cpu). Flash attention off: with it (0.5.5 and 0.7 default to on) V is
-    # stored as it comes. A 1.28 s window and 8 tokens keep each run under memcheck short.
+    # stored as it comes. A 0.64 s window and 8 tokens keep each run under memcheck short.
     foreach(build transcribe transcribe-shared)
         wsp_refused_then_cpu(${build} transcribe-ref ACCEL --accel-fixture almost-all:device-memory --fail-then-cpu
-                             ARGS -q -t 1 --audio-ctx 64 --no-fallback --max-tokens 8 --flash-attn off ${WSP_MODEL}
+                             ARGS -q -t 1 --audio-ctx 32 --no-fallback --max-tokens 8 --flash-attn off ${WSP_MODEL}
                                   ${WSP_SAMPLE_DIR}/sample1.wav
                              REQUIRE ${WSP_MODEL} ENVIRONMENT ${_e2e_env})
     endforeach()
