@@ -223,3 +223,13 @@ if(WSP_GGML_BACKEND_TESTS)
         endif()
     endif()
 endif()
+
+# The out-of-memory sweep (ctests/oom/whisper_faults.cpp, ctests/fixtures/fault_sweep.h): whisper's
+# decode with each of the library's allocations failing in turn, linked with the library's
+# count-allocations build (which can fail them).
+if(WSP_GGML_BACKEND_TESTS)
+    wsp_example(whisper-faults ../ctests/oom/whisper_faults.cpp
+        "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
+    add_test(NAME oom.whisper COMMAND whisper-faults "${WSP_MODEL}" "${WSP_SAMPLE_DIR}/sample1.wav")
+    set_tests_properties(oom.whisper PROPERTIES ENVIRONMENT "WSP_GGML_NO_BACKTRACE=1" TIMEOUT 1200)
+endif()

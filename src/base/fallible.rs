@@ -50,6 +50,11 @@ pub fn try_collect<I: ExactSizeIterator>(values: I) -> Result<Vec<I::Item>, OutO
     Ok(vec)
 }
 
+/// Room in `vec` for `total` values in all (its length may already be past it).
+pub fn reserve_total<T>(vec: &mut Vec<T>, total: usize) -> Result<(), OutOfMemory> {
+    Ok(vec.try_reserve(total.saturating_sub(vec.len()))?)
+}
+
 /// `n` copies of `value`.
 pub fn try_filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, OutOfMemory> {
     let mut vec = try_vec(n)?;
@@ -71,6 +76,14 @@ impl<K, V> Default for SortedMap<K, V> {
 impl<K: Ord, V> SortedMap<K, V> {
     pub fn get(&self, key: &K) -> Option<&V> {
         self.0.binary_search_by(|(k, _)| k.cmp(key)).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     pub fn contains_key(&self, key: &K) -> bool {

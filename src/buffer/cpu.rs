@@ -3,6 +3,7 @@
 //! (memory owned by the caller, wrapped by `ggml_backend_cpu_buffer_from_ptr`).
 
 use crate::abi::*;
+use crate::base::fallible::OutOfMemory;
 use crate::base::ggml::{ggml_aligned_free, ggml_aligned_malloc};
 use crate::base::report::log_error;
 use crate::buffer::new_buffer;
@@ -45,7 +46,8 @@ pub fn buffer_from_ptr(caller: &str, ptr: *mut c_void, size: usize) -> Option<Bu
         log_error!("{caller}: buffer pointer must be aligned to {TENSOR_ALIGNMENT} bytes\n");
         return None;
     }
-    Some(new_buffer(Some(CPU_MAPPED_BUFFER_TYPE.handle()), CPU_BORROWED_BUFFER_IFACE, ptr, size))
+    let buffer = new_buffer(Some(CPU_MAPPED_BUFFER_TYPE.handle()), CPU_BORROWED_BUFFER_IFACE, ptr, size);
+    buffer.map_err(|OutOfMemory| log_error!("{caller}: out of memory for a buffer\n")).ok()
 }
 
 #[callback(ggml_backend_buft_name)]
@@ -68,7 +70,15 @@ unsafe extern "C" fn cpu_buft_alloc_buffer(buft: ggml_backend_buffer_type_t, siz
     }
     // SAFETY: called through the interface of a live buffer type.
     let buft = unsafe { BufferType::from_raw(buft) };
-    new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size).as_ptr()
+    match new_buffer(buft, CPU_OWNED_BUFFER_IFACE, data, size) {
+        Ok(buffer) => buffer.as_ptr(),
+        Err(OutOfMemory) => {
+            // SAFETY: allocated above with this size, not handed out.
+            unsafe { ggml_aligned_free(data, size) };
+            log_error!("{PREFIX}ggml_backend_cpu_buffer_type_alloc_buffer: out of memory for a buffer\n");
+            core::ptr::null_mut()
+        }
+    }
 }
 
 #[callback(ggml_backend_buft_get_alignment)]

@@ -2,12 +2,11 @@
 //! backends node by node.
 
 use crate::abi::*;
+use crate::base::fallible::{try_collect, OutOfMemory, SortedMap};
 use crate::base::ggml::*;
 use crate::base::report::*;
 use crate::handle::{Backend, Buffer, Graph, Tensor};
-use alloc::collections::BTreeMap;
-use alloc::format;
-use alloc::vec::Vec;
+use core::fmt;
 
 /// Points an unallocated view at its source's memory.
 pub fn view_init(caller: &str, tensor: Tensor) -> Result<ggml_status, Refused> {
@@ -63,7 +62,7 @@ const CALLER: &str = symbol!("ggml_backend_graph_copy");
 /// The state of one graph copy: original tensor → its copy, and whether the copy's data has
 /// been initialised.
 struct GraphCopier {
-    copies: BTreeMap<Tensor, (Tensor, bool)>,
+    copies: SortedMap<Tensor, (Tensor, bool)>,
     ctx_allocated: *mut ggml_context,
     ctx_unallocated: *mut ggml_context,
 }
@@ -80,16 +79,16 @@ impl GraphCopier {
 
     /// Creates (once) the copy of `src` and of everything it depends on, in the reference's
     /// depth-first order: allocated tensors into the context that will get a buffer.
-    fn dup(&mut self, src: Tensor) -> Tensor {
+    fn dup(&mut self, src: Tensor) -> Result<Tensor, OutOfMemory> {
         if let Some(&(copy, _)) = self.copies.get(&src) {
-            return copy;
+            return Ok(copy);
         }
         let ctx = if src.view_src().is_none() { self.ctx_allocated } else { self.ctx_unallocated };
         let dst = Self::dup_layout(ctx, src);
         // Reserve the entry first so that cycles through view_src cannot recurse forever.
-        self.copies.insert(src, (dst, false));
+        self.copies.try_insert(src, (dst, false))?;
         if let Some(view_src) = src.view_src() {
-            let view_src_copy = self.dup(view_src);
+            let view_src_copy = self.dup(view_src)?;
             dst.set_view_src(view_src_copy, src.view_offs());
         }
         dst.copy_op_from(src);
@@ -97,22 +96,19 @@ impl GraphCopier {
         unsafe { ggml_set_name(dst.as_ptr(), src.name_ptr()) };
         for (slot, &source) in src.srcs().iter().enumerate() {
             if let Some(source) = source {
-                let source_copy = self.dup(source);
+                let source_copy = self.dup(source)?;
                 dst.set_src(slot, source_copy);
             }
         }
-        dst
+        Ok(dst)
     }
 
     /// Gives the copy of `src` (and of its sources) its data: views are pointed at their
     /// copied source, other tensors have their bytes copied.
     fn init(&mut self, src: Tensor) -> Result<(), Refused> {
-        let Some(entry) = self.copies.get_mut(&src) else { return Ok(()) };
-        if entry.1 {
-            return Ok(());
-        }
-        entry.1 = true;
-        let dst = entry.0;
+        let Some(&(dst, false)) = self.copies.get(&src) else { return Ok(()) };
+        // Marked first, as dup reserved first.
+        let _ = self.copies.try_insert(src, (dst, true));
         if dst.view_src().is_some() {
             if let Some(view_src) = src.view_src() {
                 self.init(view_src)?;
@@ -133,14 +129,18 @@ impl GraphCopier {
 /// Counts the distinct tensors a graph's nodes reach (nodes, sources, view sources), each of
 /// which must be allocated.
 fn count_reachable(nodes: &[Tensor]) -> Result<usize, Refused> {
-    let mut seen = alloc::collections::BTreeSet::new();
-    let mut stack: Vec<Tensor> = nodes.to_vec();
+    let out_of_memory = || refused!("{CALLER}: out of memory for a graph copy");
+    let mut seen = SortedMap::default();
+    let Ok(mut stack) = try_collect(nodes.iter().copied()) else { return out_of_memory() };
     while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
+        if seen.contains_key(&t) {
             continue;
         }
         if t.data().is_null() {
             return refused!("{CALLER}: graph must be allocated ({})", t.name());
+        }
+        if seen.try_insert(t, ()).is_err() || stack.try_reserve(GGML_MAX_SRC + 1).is_err() {
+            return out_of_memory();
         }
         stack.extend(t.view_src());
         stack.extend(t.srcs().iter().flatten());
@@ -160,7 +160,7 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
     let params = || ggml_init_params { mem_size, mem_buffer: core::ptr::null_mut(), no_alloc: true };
     // SAFETY: ggml_init with valid parameters; the contexts are freed below or by copy_free.
     let (ctx_allocated, ctx_unallocated) = unsafe { (ggml_init(params()), ggml_init(params())) };
-    let fail = |why: &str, buffer: ggml_backend_buffer_t| {
+    let fail = |why: fmt::Arguments, buffer: ggml_backend_buffer_t| {
         // SAFETY: NULL or the buffer and contexts made above, released once.
         unsafe {
             graph_copy_free(ggml_backend_graph_copy {
@@ -170,29 +170,32 @@ pub fn graph_copy(backend: Backend, graph: Graph) -> ggml_backend_graph_copy {
                 ..ggml_backend_graph_copy::EMPTY
             })
         };
-        ggml_backend_graph_copy::refused(format_args!("{why}"))
+        ggml_backend_graph_copy::refused(why)
     };
     if ctx_allocated.is_null() || ctx_unallocated.is_null() {
-        return fail(&format!("{CALLER}: failed to allocate context for graph copy"), core::ptr::null_mut());
+        return fail(format_args!("{CALLER}: failed to allocate context for graph copy"), core::ptr::null_mut());
     }
-    let mut copier = GraphCopier { copies: BTreeMap::new(), ctx_allocated, ctx_unallocated };
+    let mut copier = GraphCopier { copies: SortedMap::default(), ctx_allocated, ctx_unallocated };
     for &node in nodes {
-        copier.dup(node);
+        if copier.dup(node).is_err() {
+            return fail(format_args!("{CALLER}: out of memory for a graph copy"), core::ptr::null_mut());
+        }
     }
     // SAFETY: a live context and backend.
     let buffer = unsafe { ggml_backend_alloc_ctx_tensors(ctx_allocated, backend.as_ptr()) };
     if buffer.is_null() {
-        return fail(&format!("{CALLER}: failed to allocate buffer for graph copy"), buffer);
+        return fail(format_args!("{CALLER}: failed to allocate buffer for graph copy"), buffer);
     }
     for &node in nodes {
-        if let Err(Refused(why)) = copier.init(node) {
-            return fail(&why, buffer);
+        if let Err(refused) = copier.init(node) {
+            return fail(format_args!("{refused}"), buffer);
         }
     }
     // SAFETY: a live context with room for a graph of this size (counted in mem_size).
     let copy = unsafe { Graph::from_raw(ggml_new_graph_custom(ctx_allocated, graph.size(), false)) };
     let copy = copy.unwrap_or_else(|| fatal!("{CALLER}: out of context memory"));
-    copy.set_nodes(nodes.iter().map(|node| copier.copies[node].0));
+    // Every node has its copy (dup made them all).
+    copy.set_nodes(nodes.iter().map(|node| copier.copies.get(node).expect("dup made every node's copy").0));
     ggml_backend_graph_copy { buffer, ctx_allocated, ctx_unallocated, graph: copy.as_ptr() }
 }
 

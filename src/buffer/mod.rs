@@ -10,6 +10,7 @@ pub mod graph_copy;
 pub mod tensor_io;
 
 use crate::abi::*;
+use crate::base::fallible::{try_box, OutOfMemory};
 use crate::base::report::{ensure, log_error, refused, Refused};
 use crate::handle::{Buffer, BufferType, Tensor};
 use alloc::boxed::Box;
@@ -18,10 +19,15 @@ use core::ffi::c_void;
 use wsp_ggml_backend_macros::callback;
 
 /// A new buffer object, released by [`free_buffer`].
-pub fn new_buffer(buft: Option<BufferType>, iface: ggml_backend_buffer_i, context: *mut c_void, size: usize) -> Buffer {
-    let buffer = Buffer::new(buft, iface, context, size);
+pub fn new_buffer(
+    buft: Option<BufferType>,
+    iface: ggml_backend_buffer_i,
+    context: *mut c_void,
+    size: usize,
+) -> Result<Buffer, OutOfMemory> {
+    let buffer = Buffer::new(buft, iface, context, size)?;
     live_buffers::created(buffer);
-    buffer
+    Ok(buffer)
 }
 
 /// Allocates every tensor of `ctx` in one new buffer of `buft` (ggml-alloc); None when that
@@ -85,7 +91,8 @@ mod live_buffers {
 /// backend: no memory, no interface.
 pub fn alloc_buffer(caller: &str, buft: BufferType, size: usize) -> Option<Buffer> {
     if size == 0 {
-        return Some(new_buffer(Some(buft), ggml_backend_buffer_i::NONE, core::ptr::null_mut(), 0));
+        let placeholder = new_buffer(Some(buft), ggml_backend_buffer_i::NONE, core::ptr::null_mut(), 0);
+        return placeholder.map_err(|OutOfMemory| log_error!("{caller}: out of memory for a buffer\n")).ok();
     }
     buft.alloc_buffer(caller, size)
 }
@@ -185,11 +192,23 @@ const MULTI_BUFFER_IFACE: ggml_backend_buffer_i = ggml_backend_buffer_i {
     ..ggml_backend_buffer_i::NONE
 };
 
-/// One buffer that owns `parts` (at least one); its size is theirs added up.
-pub fn multi_buffer_alloc(parts: Vec<Buffer>) -> Buffer {
+/// One buffer that owns `parts` (at least one); its size is theirs added up. Without memory
+/// for it, the parts are freed (they were given up) and the refusal says so.
+pub fn multi_buffer_alloc(caller: &str, parts: Vec<Buffer>) -> Result<Buffer, Refused> {
     let size = parts.iter().map(|part| part.size()).sum();
     let buft = parts[0].buft();
-    new_buffer(buft, MULTI_BUFFER_IFACE, Box::into_raw(Box::new(parts)) as *mut c_void, size)
+    let Ok(context) = try_box(parts) else {
+        return refused!("{caller}: out of memory for a multi-buffer");
+    };
+    let context = Box::into_raw(context);
+    new_buffer(buft, MULTI_BUFFER_IFACE, context as *mut c_void, size).or_else(|OutOfMemory| {
+        // SAFETY: the context boxed above, not handed out; its parts were given up to it.
+        for part in *unsafe { Box::from_raw(context) } {
+            // SAFETY: the caller gave the part up.
+            unsafe { free_buffer(part) };
+        }
+        refused!("{caller}: out of memory for a multi-buffer")
+    })
 }
 
 pub fn is_multi_buffer(buffer: Buffer) -> bool {

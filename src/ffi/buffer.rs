@@ -2,7 +2,8 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
-use crate::base::report::checked;
+use crate::base::fallible::OutOfMemory;
+use crate::base::report::{checked, refuse};
 use crate::buffer;
 use core::ffi::{c_char, c_void};
 
@@ -19,7 +20,10 @@ pub unsafe extern "C" fn ggml_backend_buffer_init(
     context: *mut c_void,
     size: usize,
 ) -> ggml_backend_buffer_t {
-    Some(buffer::new_buffer(arg!(buft, optional), iface, context, size)).to_c()
+    match buffer::new_buffer(arg!(buft, optional), iface, context, size) {
+        Ok(buffer) => buffer.as_ptr(),
+        Err(OutOfMemory) => refuse!("{FN}: out of memory for a buffer"),
+    }
 }
 
 /// # Safety
@@ -179,7 +183,7 @@ pub unsafe extern "C" fn ggml_backend_multi_buffer_alloc_buffer(
         crate::base::report::log_error!("{FN}: no buffers given\n");
         return core::ptr::null_mut();
     }
-    Some(buffer::multi_buffer_alloc(arg!(buffers[n_buffers]))).to_c()
+    checked!(buffer::multi_buffer_alloc(FN, arg!(buffers[n_buffers]))).as_ptr()
 }
 
 /// # Safety

@@ -2,10 +2,10 @@
 
 use super::{arg, named, ToC};
 use crate::abi::*;
+use crate::base::fallible::OutOfMemory;
 use crate::base::report::{checked, refuse, refused, Refused};
 use crate::handle::{c_str_lossy, Backend};
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
-use alloc::vec;
 use core::ffi::{c_int, c_void};
 
 /// Creates a scheduler over `backends` (highest priority first; the last must be a CPU
@@ -24,21 +24,20 @@ pub unsafe extern "C" fn ggml_backend_sched_new(
     parallel: bool,
     op_offload: bool,
 ) -> ggml_backend_sched_t {
-    let checked = (|| {
-        if backends.is_null() {
-            return Err(SchedError::BackendsNull);
-        }
-        let n = backend_count(n_backends)?;
-        let backends = arg!(backends[n], optional).unwrap_or_default();
-        let bufts = arg!(bufts[n], optional).unwrap_or_else(|| vec![None; n]);
-        SchedBackends::validate(FN, &backends, &bufts)
-    })();
-    match checked {
-        Ok(spec) => Some(Sched::new(Scheduler::new(FN, spec, graph_size, parallel, op_offload))).to_c(),
-        Err(why) => {
-            crate::base::report::log_error!("{FN}: {why}\n");
-            core::ptr::null_mut()
-        }
+    let n = match backend_count(n_backends) {
+        Ok(_) if backends.is_null() => refuse!("{FN}: {}", SchedError::BackendsNull),
+        Ok(n) => n,
+        Err(why) => refuse!("{FN}: {why}"),
+    };
+    let backends = arg!(backends[n], optional).unwrap_or_default();
+    let bufts = arg!(bufts[n], optional).unwrap_or_default();
+    let spec = match SchedBackends::validate(FN, &backends, &bufts) {
+        Ok(spec) => spec,
+        Err(why) => refuse!("{FN}: {why}"),
+    };
+    match Scheduler::new(FN, spec, graph_size, parallel, op_offload).and_then(Sched::new) {
+        Ok(sched) => Some(sched).to_c(),
+        Err(OutOfMemory) => refuse!("{FN}: out of memory for a scheduler of {graph_size} nodes"),
     }
 }
 

@@ -128,14 +128,17 @@ impl<F: Copy> FromC for Option<F> {
 ///
 /// # Safety
 /// `array` is NULL or holds `n` values, each NULL or live.
-pub unsafe fn from_c_array<P: FromC + Copy>(array: *const P, n: usize) -> Option<Vec<Option<P::Rust>>> {
+pub unsafe fn from_c_array<P: FromC + Copy>(
+    array: *const P,
+    n: usize,
+) -> Result<Option<Vec<Option<P::Rust>>>, OutOfMemory> {
     if array.is_null() {
-        return None;
+        return Ok(None);
     }
     // SAFETY: a non-NULL array of `n` values (the caller's promise).
     let values = unsafe { core::slice::from_raw_parts(array, n) };
     // SAFETY: each value is NULL or live (the caller's promise).
-    Some(values.iter().map(|&p| unsafe { p.into_rust() }).collect())
+    Ok(Some(try_collect(values.iter().map(|&p| unsafe { p.into_rust() }))?))
 }
 
 /// Converts an argument `p` of an export, or of an interface callback that Rust implements
@@ -162,18 +165,12 @@ macro_rules! arg {
         unsafe { $crate::handle::FromC::into_rust($p) }
     };
     ($p:ident[$n:expr]) => {
-        // SAFETY: an array argument is NULL or holds `n` values, each NULL or live (the
-        // # Safety section).
-        match unsafe { $crate::handle::from_c_array($p, $n) } {
+        match $crate::handle::arg!($p[$n], optional) {
             Some(values) => {
-                let mut converted = alloc::vec::Vec::with_capacity(values.len());
-                for (i, value) in values.into_iter().enumerate() {
-                    match value {
-                        Some(value) => converted.push(value),
-                        None => $crate::base::report::refuse!("{FN}: {}[{i}] is NULL", stringify!($p)),
-                    }
+                if let Some(i) = values.iter().position(Option::is_none) {
+                    $crate::base::report::refuse!("{FN}: {}[{i}] is NULL", stringify!($p));
                 }
-                converted
+                values.into_iter().flatten().collect::<alloc::vec::Vec<_>>()
             }
             None if $n == 0 => alloc::vec::Vec::new(),
             None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
@@ -182,8 +179,12 @@ macro_rules! arg {
     ($p:ident[$n:expr], optional) => {
         // SAFETY: an array argument is NULL or holds `n` values, each NULL or live (the
         // # Safety section).
-        unsafe { $crate::handle::from_c_array($p, $n) }
+        match unsafe { $crate::handle::from_c_array($p, $n) } {
+            Ok(values) => values,
+            Err($crate::base::fallible::OutOfMemory) => $crate::base::report::refuse!("{FN}: out of memory"),
+        }
     };
 }
+use crate::base::fallible::{try_collect, OutOfMemory};
 use alloc::vec::Vec;
 pub(crate) use arg;

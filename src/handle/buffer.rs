@@ -2,6 +2,7 @@
 
 use super::{handle, required, BufferType};
 use crate::abi::*;
+use crate::base::fallible::{try_box, OutOfMemory};
 use crate::base::report::{checked, Refused};
 use crate::handle::Tensor;
 use alloc::boxed::Box;
@@ -35,16 +36,21 @@ pub type FreeBufferFn = unsafe extern "C" fn(buffer: ggml_backend_buffer_t);
 
 impl Buffer {
     /// A new buffer object (usage ANY), owned by whoever frees it with [`Buffer::destroy`].
-    pub fn new(buft: Option<BufferType>, iface: ggml_backend_buffer_i, context: *mut c_void, size: usize) -> Buffer {
-        let object = Box::new(ggml_backend_buffer {
+    pub fn new(
+        buft: Option<BufferType>,
+        iface: ggml_backend_buffer_i,
+        context: *mut c_void,
+        size: usize,
+    ) -> Result<Buffer, OutOfMemory> {
+        let object = try_box(ggml_backend_buffer {
             iface,
             buft: buft.map_or(core::ptr::null_mut(), BufferType::as_ptr),
             context,
             size,
             usage: ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_ANY,
-        });
+        })?;
         buffer_changed();
-        Buffer(core::ptr::NonNull::from(Box::leak(object)))
+        Ok(Buffer(core::ptr::NonNull::from(Box::leak(object))))
     }
 
     /// Calls the buffer's `free_buffer` (optional) and releases the object.
@@ -275,7 +281,7 @@ mod tests {
     fn making_releasing_and_setting_the_usage_of_a_buffer_are_changes() {
         // Other tests make buffers meanwhile: the count only grows.
         let before = buffer_changes();
-        let buffer = Buffer::new(None, ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0);
+        let buffer = Buffer::new(None, ggml_backend_buffer_i::NONE, std::ptr::null_mut(), 0).unwrap();
         let made = buffer_changes();
         assert!(made > before);
         buffer.set_usage(ggml_backend_buffer_usage::GGML_BACKEND_BUFFER_USAGE_WEIGHTS);

@@ -5,6 +5,7 @@
 //! refused. (The scheduler is such an object: an eval callback or a backend's graph_compute may
 //! call its getters.)
 
+use crate::base::fallible::{try_box, OutOfMemory};
 use alloc::boxed::Box;
 use core::cell::{Ref, RefCell, RefMut};
 use core::ptr::NonNull;
@@ -26,8 +27,8 @@ impl<C: HeldInCell> Copy for CellHandle<C> {}
 
 impl<C: HeldInCell> CellHandle<C> {
     /// Hands an object over to C; [`CellHandle::release`] takes it back.
-    pub fn new(object: C::Object) -> Self {
-        CellHandle(NonNull::from(Box::leak(Box::new(RefCell::new(object)))))
+    pub fn new(object: C::Object) -> Result<Self, OutOfMemory> {
+        Ok(CellHandle(NonNull::from(Box::leak(try_box(RefCell::new(object))?))))
     }
 
     /// # Safety
@@ -79,7 +80,7 @@ mod tests {
 
     #[test]
     fn a_call_back_reads_beside_the_running_call_and_can_neither_change_nor_free_it() {
-        let handle = CellHandle::<OpaqueVec>::new(vec![1, 2, 3]);
+        let handle = CellHandle::<OpaqueVec>::new(vec![1, 2, 3]).unwrap();
         // What C holds, and the computation's shared borrow while user code runs.
         let raw = handle.as_ptr();
         let running = handle.try_read().unwrap();

@@ -11,7 +11,8 @@ pub mod loader;
 pub mod module;
 
 use crate::abi::*;
-use crate::base::report::{log_debug, refused, Refused};
+use crate::base::fallible::{try_collect, OutOfMemory};
+use crate::base::report::{log_debug, log_error, refused, Refused};
 use crate::base::sync::{StaticMutex, StaticMutexGuard, StaticRwLock, StaticRwLockGuard};
 use crate::handle::{Backend, Device, Reg};
 use crate::registry::builtin::BUILTINS;
@@ -97,12 +98,12 @@ impl Registry {
         (Unloaded::Removed, self.backends.remove(index).module)
     }
 
-    pub fn regs(&self) -> Vec<Reg> {
-        self.backends.iter().map(|e| e.reg).collect()
+    pub fn regs(&self) -> Result<Vec<Reg>, OutOfMemory> {
+        try_collect(self.backends.iter().map(|e| e.reg))
     }
 
-    pub fn devices(&self) -> Vec<Device> {
-        self.devices.iter().map(|&(d, _)| d).collect()
+    pub fn devices(&self) -> Result<Vec<Device>, OutOfMemory> {
+        try_collect(self.devices.iter().map(|&(d, _)| d))
     }
 
     pub fn reg_at(&self, index: usize) -> Option<Reg> {
@@ -227,22 +228,31 @@ fn is_named(name: *const c_char, wanted: &CStr) -> bool {
     !name.is_null() && unsafe { CStr::from_ptr(name) }.to_bytes().eq_ignore_ascii_case(wanted.to_bytes())
 }
 
+/// A list of the registry's, copied to be looked through outside its lock; none (with a log
+/// line) without memory for the copy, so that the lookup finds nothing.
+fn listed<T>(caller: &str, list: Result<Vec<T>, OutOfMemory>) -> Vec<T> {
+    list.unwrap_or_else(|OutOfMemory| {
+        log_error!("{caller}: out of memory listing the registry\n");
+        Vec::new()
+    })
+}
+
 /// The first reg named `name`.
 pub fn reg_by_name(caller: &str, name: &CStr) -> Option<Reg> {
     let _calls = calling_backends();
-    let regs = registry().regs();
+    let regs = listed(caller, registry().regs());
     regs.into_iter().find(|reg| is_named(reg.name(caller), name))
 }
 
 /// The first device named `name`; the caller holds `calling_backends()`.
 fn device_named(caller: &str, name: &CStr) -> Option<Device> {
-    let devices = registry().devices();
+    let devices = listed(caller, registry().devices());
     devices.into_iter().find(|device| is_named(device.name(caller), name))
 }
 
 /// The first registered device of a type; the caller holds `calling_backends()`.
 fn device_of_type(caller: &str, device_type: ggml_backend_dev_type) -> Option<Device> {
-    let devices = registry().devices();
+    let devices = listed(caller, registry().devices());
     devices.into_iter().find(|device| device.device_type(caller) == device_type)
 }
 
@@ -321,10 +331,10 @@ mod tests {
         r.add_device(dev(20), None);
         r.add_device(dev(21), Some(reg(1)));
         r.add_backend(reg(2), &[(dev(30), Some(reg(2)))], None);
-        assert_eq!(r.devices(), vec![dev(10), dev(11), dev(20), dev(21), dev(30)]);
+        assert_eq!(r.devices().unwrap(), vec![dev(10), dev(11), dev(20), dev(21), dev(30)]);
         assert_eq!(r.unload(reg(1)).0, Unloaded::Removed);
-        assert_eq!(r.regs(), vec![reg(2)]);
-        assert_eq!(r.devices(), vec![dev(20), dev(30)], "dev 21 was registered on its own, but is reg 1's");
+        assert_eq!(r.regs().unwrap(), vec![reg(2)]);
+        assert_eq!(r.devices().unwrap(), vec![dev(20), dev(30)], "dev 21 was registered on its own, but is reg 1's");
         assert_eq!(r.unload(reg(1)).0, Unloaded::NotRegistered, "a second unload finds nothing");
     }
 

@@ -6,6 +6,7 @@
 //! must reserve again.
 
 use crate::abi::*;
+use crate::base::fallible::{reserve_total, OutOfMemory};
 use crate::handle::{graph_over, BufferType, Tensor};
 use alloc::vec::Vec;
 use core::ffi::c_int;
@@ -52,7 +53,20 @@ fn put_id(ids: &mut Vec<c_int>, at: usize, id: c_int) {
 }
 
 impl AllocGraph {
-    /// Starts a new graph; the current one's ids become the previous ones.
+    /// Room for a graph of `n_nodes` nodes and `n_leafs` leafs.
+    pub fn make_room(&mut self, n_nodes: usize, n_leafs: usize) -> Result<(), OutOfMemory> {
+        reserve_total(&mut self.nodes, n_nodes)?;
+        reserve_total(&mut self.leafs, n_leafs)?;
+        for ids in [&mut self.node_ids, &mut self.prev_node_ids] {
+            reserve_total(ids, n_nodes)?;
+        }
+        for ids in [&mut self.leaf_ids, &mut self.prev_leaf_ids] {
+            reserve_total(ids, n_leafs)?;
+        }
+        Ok(())
+    }
+
+    /// Starts a new graph (room for it made); the current one's ids become the previous ones.
     pub fn start(&mut self) -> AllocGraphBuilder<'_> {
         core::mem::swap(&mut self.node_ids, &mut self.prev_node_ids);
         core::mem::swap(&mut self.leaf_ids, &mut self.prev_leaf_ids);

@@ -18,6 +18,7 @@
 
 use super::table::Tid;
 use crate::abi::env_var;
+use crate::base::fallible::{reserve_total, try_collect, OutOfMemory};
 use crate::handle::{Description, Tensor};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -80,22 +81,28 @@ pub struct Answers {
 
 impl Answers {
     /// `names` are the backends' names, for the environment switch.
-    pub fn new(names: &[impl AsRef<[u8]>]) -> Self {
+    pub fn new(names: &[impl AsRef<[u8]>]) -> Result<Self, OutOfMemory> {
         let switch = crate::base::os::env(env_var!("GGML_SCHED_NO_ANSWER_CACHE")).unwrap_or_default();
-        let switch = String::from_utf8_lossy(&switch);
-        Self::with_switch(names, &switch)
+        Self::with_switch(names, &String::from_utf8_lossy(&switch))
     }
 
-    fn with_switch(names: &[impl AsRef<[u8]>], switch: &str) -> Self {
+    fn with_switch(names: &[impl AsRef<[u8]>], switch: &str) -> Result<Self, OutOfMemory> {
         let all = matches!(switch.trim(), "1" | "all");
         let listed = |name: &[u8]| switch.split(',').any(|s| s.trim().as_bytes() == name);
-        Answers {
+        Ok(Answers {
             n_backends: names.len(),
             described: Vec::new(),
             answers: Vec::new(),
-            ask_again: names.iter().map(|n| all || listed(n.as_ref())).collect(),
+            ask_again: try_collect(names.iter().map(|n| all || listed(n.as_ref())))?,
             forgotten: Vec::new(),
-        }
+        })
+    }
+
+    /// Room for `n_tensors` ids, and for forgetting the answers of each of them.
+    pub fn make_room(&mut self, n_tensors: usize) -> Result<(), OutOfMemory> {
+        reserve_total(&mut self.described, n_tensors)?;
+        reserve_total(&mut self.answers, n_tensors * self.n_backends)?;
+        reserve_total(&mut self.forgotten, n_tensors * self.n_backends)
     }
 
     /// Whether every backend's answers are kept from one graph to the next (none is named by
@@ -228,6 +235,7 @@ mod tests {
         // SAFETY: all-zero is a valid tensor (NULL pointers, zero numbers, empty name).
         let mut t: ggml_tensor = unsafe { std::mem::zeroed() };
         t.ne = [ne0, 1, 1, 1];
+        arena.make_room(1).unwrap();
         arena.alloc(t)
     }
 
@@ -243,7 +251,7 @@ mod tests {
     fn a_question_is_asked_once_while_the_tensor_is_described_the_same() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "");
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "").unwrap();
         let mut calls = 0;
         answers.learn(0, t);
         assert!(ask(&mut answers, 0, 0, &mut calls));
@@ -267,7 +275,7 @@ mod tests {
     fn a_changed_description_or_source_asks_again() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["CPU"], "");
+        let mut answers = Answers::with_switch(&["CPU"], "").unwrap();
         let mut calls = 0;
         answers.learn(0, t);
         ask(&mut answers, 0, 0, &mut calls);
@@ -291,7 +299,7 @@ mod tests {
     fn forgotten_answers_are_listed_with_what_they_were() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "");
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "").unwrap();
         answers.learn(0, t);
         answers.learn(1, t);
         answers.supports_op(0, 0, || true);
@@ -307,7 +315,7 @@ mod tests {
         answers.put_back(forgotten);
         answers.begin_reading();
         assert!(answers.take_forgotten().is_empty());
-        assert!(answers.are_kept() && !Answers::with_switch(&["ACCEL", "CPU"], "CPU").are_kept());
+        assert!(answers.are_kept() && !Answers::with_switch(&["ACCEL", "CPU"], "CPU").unwrap().are_kept());
     }
 
     #[test]
@@ -322,7 +330,7 @@ mod tests {
             ("all", [true, true]),
             ("GPU", [false, false]),
         ] {
-            let mut answers = Answers::with_switch(&["ACCEL", "CPU"], switch);
+            let mut answers = Answers::with_switch(&["ACCEL", "CPU"], switch).unwrap();
             answers.learn(0, t);
             let mut calls = [0, 0];
             for (backend, calls) in calls.iter_mut().enumerate() {

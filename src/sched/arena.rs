@@ -4,8 +4,9 @@
 //! graph is in use.
 
 use crate::abi::ggml_tensor;
+use crate::base::fallible::{reserve_total, OutOfMemory};
 use crate::handle::Tensor;
-use alloc::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
+use alloc::alloc::{alloc_zeroed, dealloc, Layout};
 use alloc::vec::Vec;
 
 const CHUNK_TENSORS: usize = 256;
@@ -27,17 +28,25 @@ impl TensorArena {
         self.used = 0;
     }
 
-    /// A slot holding `tensor`, valid until the next reset.
-    pub fn alloc(&mut self, tensor: ggml_tensor) -> Tensor {
-        let chunk = self.used / CHUNK_TENSORS;
-        if chunk == self.chunks.len() {
+    /// Chunks for `n` more tensors than are handed out.
+    pub fn make_room(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        let chunks = (self.used + n).div_ceil(CHUNK_TENSORS);
+        reserve_total(&mut self.chunks, chunks)?;
+        while self.chunks.len() < chunks {
             // SAFETY: the layout has a non-zero size.
             let memory = unsafe { alloc_zeroed(chunk_layout()) } as *mut ggml_tensor;
             if memory.is_null() {
-                handle_alloc_error(chunk_layout());
+                return Err(OutOfMemory);
             }
             self.chunks.push(memory);
         }
+        Ok(())
+    }
+
+    /// A slot holding `tensor`, valid until the next reset; room for it was made.
+    pub fn alloc(&mut self, tensor: ggml_tensor) -> Tensor {
+        let chunk = self.used / CHUNK_TENSORS;
+        assert!(chunk < self.chunks.len(), "a tensor in the arena without room made for it");
         // SAFETY: the slot is inside a live chunk, and no longer used by anyone.
         unsafe {
             let slot = self.chunks[chunk].add(self.used % CHUNK_TENSORS);
@@ -71,6 +80,7 @@ mod tests {
     #[test]
     fn slots_are_distinct_hold_their_tensor_and_are_reused_after_reset() {
         let mut arena = TensorArena::default();
+        arena.make_room(CHUNK_TENSORS + 3).unwrap();
         let first: Vec<*mut ggml_tensor> =
             (0..CHUNK_TENSORS + 3).map(|i| arena.alloc(tensor_with_flags(i as i32)).as_ptr()).collect();
         let unique: std::collections::HashSet<_> = first.iter().collect();

@@ -3,6 +3,7 @@
 
 use super::MAX_BACKENDS;
 use crate::abi::*;
+use crate::base::fallible::{try_collect, try_vec};
 use crate::handle::{Backend, BufferType, Device};
 use alloc::vec::Vec;
 use core::ffi::c_int;
@@ -16,6 +17,7 @@ pub enum SchedError {
     NoDevice(usize),
     LastNotCpu,
     BuftUnsupported(usize),
+    OutOfMemory,
 }
 
 impl core::fmt::Display for SchedError {
@@ -27,6 +29,7 @@ impl core::fmt::Display for SchedError {
             SchedError::NoDevice(i) => write!(f, "backend {i} has no device"),
             SchedError::LastNotCpu => write!(f, "the last backend must be a CPU backend"),
             SchedError::BuftUnsupported(i) => write!(f, "backend {i} does not support its buffer type"),
+            SchedError::OutOfMemory => write!(f, "out of memory"),
         }
     }
 }
@@ -54,18 +57,18 @@ impl SchedBackends {
         backends: &[Option<Backend>],
         bufts: &[Option<BufferType>],
     ) -> Result<Self, SchedError> {
-        let backends = backends
-            .iter()
-            .enumerate()
-            .map(|(i, b)| b.ok_or(SchedError::BackendNull(i)))
-            .collect::<Result<Vec<Backend>, _>>()?;
+        if let Some(i) = backends.iter().position(Option::is_none) {
+            return Err(SchedError::BackendNull(i));
+        }
+        let backends =
+            try_collect(backends.iter().map(|b| b.expect("checked above"))).map_err(|_| SchedError::OutOfMemory)?;
         let last = backends.last().ok_or(SchedError::BackendCount(0))?;
         let cpu = ggml_backend_dev_type::GGML_BACKEND_DEVICE_TYPE_CPU;
         if !last.device().is_some_and(|d| d.device_type(caller) == cpu) {
             return Err(SchedError::LastNotCpu);
         }
-        let mut devices = Vec::with_capacity(backends.len());
-        let mut chosen = Vec::with_capacity(backends.len());
+        let mut devices = try_vec(backends.len()).map_err(|_| SchedError::OutOfMemory)?;
+        let mut chosen = try_vec(backends.len()).map_err(|_| SchedError::OutOfMemory)?;
         for (i, &backend) in backends.iter().enumerate() {
             let device = backend.device().ok_or(SchedError::NoDevice(i))?;
             let buft = match bufts.get(i).copied().flatten().or_else(|| device.buffer_type(caller)) {

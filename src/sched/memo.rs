@@ -24,15 +24,25 @@ pub struct PlanMemo {
 }
 
 impl PlanMemo {
-    /// Remembers the plan just made for `nodes` and `leafs` into `table`.
-    pub fn remember(&mut self, table: &TensorTable, nodes: &[Tid], leafs: &[Tid]) {
-        self.nodes.clear();
-        self.nodes.extend_from_slice(nodes);
-        self.leafs.clear();
-        self.leafs.extend_from_slice(leafs);
+    /// Remembers the plan just made for `nodes` and `leafs` into `table`; false (nothing
+    /// remembered) without room for it.
+    pub fn remember(&mut self, table: &TensorTable, nodes: &[Tid], leafs: &[Tid]) -> bool {
+        self.valid = false;
+        let assigned = &table.backend[..table.len()];
+        for (kept, new) in [(&mut self.nodes, nodes), (&mut self.leafs, leafs)] {
+            kept.clear();
+            if kept.try_reserve(new.len()).is_err() {
+                return false;
+            }
+            kept.extend_from_slice(new);
+        }
         self.backend.clear();
-        self.backend.extend_from_slice(&table.backend[..table.len()]);
+        if self.backend.try_reserve(assigned.len()).is_err() {
+            return false;
+        }
+        self.backend.extend_from_slice(assigned);
         self.valid = true;
+        true
     }
 
     /// Drops the remembered plan (the last one was made over assignments from before it).

@@ -33,6 +33,7 @@ mod table;
 mod tensor_map;
 
 use crate::abi::*;
+use crate::base::fallible::{reserve_total, try_collect, try_vec, OutOfMemory};
 use crate::base::ggml::*;
 use crate::base::report::*;
 use crate::handle::{c_str_lossy, Backend, BufferType, CellHandle, Device, Event, Graph, HeldInCell, Tensor};
@@ -109,6 +110,15 @@ impl Sched {
     }
 }
 
+/// Why the last graph split cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SplitFailure {
+    /// A tensor the plan puts where it cannot run (the reference aborts).
+    Unplaceable(PlanError),
+    /// Memory for the scheduler's tables ran out; nothing of the graph is assigned.
+    OutOfMemory,
+}
+
 /// The scheduler (opaque to C).
 pub struct Scheduler {
     /// Assignments were cleared since the last split.
@@ -145,11 +155,15 @@ pub struct Scheduler {
     /// Reading the graph found a planning input other than at the last plan (a tensor info,
     /// an id, or an assignment from before the graph).
     plan_inputs_changed: bool,
+    /// Ids below this have room in every per-id table (see [`Self::make_room_for_ids`]).
+    room_end: usize,
+    /// Reading ran out of room and memory for more: what it read is not to be used.
+    out_of_room: bool,
     /// The backends' answers about each tensor, kept while it stays the same.
     answers: Answers,
     /// The last graph split cannot run as planned: the first tensor the plan puts where it
     /// cannot run. The next call that can say so reports it; the scheduler stays usable.
-    plan_failure: Option<PlanError>,
+    plan_failure: Option<SplitFailure>,
     /// The kind of failure last logged and its tensor: a caller that splits the same graph again
     /// (llama.cpp splits, then reserves) reads it once. Not the id: the same tensor may get
     /// another one, when the graph is read again with the copies the last split put in it.
@@ -183,46 +197,66 @@ pub struct Scheduler {
 impl Scheduler {
     /// A scheduler over checked backends, with room for graphs of `graph_size` nodes (more
     /// are taken too: the tables grow).
-    pub fn new(caller: &str, spec: SchedBackends, graph_size: usize, parallel: bool, op_offload: bool) -> Scheduler {
+    pub fn new(
+        caller: &str,
+        spec: SchedBackends,
+        graph_size: usize,
+        parallel: bool,
+        op_offload: bool,
+    ) -> Result<Scheduler, OutOfMemory> {
         let SchedBackends { backends, devices, mut bufts } = spec;
         let n_copies = if parallel { MAX_COPIES } else { 1 };
-        let events = if n_copies > 1 {
-            devices.iter().map(|d| core::array::from_fn(|_| d.event_new())).collect()
-        } else {
-            Vec::new()
-        };
-        // SAFETY: an array of live buffer types, as many as backends; ggml-alloc copies it.
-        let galloc =
-            unsafe { ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut ggml_backend_buffer_type_t, bufts.len() as c_int) };
-        let backend_names: Vec<Vec<u8>> = backends
-            .iter()
+        let mut backend_names = try_vec(backends.len())?;
+        for b in &backends {
             // SAFETY: a backend's name is a string that lives as long as the backend.
-            .map(|b| unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes().to_vec())
-            .collect();
+            let name = unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes();
+            backend_names.push(try_collect(name.iter().copied())?);
+        }
         let debug = crate::base::os::env_int(env_var!("GGML_SCHED_DEBUG")).map_or(0, |v| v as i32);
         let dot_path = crate::base::os::env(env_var!("GGML_SCHED_DOT")).filter(|p| !p.is_empty());
         let n = backends.len();
+        let answers = Answers::new(&backend_names)?;
+        let buft_ids = try_collect(bufts.iter().map(|b| b.id()))?;
+        let table = TensorTable::new(n, graph_size)?;
+        let (tensors, node_tids, leaf_tids) = (try_vec(graph_size)?, try_vec(graph_size)?, try_vec(graph_size)?);
+        // Last, what C makes (released by Drop, or here when the allocator cannot be had).
+        let n_events = if n_copies > 1 { devices.len() } else { 0 };
+        let mut events = try_vec(n_events)?;
+        for device in &devices[..n_events] {
+            events.push(core::array::from_fn(|_| device.event_new()));
+        }
+        // SAFETY: an array of live buffer types, as many as backends; ggml-alloc copies it.
+        let galloc =
+            unsafe { ggml_gallocr_new_n(bufts.as_mut_ptr() as *mut ggml_backend_buffer_type_t, bufts.len() as c_int) };
+        if galloc.is_null() {
+            for event in events.iter().flatten().flatten() {
+                event.free(caller);
+            }
+            return Err(OutOfMemory);
+        }
         let mut sched = Scheduler {
             is_reset: false,
             needs_reserve: false,
             is_alloc: false,
-            answers: Answers::new(&backend_names),
+            answers,
             backend_names,
-            buft_ids: bufts.iter().map(|b| b.id()).collect(),
+            buft_ids,
             bufts,
             backends,
             devices,
             galloc,
-            table: TensorTable::new(n, graph_size),
-            tensors: Vec::with_capacity(graph_size),
+            table,
+            tensors,
             copies: Vec::new(),
             epoch: 0,
             buffer_changes: 0,
-            node_tids: Vec::with_capacity(graph_size),
-            leaf_tids: Vec::with_capacity(graph_size),
+            node_tids,
+            leaf_tids,
             plan: Plan::default(),
             memo: PlanMemo::default(),
             plan_inputs_changed: true,
+            room_end: 0,
+            out_of_room: false,
             plan_failure: None,
             logged_failure: None,
             buft_support: Vec::new(),
@@ -243,7 +277,7 @@ impl Scheduler {
             caller: symbol!("ggml_backend_sched_new"),
         };
         sched.reset();
-        sched
+        Ok(sched)
     }
 
     pub fn n_backends(&self) -> usize {
@@ -285,6 +319,9 @@ impl Scheduler {
 
     /// Pins `node` to the backend at `index` for the next split (kept until reset).
     pub fn set_tensor_backend(&mut self, node: Tensor, index: usize) {
+        if self.make_room_for_ids(1).is_err() {
+            fatal!("{PREFIX}ggml_backend_sched_set_tensor_backend: out of memory");
+        }
         let tid = self.tid_of(node);
         self.table.backend[tid as usize] = index as i32;
         self.is_reset = false;
@@ -323,8 +360,68 @@ impl Scheduler {
         dst
     }
 
-    /// Assigns backends, cuts the graph into splits and builds the graph for ggml-alloc.
+    /// Assigns backends, cuts the graph into splits and builds the graph for ggml-alloc. When
+    /// memory runs out, nothing of the graph is assigned and it has no split.
     fn split_graph(&mut self, caller: &'static str, graph: Graph) {
+        // The assignments a failed plan left are its own, not the caller's: not kept.
+        if self.plan_failure.take().is_some() {
+            self.clear_tensors();
+        }
+        if self.split_graph_in_room(caller, graph).is_err() {
+            log_error!("{caller}: out of memory splitting a graph of {} nodes\n", graph.nodes().len());
+            self.plan_failure = Some(SplitFailure::OutOfMemory);
+            self.memo.forget();
+            self.plan.clear();
+            self.clear_tensors();
+        }
+    }
+
+    /// Room for reading and splitting `graph`, taken before it is read, so that the tables do
+    /// not grow halfway: its nodes and leafs (a view or source outside it, and what that reads,
+    /// take more room as they are met: [`Self::grow_room`]).
+    fn make_room(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
+        let (n_nodes, n_leafs) = (graph.nodes().len(), graph.leafs().len());
+        self.out_of_room = false;
+        self.make_room_for_ids(n_nodes + n_leafs)?;
+        reserve_total(&mut self.node_tids, n_nodes)?;
+        reserve_total(&mut self.leaf_tids, n_leafs)
+    }
+
+    /// Room in every per-id table for `n` more ids than are in use.
+    fn make_room_for_ids(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        self.table.make_room(n)?;
+        let total = self.table.len() + n;
+        reserve_total(&mut self.tensors, total)?;
+        let copy_slots = total * self.n_backends() * self.n_copies;
+        reserve_total(&mut self.copies, copy_slots)?;
+        self.answers.make_room(total)?;
+        self.room_end = self.room_end.max(total);
+        Ok(())
+    }
+
+    /// More room, for tensors read outside the graph; without memory for it, reading goes on
+    /// without adding ids (a tensor met then is read as id 0) and the split reports it.
+    #[cold]
+    #[inline(never)]
+    fn grow_room(&mut self) {
+        let more = self.table.len().max(64);
+        if self.make_room_for_ids(more).is_err() {
+            self.out_of_room = true;
+        }
+    }
+
+    /// Room for what the plan makes: the copies and the views that keep their sources alive,
+    /// the graph for ggml-alloc and the splits' graphs.
+    fn make_room_for_splits(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
+        let plan = &self.plan;
+        let (n_inputs, n_requests) = (plan.split_inputs.len(), plan.copy_requests.len());
+        self.arena.make_room(n_requests * self.n_copies + n_inputs)?;
+        let pipelined = if self.n_copies > 1 { self.n_copies * (plan.graph_inputs.len() + n_inputs) } else { 0 };
+        self.alloc_graph.make_room(graph.nodes().len() + 2 * n_inputs, graph.leafs().len() + pipelined)?;
+        reserve_total(&mut self.split_graphs, plan.splits.len())
+    }
+
+    fn split_graph_in_room(&mut self, caller: &'static str, graph: Graph) -> Result<(), OutOfMemory> {
         self.caller = caller;
         self.is_reset = false;
         self.arena.reset();
@@ -339,6 +436,7 @@ impl Scheduler {
         // inputs too: a plan made over them is neither reused nor remembered.
         let from_clear = self.table.is_empty();
         self.plan_inputs_changed = !from_clear;
+        self.make_room(graph)?;
         self.answers.begin_reading();
         self.node_tids.clear();
         self.leaf_tids.clear();
@@ -350,19 +448,22 @@ impl Scheduler {
             let tid = self.refresh(node);
             self.node_tids.push(tid);
         }
+        if self.out_of_room {
+            return Err(OutOfMemory);
+        }
 
         let planned_before = !self.plan_inputs_changed
             && self.answers.are_kept()
             && self.memo.is_for(&self.table, &self.node_tids, &self.leaf_tids)
             && self.forgotten_answers_hold();
         self.answers.begin_graph(self.table.len());
-        self.plan_failure = None;
         if planned_before {
             self.memo.restore(&mut self.table, &self.plan);
         } else {
-            self.plan(caller, from_clear);
+            self.plan(caller, from_clear)?;
         }
 
+        self.make_room_for_splits(graph)?;
         self.materialize_copies(graph.nodes());
         if self.debug > 0 {
             self.print_assignments(caller, graph);
@@ -373,12 +474,14 @@ impl Scheduler {
         self.build_alloc_graph(graph);
         #[cfg(sched_debug_realloc)]
         self.realloc_check.record(graph, self.plan.splits.len(), self.n_copies);
+        Ok(())
     }
 
     /// Plans the graph read into `node_tids` and `leaf_tids`; remembers the plan if it was made
     /// over a cleared table (`from_clear`: nothing assigned before) and can run.
-    fn plan(&mut self, caller: &'static str, from_clear: bool) {
+    fn plan(&mut self, caller: &'static str, from_clear: bool) -> Result<(), OutOfMemory> {
         self.buft_support.clear();
+        self.plan.make_room(&self.table, &self.node_tids)?;
         let config = SchedConfig { bufts: &self.buft_ids, n_copies: self.n_copies, op_offload: self.op_offload };
         let mut oracle = BackendOracle {
             caller,
@@ -392,15 +495,18 @@ impl Scheduler {
         match planned {
             Ok(()) => self.logged_failure = None,
             Err(error) => {
-                self.plan_failure = Some(error);
+                self.plan_failure = Some(SplitFailure::Unplaceable(error));
                 self.log_plan_failure(caller, error);
             }
         }
-        if from_clear && self.plan_failure.is_none() {
-            self.memo.remember(&self.table, &self.node_tids, &self.leaf_tids);
-        } else {
+        // The memo is a cache: without room for it, the next graph is planned again.
+        if !(from_clear
+            && self.plan_failure.is_none()
+            && self.memo.remember(&self.table, &self.node_tids, &self.leaf_tids))
+        {
             self.memo.forget();
         }
+        Ok(())
     }
 
     /// Whether the backends give every answer forgotten while reading the graph again (asked
@@ -685,8 +791,8 @@ impl Scheduler {
         };
         if !self.alloc(caller, graph) {
             return Err(match self.plan_failure {
-                Some(_) => ggml_status::GGML_STATUS_FAILED,
-                None => ggml_status::GGML_STATUS_ALLOC_FAILED,
+                Some(SplitFailure::Unplaceable(_)) => ggml_status::GGML_STATUS_FAILED,
+                Some(SplitFailure::OutOfMemory) | None => ggml_status::GGML_STATUS_ALLOC_FAILED,
             });
         }
         Ok(())

@@ -37,7 +37,10 @@ impl Oracle for BackendOracle<'_> {
         // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
         let handle = unsafe { BufferType::from_raw(buft as *mut ggml_backend_buffer_type) };
         let yes = handle.is_some_and(|b| self.devices[backend].supports_buft(self.caller, b));
-        self.buft_support.push((backend, buft, yes));
+        // A cache: without room, the question is asked again next time.
+        if self.buft_support.try_reserve(1).is_ok() {
+            self.buft_support.push((backend, buft, yes));
+        }
         yes
     }
 }

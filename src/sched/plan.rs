@@ -13,6 +13,7 @@
 //! over the real backends and the unit tests implement over tables.
 
 use super::table::{BuftId, TensorInfo, TensorTable, Tid, NO_TENSOR};
+use crate::base::fallible::{reserve_total, OutOfMemory};
 use alloc::vec::Vec;
 use core::ops::Range;
 
@@ -88,6 +89,30 @@ pub struct Plan {
     /// Backend of the first split when the graph has no computing node (the reference keeps
     /// whatever its first split slot held).
     first_backend: usize,
+}
+
+impl Plan {
+    /// Room for planning the graph of `nodes` (in `table`), so that planning allocates nothing:
+    /// each node starts at most one split, and each source read reads at most one input, one
+    /// copy and one rewrite.
+    pub fn make_room(&mut self, table: &TensorTable, nodes: &[Tid]) -> Result<(), OutOfMemory> {
+        let n_reads: usize = nodes.iter().map(|&n| table.info[n as usize].src_mask.count_ones() as usize).sum();
+        reserve_total(&mut self.splits, nodes.len() + 1)?;
+        reserve_total(&mut self.split_inputs, n_reads)?;
+        reserve_total(&mut self.rewrites, n_reads)?;
+        reserve_total(&mut self.graph_inputs, n_reads)?;
+        reserve_total(&mut self.copy_requests, 2 * n_reads)?;
+        Ok(())
+    }
+
+    /// No split: what a graph that could not be read has.
+    pub fn clear(&mut self) {
+        self.splits.clear();
+        self.split_inputs.clear();
+        self.graph_inputs.clear();
+        self.copy_requests.clear();
+        self.rewrites.clear();
+    }
 }
 
 /// Per-call scratch state of the passes.
@@ -451,11 +476,7 @@ pub fn plan_graph<O: Oracle>(
     leafs: &[Tid],
     plan: &mut Plan,
 ) -> Result<(), PlanError> {
-    plan.splits.clear();
-    plan.split_inputs.clear();
-    plan.graph_inputs.clear();
-    plan.copy_requests.clear();
-    plan.rewrites.clear();
+    plan.clear();
 
     let mut planner = Planner { table, config, oracle, last_buft: BuftAnswers::default(), error: None };
     if config.n_backends() == 1 && config.n_copies == 1 {
@@ -521,7 +542,7 @@ mod tests {
 
     /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.
     fn plan(weighted: &[Tid], gpu_ops: Vec<Tid>, n_copies: usize) -> (TensorTable, Vec<Tid>, Plan) {
-        let mut table = TensorTable::new(2, 8);
+        let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         for &node in weighted {
             add_gpu_weight(&mut table, node);
@@ -570,7 +591,7 @@ mod tests {
     fn a_node_no_pass_placed_goes_to_the_first_backend_that_runs_it() {
         // Node 2 is a view op without a view source: passes 2 and 3 skip view ops, and pass 4
         // has no source to take a backend from.
-        let mut table = TensorTable::new(2, 8);
+        let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         table.info[nodes[1] as usize].is_view_op = true;
         let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: true };
@@ -653,7 +674,7 @@ mod tests {
 
     #[test]
     fn one_backend_places_everything_there_in_one_split() {
-        let mut table = TensorTable::new(1, 8);
+        let mut table = TensorTable::new(1, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         let unused_leaf = table.id(0x5000).0;
         let weight = table.id(0x6000).0;
@@ -677,7 +698,7 @@ mod tests {
 
     #[test]
     fn one_backend_still_refuses_a_buffer_it_cannot_use() {
-        let mut table = TensorTable::new(1, 8);
+        let mut table = TensorTable::new(1, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         table.info[nodes[1] as usize].storage_buft = Some(100);
         table.info[nodes[1] as usize].preallocated = true;
@@ -704,7 +725,7 @@ mod tests {
 
     #[test]
     fn a_preallocated_tensor_no_backend_can_run_is_an_error() {
-        let mut table = TensorTable::new(2, 8);
+        let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         table.info[nodes[0] as usize].storage_buft = Some(100);
         table.info[nodes[0] as usize].preallocated = true;
@@ -731,7 +752,7 @@ mod tests {
                 buft == BUFTS[backend]
             }
         }
-        let mut table = TensorTable::new(2, 8);
+        let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
         let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: false };
         let mut p = Plan::default();

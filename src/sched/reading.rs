@@ -20,6 +20,13 @@ impl Scheduler {
             debug_assert_eq!(self.tensors[tid as usize], tensor);
             return tid;
         }
+        if self.table.len() >= self.room_end {
+            self.grow_room();
+            if self.out_of_room {
+                // The reading is dropped (see grow_room): any id in use will do meanwhile.
+                return 0;
+            }
+        }
         let (tid, added) = self.table.id_from_map(tensor.addr());
         if added {
             self.record(tid, tensor);

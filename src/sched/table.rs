@@ -5,6 +5,8 @@
 use super::tensor_map::TensorMap;
 pub use super::tensor_map::Tid;
 use crate::abi::GGML_MAX_SRC;
+use crate::abi::PREFIX;
+use crate::base::fallible::{reserve_total, try_vec, OutOfMemory};
 use alloc::vec::Vec;
 
 /// "No tensor" in id fields (a NULL pointer).
@@ -123,16 +125,36 @@ pub struct TensorTable {
 }
 
 impl TensorTable {
-    pub fn new(n_backends: usize, capacity: usize) -> Self {
+    pub fn new(n_backends: usize, capacity: usize) -> Result<Self, OutOfMemory> {
         assert!(n_backends <= u16::BITS as usize, "copy bits hold at most 16 backends");
-        TensorTable {
-            map: TensorMap::with_capacity(capacity),
+        Ok(TensorTable {
+            map: TensorMap::with_capacity(capacity)?,
             len: 0,
-            keys: Vec::with_capacity(capacity),
-            info: Vec::with_capacity(capacity),
-            backend: Vec::with_capacity(capacity),
-            stamps: Vec::with_capacity(capacity),
+            keys: try_vec(capacity)?,
+            info: try_vec(capacity)?,
+            backend: try_vec(capacity)?,
+            stamps: try_vec(capacity)?,
+        })
+    }
+
+    /// Room for `n` more ids than are in use, so that adding them allocates nothing.
+    pub fn make_room(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        let total = self.len + n;
+        reserve_total(&mut self.keys, total)?;
+        reserve_total(&mut self.info, total)?;
+        reserve_total(&mut self.backend, total)?;
+        reserve_total(&mut self.stamps, total)?;
+        if !self.map.has_room(n) {
+            self.rebuild_map(n)?;
         }
+        Ok(())
+    }
+
+    /// The map from the keys alone (dropping stale hints), with room for `more` insertions.
+    #[cold]
+    fn rebuild_map(&mut self, more: usize) -> Result<(), OutOfMemory> {
+        let keys = &self.keys;
+        self.map.rebuild(keys.iter().enumerate().filter(|&(_, &k)| k != 0).map(|(t, &k)| (k, t as Tid)), more)
     }
 
     /// Forgets every tensor (and so every assignment and copy); the map is kept as hints.
@@ -198,9 +220,10 @@ impl TensorTable {
     /// next id did not belong to it.
     #[inline(never)]
     pub fn id_from_map(&mut self, key: usize) -> (Tid, bool) {
-        if self.map.is_full() {
-            let keys = &self.keys;
-            self.map.rebuild(keys.iter().enumerate().filter(|&(_, &k)| k != 0).map(|(t, &k)| (k, t as Tid)));
+        if !self.map.has_room(1) && self.rebuild_map(1).is_err() {
+            // Past the room made for the graph (a tensor outside its nodes and leafs), where
+            // nothing can be returned: the panic aborts through ggml.
+            panic!("{PREFIX}ggml_backend_sched: out of memory reading a graph");
         }
         let next = self.len;
         let (tid, inserted) = self.map.get_or_insert(key, next as Tid);
@@ -293,7 +316,7 @@ mod tests {
 
     #[test]
     fn ids_after_a_clear_are_dense_and_follow_the_new_order() {
-        let mut table = TensorTable::new(1, 8);
+        let mut table = TensorTable::new(1, 8).unwrap();
         let keys = [0x100, 0x200, 0x300, 0x400];
         for (i, &k) in keys.iter().enumerate() {
             assert_eq!(table.id(k), (i as Tid, true));
@@ -331,7 +354,7 @@ mod tests {
 
     #[test]
     fn tensors_at_new_addresses_at_every_clear_do_not_grow_the_map() {
-        let mut table = TensorTable::new(1, 16);
+        let mut table = TensorTable::new(1, 16).unwrap();
         let mut slots = 0;
         for round in 0..200usize {
             if round == 2 {

@@ -3,10 +3,11 @@
 //! generation stamp, so that a reset touches no memory and nothing is allocated once the table
 //! is large enough for the graphs it sees.
 
+use crate::base::fallible::{try_filled, OutOfMemory};
+use alloc::vec::Vec;
+
 /// Dense tensor id, an index into the scheduler's per-tensor arrays.
 pub type Tid = u32;
-use alloc::vec;
-use alloc::vec::Vec;
 
 pub struct TensorMap {
     slots: Vec<Slot>,
@@ -24,17 +25,11 @@ struct Slot {
     stamp: u32,
 }
 
-impl Default for TensorMap {
-    fn default() -> Self {
-        Self::with_capacity(64)
-    }
-}
-
 impl TensorMap {
     /// A map that holds `n` keys without growing.
-    pub fn with_capacity(n: usize) -> Self {
+    pub fn with_capacity(n: usize) -> Result<Self, OutOfMemory> {
         let slots = (n.max(8) * 2).next_power_of_two();
-        TensorMap { slots: vec![Slot::default(); slots], generation: 1, len: 0, limit: slots / 2 }
+        Ok(TensorMap { slots: try_filled(slots, Slot::default())?, generation: 1, len: 0, limit: slots / 2 })
     }
 
     #[cfg(test)]
@@ -90,12 +85,10 @@ impl TensorMap {
     }
 
     /// The id of `key`, inserting it with id `id` when absent (one probe sequence either way);
-    /// the flag says whether it was inserted.
+    /// the flag says whether it was inserted. The map must have room ([`Self::is_full`]).
     #[inline(always)]
     pub fn get_or_insert(&mut self, key: usize, id: Tid) -> (Tid, bool) {
-        if self.len >= self.limit {
-            self.grow();
-        }
+        debug_assert!(self.len < self.limit, "an insertion into a full map");
         let (mut i, mask) = self.start(key);
         let generation = self.generation;
         loop {
@@ -112,39 +105,34 @@ impl TensorMap {
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let generation = self.generation;
-        let live: Vec<Slot> = self.slots.iter().copied().filter(|s| s.stamp == generation).collect();
-        *self = TensorMap::with_capacity(self.slots.len());
-        for slot in live {
-            self.get_or_insert(slot.key, slot.id);
-        }
-    }
-
-    /// Whether the next insertion would grow the table.
+    /// Whether `n` more insertions fit.
     #[inline(always)]
-    pub fn is_full(&self) -> bool {
-        self.len >= self.limit
+    pub fn has_room(&self, n: usize) -> bool {
+        self.len + n <= self.limit
     }
 
-    /// Forgets every key and inserts `entries` instead: a map whose caller keeps stale keys
-    /// (see `TensorTable`) drops them here. It grows when the entries would take more than half
-    /// of what it holds (so that as many insertions again come before the next rebuild), and
-    /// so does not allocate while their number stays the same.
+    /// Forgets every key and inserts `entries` instead, with room for `more` insertions after
+    /// them: a map whose caller keeps stale keys (see `TensorTable`) drops them here. It grows
+    /// when the entries and `more` would take more than half of what it holds (so that as many
+    /// insertions again come before the next rebuild), and so does not allocate while their
+    /// number stays the same. Unchanged when it cannot grow.
     #[cold]
     #[inline(never)]
-    pub fn rebuild(&mut self, entries: impl Iterator<Item = (usize, Tid)> + Clone) {
-        let n = entries.clone().count() + 1;
+    pub fn rebuild(
+        &mut self,
+        entries: impl Iterator<Item = (usize, Tid)> + Clone,
+        more: usize,
+    ) -> Result<(), OutOfMemory> {
+        let n = entries.clone().count() + more;
         if 2 * n > self.limit {
-            *self = TensorMap::with_capacity(2 * n);
+            *self = TensorMap::with_capacity(2 * n)?;
         } else {
             self.clear();
         }
         for (key, id) in entries {
             self.get_or_insert(key, id);
         }
+        Ok(())
     }
 
     /// Points `key`, which is present, at `id`.
@@ -168,8 +156,12 @@ mod tests {
 
     #[test]
     fn finds_what_was_inserted_and_nothing_else() {
-        let mut m = TensorMap::with_capacity(4);
+        let mut m = TensorMap::with_capacity(4).unwrap();
         for i in 0..1000usize {
+            if !m.has_room(1) {
+                let live: Vec<(usize, Tid)> = (0..i).map(|j| (0x1000 + j * 336, j as Tid)).collect();
+                m.rebuild(live.into_iter(), 1).unwrap();
+            }
             assert!(m.get_or_insert(0x1000 + i * 336, i as Tid).1);
         }
         assert_eq!(m.len(), 1000);
@@ -183,7 +175,7 @@ mod tests {
     fn keys_at_the_same_offset_of_many_pages_are_all_found() {
         // One tensor per allocation: the slots their addresses start from collide.
         let key = |i: usize| 0x4000_0040 + i * 4096; // fits 32-bit targets too
-        let mut m = TensorMap::with_capacity(16);
+        let mut m = TensorMap::with_capacity(3000).unwrap();
         for i in 0..3000 {
             assert!(m.get_or_insert(key(i), i as Tid).1);
         }
@@ -195,7 +187,7 @@ mod tests {
 
     #[test]
     fn clear_forgets_everything_and_the_map_is_reusable() {
-        let mut m = TensorMap::with_capacity(16);
+        let mut m = TensorMap::with_capacity(16).unwrap();
         m.get_or_insert(0x40, 7);
         m.clear();
         assert_eq!(m.get(0x40), None);
@@ -206,7 +198,7 @@ mod tests {
 
     #[test]
     fn survives_generation_wraparound() {
-        let mut m = TensorMap::with_capacity(8);
+        let mut m = TensorMap::with_capacity(8).unwrap();
         m.get_or_insert(0x80, 1);
         m.generation = u32::MAX;
         m.slots.iter_mut().for_each(|s| s.stamp = u32::MAX);

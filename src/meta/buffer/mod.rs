@@ -180,7 +180,10 @@ fn meta_buffer_of<'a>(caller: &str, tensor: Tensor) -> Result<&'a MetaBuffer, Re
 /// The buffer object over `context`, of `size` bytes.
 fn new_meta_buffer(buft: BufferType, context: MetaBuffer, size: usize) -> Result<Buffer, OutOfMemory> {
     let context = Box::into_raw(try_box(context)?);
-    Ok(crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, context as *mut c_void, size))
+    crate::buffer::new_buffer(Some(buft), BUFFER_IFACE, context as *mut c_void, size).inspect_err(|_| {
+        // SAFETY: the context boxed above, not handed out.
+        drop(unsafe { Box::from_raw(context) });
+    })
 }
 
 fn device_of(caller: &str, buft: BufferType) -> Result<&'static MetaDevice, Refused> {
