@@ -357,18 +357,3 @@ fn the_scheduler_shows_where_it_cut_the_graph() {
     assert!(graph.contains("subgraph cluster_1"), "several splits are drawn as clusters");
     assert!(graph.contains("style=dashed, color=red, label=\"copy TEST#"), "copies to the TEST backend are marked");
 }
-
-#[test]
-fn a_debug_build_aborts_on_what_it_checks() {
-    // A buffer freed twice, among others: each aborts with the message programs.txt gives.
-    let programs = suite_programs("debug-abort");
-    assert!(!programs.is_empty());
-    for program in programs {
-        let exe = build_program(&program.name(), std::slice::from_ref(&program.source), &[], Layer::RustDebugStatic);
-        let out = run(&exe, &[], &[]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{}: stderr: {stderr}", program.name());
-        let message = RELEASE.named(&program.message);
-        assert!(stderr.contains(&message), "{}: lacks {message:?}: {stderr}", program.name());
-    }
-}

@@ -280,6 +280,14 @@ static int c_sched_new_null_backends(void)    { return wsp_ggml_backend_sched_ne
 
 /* NULL-safe functions */
 static int c_buffer_free_null(void)           { wsp_ggml_backend_buffer_free(NULL); return 0; }
+
+/* a buffer freed twice (undefined behaviour in C): refused with a message */
+static int c_buffer_free_twice(void) {
+    wsp_ggml_backend_buffer_t buf = wsp_ggml_backend_buft_alloc_buffer(wsp_ggml_backend_cpu_buffer_type(), 64);
+    wsp_ggml_backend_buffer_free(buf);
+    wsp_ggml_backend_buffer_free(buf);
+    return 0;
+}
 static int c_backend_free_null(void)          { wsp_ggml_backend_free(NULL); return 0; }
 static int c_event_free_null(void)            { wsp_ggml_backend_event_free(NULL); return 0; }
 static int c_sched_free_null(void)            { wsp_ggml_backend_sched_free(NULL); return 0; }
@@ -1205,6 +1213,7 @@ static const struct bad_case cases[] = {
     { "tensor_memset_missing", "abort", FN(wsp_ggml_backend_tensor_memset), "memset_tensor not implemented", c_tensor_memset_missing },
 
     /* layouts */
+    { "buffer_free_twice", "abort", FN(wsp_ggml_backend_buffer_free), "was already freed", c_buffer_free_twice },
     { "tensor_copy_different_layouts", "abort", FN(wsp_ggml_backend_tensor_copy), "different layouts", c_tensor_copy_layouts },
 };
 

@@ -27,7 +27,7 @@ static void on_log(enum wsp_ggml_log_level level, const char * text, void * user
     fprintf(stderr, "the application's log callback: %s", text);
 }
 
-#ifdef WSP_GGML_HAS_ABORT_CALLBACK
+#ifdef HAS_ABORT_CALLBACK
 static void on_abort(const char * message) {
     fprintf(stderr, "the application's abort callback: %s\n", message);
 }
@@ -35,7 +35,7 @@ static void on_abort(const char * message) {
 
 int main(void) {
     wsp_ggml_log_set(on_log, NULL);
-#ifdef WSP_GGML_HAS_ABORT_CALLBACK
+#ifdef HAS_ABORT_CALLBACK
     wsp_ggml_set_abort_callback(on_abort);
 #endif
     wsp_ggml_backend_reg_t cpu = wsp_ggml_backend_cpu_reg();

@@ -30,8 +30,8 @@ fault_outcome decode_once(void * data, char * out, size_t out_size) {
     }
     whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
     params.n_threads        = 1;
-    params.audio_ctx        = 128;  // 2.56 s of encoder context: the same graphs, shorter
-    params.max_tokens       = 8;
+    params.audio_ctx        = 64;  // 1.28 s of encoder context: the same graphs, shorter
+    params.max_tokens       = 4;
     params.print_progress   = false;
     params.print_realtime   = false;
     params.print_timestamps = false;

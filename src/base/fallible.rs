@@ -69,6 +69,12 @@ pub struct SortedMap<K, V>(Vec<(K, V)>);
 
 impl<K, V> Default for SortedMap<K, V> {
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K, V> SortedMap<K, V> {
+    pub const fn new() -> Self {
         SortedMap(Vec::new())
     }
 }
@@ -102,6 +108,12 @@ impl<K: Ord, V> SortedMap<K, V> {
         Ok(())
     }
 
+    /// The value of `key`, taken out.
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        let i = self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+        Some(self.0.remove(i).1)
+    }
+
     pub fn clear(&mut self) {
         self.0.clear();
     }
@@ -119,6 +131,7 @@ mod tests {
         }
         assert_eq!((map.get(&1), map.get(&3), map.get(&5), map.get(&2)), (Some(&10), Some(&30), Some(&50), None));
         assert_eq!(map.0.len(), 3);
+        assert_eq!((map.remove(&3), map.remove(&3), map.len()), (Some(30), None, 2));
         map.clear();
         assert!(!map.contains_key(&1));
     }

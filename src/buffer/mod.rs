@@ -26,7 +26,12 @@ pub fn new_buffer(
     size: usize,
 ) -> Result<Buffer, OutOfMemory> {
     let buffer = Buffer::new(buft, iface, context, size)?;
-    live_buffers::created(buffer);
+    if let Err(OutOfMemory) = live_buffers::created(buffer) {
+        // SAFETY: made above and not handed out; its interface's free_buffer is not called (the
+        // caller keeps what it gave).
+        unsafe { buffer.forget() };
+        return Err(OutOfMemory);
+    }
     Ok(buffer)
 }
 
@@ -50,41 +55,29 @@ pub unsafe fn free_buffer(buffer: Buffer) {
     unsafe { buffer.destroy() }
 }
 
-/// Debug builds remember which buffers are alive, so that freeing one twice (undefined
-/// behaviour in C) is reported instead of corrupting the heap. Release builds keep nothing.
-#[cfg(debug_assertions)]
+/// The buffers alive, so that freeing one twice (undefined behaviour in C: whisper.cpp does it
+/// when memory runs out as it makes a KV cache again) is refused with a message instead of
+/// corrupting the heap.
 mod live_buffers {
     use crate::abi::PREFIX;
-    use crate::base::sync::{StaticMutex, StaticMutexGuard};
+    use crate::base::fallible::{OutOfMemory, SortedMap};
+    use crate::base::sync::StaticMutex;
     use crate::handle::Buffer;
-    use alloc::collections::BTreeSet;
 
-    fn live() -> StaticMutexGuard<BTreeSet<usize>> {
-        static LIVE: StaticMutex<BTreeSet<usize>> = StaticMutex::new(BTreeSet::new());
-        LIVE.lock()
-    }
+    static LIVE: StaticMutex<SortedMap<usize, ()>> = StaticMutex::new(SortedMap::new());
 
-    pub fn created(buffer: Buffer) {
-        live().insert(buffer.as_ptr() as usize);
+    pub fn created(buffer: Buffer) -> Result<(), OutOfMemory> {
+        LIVE.lock().try_insert(buffer.as_ptr() as usize, ())
     }
 
     pub fn freeing(buffer: Buffer) {
-        if !live().remove(&(buffer.as_ptr() as usize)) {
+        if LIVE.lock().remove(&(buffer.as_ptr() as usize)).is_none() {
             crate::base::report::fatal!(
                 "{PREFIX}ggml_backend_buffer_free: buffer {:p} was already freed (or never created)",
                 buffer.as_ptr()
             );
         }
     }
-}
-
-#[cfg(not(debug_assertions))]
-mod live_buffers {
-    use crate::handle::Buffer;
-    #[inline(always)]
-    pub fn created(_: Buffer) {}
-    #[inline(always)]
-    pub fn freeing(_: Buffer) {}
 }
 
 /// A buffer of `size` bytes of `buft`. Zero bytes give a placeholder without asking the

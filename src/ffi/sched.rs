@@ -197,7 +197,7 @@ pub unsafe extern "C" fn ggml_backend_sched_set_tensor_backend(
 ) {
     let (mut sched, node) = (checked!(arg!(sched).write(FN)), arg!(node));
     let index = checked!(index_of(FN, &sched, arg!(backend, optional)));
-    sched.set_tensor_backend(node, index)
+    sched.set_tensor_backend(FN, node, index)
 }
 
 /// The backend assigned to `node`, or NULL when it has none.

@@ -63,6 +63,16 @@ impl Buffer {
             // SAFETY: the entry of a live buffer, called with it once.
             unsafe { free_buffer(self.as_ptr()) };
         }
+        // SAFETY: the caller's promise is forget's.
+        unsafe { self.forget() }
+    }
+
+    /// Releases the object alone, without its `free_buffer`: the memory it was given stays its
+    /// owner's.
+    ///
+    /// # Safety
+    /// As for [`Self::destroy`].
+    pub unsafe fn forget(self) {
         // SAFETY: made by Box::leak in new and released once (the caller's promise).
         drop(unsafe { Box::from_raw(self.as_ptr()) });
         buffer_changed();

@@ -159,6 +159,11 @@ pub struct Scheduler {
     room_end: usize,
     /// Reading ran out of room and memory for more: what it read is not to be used.
     out_of_room: bool,
+    /// Memory ran out in a call that returns nothing (split_graph, reserve_size,
+    /// set_tensor_backend), after which the caller may go on from an incomplete split or without
+    /// its pin: the next call that can say so reports it, whatever it is asked (a reset does not
+    /// forget it).
+    unreported_oom: bool,
     /// The backends' answers about each tensor, kept while it stays the same.
     answers: Answers,
     /// The last graph split cannot run as planned: the first tensor the plan puts where it
@@ -257,6 +262,7 @@ impl Scheduler {
             plan_inputs_changed: true,
             room_end: 0,
             out_of_room: false,
+            unreported_oom: false,
             plan_failure: None,
             logged_failure: None,
             buft_support: Vec::new(),
@@ -317,10 +323,13 @@ impl Scheduler {
         self.callback_eval_user_data = user_data;
     }
 
-    /// Pins `node` to the backend at `index` for the next split (kept until reset).
-    pub fn set_tensor_backend(&mut self, node: Tensor, index: usize) {
+    /// Pins `node` to the backend at `index` for the next split (kept until reset). Without
+    /// memory to record it, the next call that can say so reports that (see `unreported_oom`).
+    pub fn set_tensor_backend(&mut self, caller: &str, node: Tensor, index: usize) {
         if self.make_room_for_ids(1).is_err() {
-            fatal!("{PREFIX}ggml_backend_sched_set_tensor_backend: out of memory");
+            log_error!("{caller}: out of memory\n");
+            self.unreported_oom = true;
+            return;
         }
         let tid = self.tid_of(node);
         self.table.backend[tid as usize] = index as i32;
@@ -724,6 +733,9 @@ impl Scheduler {
     /// Sizes the compute buffers for `graph` (the largest graph to come). False, with a log
     /// line, when a buffer cannot be allocated; the scheduler stays usable.
     pub fn reserve_for(&mut self, caller: &'static str, graph: Graph) -> bool {
+        if self.report_earlier_oom(caller) {
+            return false;
+        }
         // 0.5.1 and 0.5.2 start from a reset scheduler: backends set by hand are forgotten.
         if cfg!(reserve_resets_first) {
             self.reset();
@@ -746,6 +758,17 @@ impl Scheduler {
     #[cfg(api_v2)]
     pub fn split(&mut self, caller: &'static str, graph: Graph) {
         self.split_graph(caller, graph);
+        self.unreported_oom |= self.plan_failure == Some(SplitFailure::OutOfMemory);
+    }
+
+    /// Whether an earlier call ran out of memory without saying so: then the caller's call fails
+    /// with it (once).
+    fn report_earlier_oom(&mut self, caller: &str) -> bool {
+        if !core::mem::take(&mut self.unreported_oom) {
+            return false;
+        }
+        log_error!("{caller}: memory ran out in an earlier call that returns nothing\n");
+        true
     }
 
     /// Writes the compute buffer size each backend would need for `graph` into `sizes` (one per
@@ -755,6 +778,12 @@ impl Scheduler {
         self.reset();
         self.synchronize();
         self.split_graph(caller, graph);
+        if self.plan_failure == Some(SplitFailure::OutOfMemory) {
+            // No graph to measure: nothing is assigned.
+            sizes.fill(0);
+            self.unreported_oom = true;
+            return;
+        }
         let (graph, node_ids, leaf_ids) = self.alloc_graph.graph_and_ids();
         // SAFETY: the scheduler's allocator and its graph over live tensors, an id for every node
         // and leaf, and room for a size per buffer (one per backend).
@@ -767,6 +796,9 @@ impl Scheduler {
     /// Assigns, splits and allocates `graph` without computing it. False, with a log line,
     /// when the compute buffers cannot be allocated; the scheduler stays usable.
     pub fn alloc(&mut self, caller: &'static str, graph: Graph) -> bool {
+        if self.report_earlier_oom(caller) {
+            return false;
+        }
         self.cur_copy = self.next_copy;
         self.next_copy = (self.next_copy + 1) % self.n_copies;
         self.split_graph(caller, graph);

@@ -353,11 +353,6 @@ pub fn rust_static_lib() -> PathBuf {
 }
 
 /// This library's debug build (with the checks only debug builds afford), static.
-pub fn rust_debug_static_lib() -> &'static Path {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| cargo_build_lib(&[], None, "debug").join("libwsp_ggml_backend.a"))
-}
-
 pub fn rust_shared_lib() -> PathBuf {
     rust_lib_dir().join("libwsp_ggml_backend.so")
 }
@@ -513,8 +508,6 @@ pub enum Layer {
     Reference,
     RustStatic,
     RustShared,
-    /// This library's debug build, static.
-    RustDebugStatic,
     /// This library built without the `cpu` feature (shared), with whisper.rn's ggml core as a
     /// shared library without the CPU backend: the CPU backend can only be loaded as a module.
     RustSharedNoCpu,
@@ -528,7 +521,6 @@ impl Layer {
             Layer::Reference => "ref",
             Layer::RustStatic => "rs",
             Layer::RustShared => "rs-so",
-            Layer::RustDebugStatic => "rs-debug",
             Layer::RustSharedNoCpu => "rs-nocpu",
             Layer::RustStaticAllocCount => "rs-alloc-count",
         }
@@ -559,9 +551,6 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
         }
         Layer::RustStatic => {
             cmd.arg(rust_static_lib());
-        }
-        Layer::RustDebugStatic => {
-            cmd.arg(rust_debug_static_lib());
         }
         Layer::RustShared => {
             cmd.arg(rust_shared_lib());
