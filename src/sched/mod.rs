@@ -110,6 +110,26 @@ impl Sched {
     }
 }
 
+/// What the last graph's splits took room for: the tensors the scheduler makes (copies and the
+/// views that keep their sources alive), the nodes and leafs of the graph for ggml-alloc, the
+/// splits' graphs.
+#[derive(Clone, Copy, Default)]
+struct SplitRoom {
+    tensors: usize,
+    nodes: usize,
+    leafs: usize,
+    splits: usize,
+}
+
+impl SplitRoom {
+    fn fits_in(&self, room: &SplitRoom) -> bool {
+        self.tensors <= room.tensors
+            && self.nodes <= room.nodes
+            && self.leafs <= room.leafs
+            && self.splits <= room.splits
+    }
+}
+
 /// Why the last graph split cannot run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SplitFailure {
@@ -159,6 +179,8 @@ pub struct Scheduler {
     room_end: usize,
     /// Reading ran out of room and memory for more: what it read is not to be used.
     out_of_room: bool,
+    /// The room made for a graph's splits (see [`Self::make_room_for_splits`]).
+    split_room: SplitRoom,
     /// Memory ran out in a call that returns nothing (split_graph, reserve_size,
     /// set_tensor_backend), after which the caller may go on from an incomplete split or without
     /// its pin: the next call that can say so reports it, whatever it is asked (a reset does not
@@ -262,6 +284,7 @@ impl Scheduler {
             plan_inputs_changed: true,
             room_end: 0,
             out_of_room: false,
+            split_room: SplitRoom::default(),
             unreported_oom: false,
             plan_failure: None,
             logged_failure: None,
@@ -396,8 +419,19 @@ impl Scheduler {
         reserve_total(&mut self.leaf_tids, n_leafs)
     }
 
-    /// Room in every per-id table for `n` more ids than are in use.
+    /// Room in every per-id table for `n` more ids than are in use (nothing to do, mostly: the
+    /// graph read for every token is as large as the one before).
+    #[inline]
     fn make_room_for_ids(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        if self.table.len() + n <= self.room_end && self.table.map_has_room(n) {
+            return Ok(());
+        }
+        self.grow_for_ids(n)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_for_ids(&mut self, n: usize) -> Result<(), OutOfMemory> {
         self.table.make_room(n)?;
         let total = self.table.len() + n;
         reserve_total(&mut self.tensors, total)?;
@@ -423,11 +457,22 @@ impl Scheduler {
     /// the graph for ggml-alloc and the splits' graphs.
     fn make_room_for_splits(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
         let plan = &self.plan;
-        let (n_inputs, n_requests) = (plan.split_inputs.len(), plan.copy_requests.len());
-        self.arena.make_room(n_requests * self.n_copies + n_inputs)?;
+        let n_inputs = plan.split_inputs.len();
         let pipelined = if self.n_copies > 1 { self.n_copies * (plan.graph_inputs.len() + n_inputs) } else { 0 };
-        self.alloc_graph.make_room(graph.nodes().len() + 2 * n_inputs, graph.leafs().len() + pipelined)?;
-        reserve_total(&mut self.split_graphs, plan.splits.len())
+        let room = SplitRoom {
+            tensors: plan.copy_requests.len() * self.n_copies + n_inputs,
+            nodes: graph.nodes().len() + 2 * n_inputs,
+            leafs: graph.leafs().len() + pipelined,
+            splits: plan.splits.len(),
+        };
+        if room.fits_in(&self.split_room) {
+            return Ok(());
+        }
+        self.arena.make_room(room.tensors)?;
+        self.alloc_graph.make_room(room.nodes, room.leafs)?;
+        reserve_total(&mut self.split_graphs, room.splits)?;
+        self.split_room = room;
+        Ok(())
     }
 
     fn split_graph_in_room(&mut self, caller: &'static str, graph: Graph) -> Result<(), OutOfMemory> {

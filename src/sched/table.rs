@@ -150,6 +150,12 @@ impl TensorTable {
         Ok(())
     }
 
+    /// Whether the map takes `n` more ids without a rebuild.
+    #[inline(always)]
+    pub fn map_has_room(&self, n: usize) -> bool {
+        self.map.has_room(n)
+    }
+
     /// The map from the keys alone (dropping stale hints), with room for `more` insertions.
     #[cold]
     fn rebuild_map(&mut self, more: usize) -> Result<(), OutOfMemory> {
