@@ -45,10 +45,16 @@ fn errno() -> c_int {
     unsafe { *errno_location() }
 }
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
+#[cfg(target_os = "linux")]
 unsafe fn errno_location() -> *mut c_int {
     // SAFETY: always callable.
     unsafe { libc::__errno_location() }
+}
+
+#[cfg(target_os = "android")]
+unsafe fn errno_location() -> *mut c_int {
+    // SAFETY: always callable.
+    unsafe { libc::__errno() }
 }
 
 #[cfg(target_vendor = "apple")]
@@ -131,7 +137,9 @@ pub fn is_file(path: &[u8]) -> bool {
     // SAFETY: a NUL-terminated path and a stat buffer that stat fills.
     unsafe {
         let mut status: libc::stat = core::mem::zeroed();
-        libc::stat(c_file.as_ptr(), &mut status) == 0 && status.st_mode & libc::S_IFMT == libc::S_IFREG
+        // mode_t is narrower than st_mode on some targets (32-bit Android)
+        libc::stat(c_file.as_ptr(), &mut status) == 0
+            && status.st_mode as u32 & libc::S_IFMT as u32 == libc::S_IFREG as u32
     }
 }
 
@@ -197,13 +205,19 @@ fn executable_path() -> Option<Vec<u8>> {
 }
 
 #[cfg(target_vendor = "apple")]
+extern "C" {
+    /// dyld's (`<mach-o/dyld.h>`).
+    fn _NSGetExecutablePath(buf: *mut c_char, size: *mut u32) -> c_int;
+}
+
+#[cfg(target_vendor = "apple")]
 fn executable_path() -> Option<Vec<u8>> {
     let mut size: u32 = 0;
     // SAFETY: with a zero size, the call only writes the size it needs.
-    unsafe { libc::_NSGetExecutablePath(core::ptr::null_mut(), &mut size) };
+    unsafe { _NSGetExecutablePath(core::ptr::null_mut(), &mut size) };
     let mut path = alloc::vec![0u8; size as usize];
     // SAFETY: a buffer of the size asked for.
-    if unsafe { libc::_NSGetExecutablePath(path.as_mut_ptr() as *mut c_char, &mut size) } != 0 {
+    if unsafe { _NSGetExecutablePath(path.as_mut_ptr() as *mut c_char, &mut size) } != 0 {
         return None;
     }
     let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
