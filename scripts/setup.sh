@@ -14,8 +14,9 @@
 #                              every whisper.rn and llama.rn release (fetched side by side)
 #   scripts/setup.sh --all     also what scripts/test.sh --all needs: the cross compilers, qemu-user
 #                              and the phones' Rust targets, Ruby (the podspec check), clang and
-#                              lld (llama.rn's Android build), a minimal nightly toolchain (the
-#                              fuzz targets' sanitizer flags)
+#                              lld (llama.rn's Android build), Gradle and Kotlin (the npm
+#                              package's Gradle hooks), a minimal nightly toolchain (the fuzz
+#                              targets' sanitizer flags)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-main}
@@ -32,8 +33,9 @@ if [ "$mode" != main ]; then
     tools+=(pkg-config:pkg-config valgrind:valgrind llvm-nm:llvm)
 fi
 if [ "$mode" = --all ]; then
-    # ruby: the podspec check; clang and lld: llama.rn's Android build (clang's flags, LTO)
-    tools+=(ruby:ruby clang-14:clang-14 ld.lld-14:lld-14)
+    # ruby: the podspec check; clang and lld: llama.rn's Android build (clang's flags, LTO);
+    # gradle and kotlinc: the npm package's hooks in an app's Gradle settings
+    tools+=(ruby:ruby clang-14:clang-14 ld.lld-14:lld-14 gradle:gradle kotlinc:kotlin)
 fi
 missing=()
 for pair in "${tools[@]}"; do

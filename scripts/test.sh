@@ -99,7 +99,9 @@ if $all; then
     timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 10
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
     timed "phones" "$root/scripts/test-phones.sh"
-    # the npm package in scratch apps: install, upgrades, an unserved release, the Expo plugin
+    # the npm package, packed with its prebuilt libraries, in scratch apps of the current React
+    # Native and Expo templates: Gradle and kotlinc run its hooks, the apps build without Rust,
+    # uninstall, package managers
     timed "npm package" "$root/packages/react-native/test/install.sh"
 fi
 printf '%s\n' "== timings" "${timings[@]}"

@@ -1,18 +1,20 @@
 # Swaps the ggml backend layer of whisper.rn or llama.rn for wsp-ggml-backend in the package's
-# Android build. Include it at the end of the CMakeLists that builds the layer (whisper.rn's
-# android/src/main/CMakeLists.txt, llama.rn's android/src/main/rnllama/CMakeLists.txt: the release
-# table's android_cmake; android/apply.sh adds the line):
-#   include(/path/to/wsp-ggml-backend/integrations/react-native/android/wsp-ggml-backend.cmake)
+# Android build. android/apply.sh adds a block at the end of the CMakeLists that builds the layer
+# (whisper.rn's android/src/main/CMakeLists.txt, llama.rn's android/src/main/rnllama/CMakeLists.txt:
+# the release table's android_cmake) that includes this file from the wsp-ggml-backend package a
+# node_modules folder above it holds, and does nothing when none does.
 # It reads the package and its release from the package's package.json (the nearest above the
 # including folder) and picks the family that serves it from the release table, releases.txt (an
 # unserved release stops the configure step, naming the served ones). For every library that
 # folder defines from the package's sources (rnwhisper or rnllama and their per-arch variants),
 # it removes the backend layer (cpp/ggml-backend.cpp, ggml-backend-reg.cpp and, where the release
-# has them, ggml-backend-meta.cpp and ggml-backend-dl.cpp) and links the library's static
-# archive, built by cargo with that family's feature for ANDROID_ABI (mapped to the Rust triple as
-# cargo-ndk does: arm64-v8a -> aarch64-linux-android, armeabi-v7a -> armv7-linux-androideabi,
-# x86 -> i686-linux-android, x86_64 -> x86_64-linux-android). Only a staticlib is built, so cargo
-# needs the Rust target (rustup target add ...) but not the NDK's linker.
+# has them, ggml-backend-meta.cpp and ggml-backend-dl.cpp) and links the library's static archive
+# for ANDROID_ABI (mapped to the Rust triple as cargo-ndk does: arm64-v8a -> aarch64-linux-android,
+# armeabi-v7a -> armv7-linux-androideabi, x86 -> i686-linux-android, x86_64 ->
+# x86_64-linux-android): the npm package's prebuilt archive when it has one for the family, the
+# triple and the library's built-in backends (scripts/npm-prebuilt.sh), else one cargo builds with
+# the family's feature (Rust and the target's standard library needed, not the NDK's linker: a
+# staticlib is not linked), from the crates the npm package vendors (its .cargo/config.toml).
 get_filename_component(WSP_GGML_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(WSP_GGML_BACKEND_RUST_TARGET "" CACHE STRING "Rust target triple (default: mapped from ANDROID_ABI)")
 set(WSP_GGML_BACKEND_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/wsp-ggml-backend" CACHE PATH
@@ -63,11 +65,14 @@ if(NOT _wsp_FAMILY)
     list(JOIN _wsp_served ", " _wsp_served)
     message(FATAL_ERROR "wsp-ggml-backend: ${_wsp_name} ${_wsp_version} is not served; served releases: ${_wsp_served}")
 endif()
-find_program(CARGO cargo REQUIRED HINTS "$ENV{HOME}/.cargo/bin")
+find_program(CARGO cargo HINTS "$ENV{HOME}/.cargo/bin")
 include("${WSP_GGML_BACKEND_DIR}/cmake/rust_target.cmake")
 if(NOT WSP_RUST_TARGET)
     message(FATAL_ERROR "wsp-ggml-backend: not a cross build; set WSP_GGML_BACKEND_RUST_TARGET")
 endif()
+# The npm package's prebuilt archives for the family, named after its newest release as
+# scripts/npm-prebuilt.sh names them (release.sh's wsp_prebuilt_dir)
+set(_wsp_prebuilt "${WSP_GGML_BACKEND_DIR}/prebuilt/${_wsp_name}-${_wsp_NEWEST}/${WSP_RUST_TARGET}")
 
 # The built-in backends of each library are those its compile flags name, as the package's own
 # registry reads them (<PREFIX>GGML_USE_<NAME>: the CPU everywhere, OpenCL in llama.rn's
@@ -79,7 +84,27 @@ file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${WSP_GGML_BACKEND_DIR}/src/*.
      "${WSP_GGML_BACKEND_DIR}/macros/src/*.rs")
 add_custom_target(wsp_ggml_backend_archive)
 
-# _wsp_archive(<target> <var>): the archive for the target's built-in backends (made once a set)
+# _wsp_require_rust(): stops the configure step, saying what to install, unless cargo and the
+# Rust target's standard library are there (asked only for an archive the package has not prebuilt)
+function(_wsp_require_rust)
+    file(GLOB prebuilt LIST_DIRECTORIES true RELATIVE "${WSP_GGML_BACKEND_DIR}/prebuilt" "${WSP_GGML_BACKEND_DIR}/prebuilt/*")
+    list(JOIN prebuilt ", " prebuilt)
+    set(why "wsp-ggml-backend: ${_wsp_name} ${_wsp_version} for ${WSP_RUST_TARGET} is built from source (this package's prebuilt libraries are for the families of ${prebuilt}), which needs Rust")
+    if(NOT CARGO)
+        message(FATAL_ERROR "${why}: install it (https://rustup.rs), then run: rustup target add ${WSP_RUST_TARGET}")
+    endif()
+    get_filename_component(bin "${CARGO}" DIRECTORY)
+    find_program(WSP_RUSTC rustc HINTS "${bin}")
+    execute_process(COMMAND "${WSP_RUSTC}" --print target-libdir --target "${WSP_RUST_TARGET}"
+                    OUTPUT_VARIABLE libdir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    file(GLOB std "${libdir}/libstd-*.rlib")
+    if(NOT std)
+        message(FATAL_ERROR "${why} and its target ${WSP_RUST_TARGET}: run: rustup target add ${WSP_RUST_TARGET}")
+    endif()
+endfunction()
+
+# _wsp_archive(<target> <var>): the archive for the target's built-in backends: the prebuilt one,
+# or one cargo builds (made once a set); appends "<set>: prebuilt|cargo" to _wsp_how
 function(_wsp_archive target var)
     get_target_property(options ${target} COMPILE_OPTIONS)
     get_target_property(definitions ${target} COMPILE_DEFINITIONS)
@@ -95,8 +120,15 @@ function(_wsp_archive target var)
     list(SORT builtins)
     list(JOIN builtins "-" set)
     list(JOIN builtins "," features)
+    if(EXISTS "${_wsp_prebuilt}/${set}/libwsp_ggml_backend.a")
+        set(${var} "${_wsp_prebuilt}/${set}/libwsp_ggml_backend.a" PARENT_SCOPE)
+        set(_wsp_how "${_wsp_how};${set}: prebuilt" PARENT_SCOPE)
+        return()
+    endif()
+    _wsp_require_rust()
     set(dir "${WSP_GGML_BACKEND_CARGO_TARGET_DIR}/${_wsp_package_dir}-${_wsp_FAMILY}/${set}")
     set(archive "${dir}/${WSP_RUST_PROFILE_DIR}/libwsp_ggml_backend.a")
+    set(_wsp_how "${_wsp_how};${set}: cargo" PARENT_SCOPE)
     if(NOT TARGET wsp_ggml_backend_archive_${set})
         set(feature_args --no-default-features)
         if(features)
@@ -109,6 +141,8 @@ function(_wsp_archive target var)
             DEPENDS ${_wsp_sources} "${WSP_GGML_BACKEND_DIR}/Cargo.toml" "${WSP_GGML_BACKEND_DIR}/build.rs"
                     "${WSP_GGML_BACKEND_DIR}/releases.txt"
             COMMENT "cargo rustc --crate-type staticlib --target ${WSP_RUST_TARGET} (wsp-ggml-backend for ${_wsp_name} ${_wsp_version}, family ${_wsp_FAMILY}, built in: ${features})"
+            # (in the package's folder: its .cargo/config.toml points cargo at the vendored crates)
+            WORKING_DIRECTORY "${WSP_GGML_BACKEND_DIR}"
             VERBATIM)
         add_custom_target(wsp_ggml_backend_archive_${set} DEPENDS "${archive}")
         add_dependencies(wsp_ggml_backend_archive wsp_ggml_backend_archive_${set})
@@ -119,6 +153,7 @@ endfunction()
 
 get_directory_property(_wsp_targets BUILDSYSTEM_TARGETS)
 set(_wsp_swapped "")
+set(_wsp_how "")
 foreach(target IN LISTS _wsp_targets)
     get_target_property(_sources ${target} SOURCES)
     if(NOT _sources MATCHES "ggml-backend\\.cpp")
@@ -136,4 +171,7 @@ endforeach()
 if(NOT _wsp_swapped)
     message(FATAL_ERROR "wsp-ggml-backend: no library here is built from ggml-backend.cpp; include this file at the end of ${_wsp_name}'s Android CMakeLists that builds it")
 endif()
-message(STATUS "wsp-ggml-backend: ${_wsp_name} ${_wsp_version}, ${WSP_RUST_TARGET} backend layer linked into ${_wsp_swapped}")
+list(REMOVE_DUPLICATES _wsp_how)
+list(REMOVE_ITEM _wsp_how "")
+list(JOIN _wsp_how ", " _wsp_how)
+message(STATUS "wsp-ggml-backend: ${_wsp_name} ${_wsp_version}, ${WSP_RUST_TARGET} backend layer linked into ${_wsp_swapped} (archives: ${_wsp_how})")

@@ -2,28 +2,36 @@
 # Tests android/ as far as a Linux machine without the NDK can, for one release (default
 # whisper.rn 0.4.3; llama.rn@VERSION for llama.rn): that release's own Android CMakeLists
 # (whisper.rn's android/src/main/CMakeLists.txt; llama.rn's, which adds rnllama/ under
-# RNLLAMA_BUILD_FROM_SOURCE, Gradle's rnllamaBuildFromSource), changed by android/apply.sh, is
-# configured for arm64 (ANDROID_ABI=arm64-v8a) with Debian's aarch64 cross compiler
+# RNLLAMA_BUILD_FROM_SOURCE, Gradle's rnllamaBuildFromSource), changed by android/apply.sh (twice:
+# one block), is configured for arm64 (ANDROID_ABI=arm64-v8a) with Debian's aarch64 cross compiler
 # (cmake/linux-cross.cmake; clang-14 and lld for llama.rn, whose flags are clang's, as the NDK's
-# compiler is) in place of the NDK's. The configure step must name the release; no library of the
-# package's that compiles ggml keeps a backend-layer source (CMake's file API), and each must link
-# the archive; llama.rn's Gradle file must build from source by default. For a family the release
-# table tests in full, one arm64 library with the package's ARM kernels (whisper.rn's
-# rnwhisper_v8fp16_va_2, -march=armv8.2-a+fp16; llama.rn's JNI library rnllama_jni_v8_2_dotprod
-# over rnllama_v8_2_dotprod, -march=armv8.2-a+dotprod, with LTO) is built with no layer object
-# and, loaded under qemu, must compute a graph through the scheduler; for a lean one, only the
-# archive is built.
+# compiler is) in place of the NDK's. The block finds the package as an app's node_modules holds
+# it: build/integration-android/node_modules/wsp-ggml-backend, a link to this checkout. The
+# configure step must name the release; no library of the package's that compiles ggml keeps a
+# backend-layer source (CMake's file API), and each must link the archive; llama.rn's Gradle file
+# must build from source by default. For a family the release table tests in full, one arm64
+# library with the package's ARM kernels (whisper.rn's rnwhisper_v8fp16_va_2,
+# -march=armv8.2-a+fp16; llama.rn's JNI library rnllama_jni_v8_2_dotprod over
+# rnllama_v8_2_dotprod, -march=armv8.2-a+dotprod, with LTO) is built with no layer object and,
+# loaded under qemu, must compute a graph through the scheduler; for a lean one, only the archive
+# is built.
 #   android-on-linux.sh [RELEASE]
 #   android-on-linux.sh --unserved    for a whisper.rn release the release table lacks, apply.sh
 #                                     and (with the include line added by hand) the configure step
 #                                     must fail, naming the served releases
-#   android-on-linux.sh --installed PACKAGE_DIR [--expect-off]
+#   android-on-linux.sh --installed PACKAGE_DIR [--expect-off | --build]
 #                                     a package the npm package wsp-ggml-backend has changed in an
-#                                     app's node_modules: configured in place and its archive built
-#                                     (no C++ build: the JNI sources are the package's own);
-#                                     --expect-off: the app's android/gradle.properties says
-#                                     wspGgmlBackendEnabled=false, and the configure step must
-#                                     leave the package's own layer in place
+#                                     app's node_modules, configured in place for the Rust target
+#                                     the NDK maps arm64-v8a to (aarch64-linux-android): the npm
+#                                     package's prebuilt archive where it has one (the configure
+#                                     step says which), else built by cargo, which must then be
+#                                     there; the archive target built. --expect-off: the app's
+#                                     android/gradle.properties says wspGgmlBackendEnabled=false,
+#                                     and the configure step must leave the package's own layer in
+#                                     place. --build: then also the C++ library and the load check
+#                                     as for a full family, from a copy of the installed package
+#                                     with the JNI sources replaced (they need the JNI headers),
+#                                     beside a node_modules that holds the app's wsp-ggml-backend
 # The build trees stay in build/integration-android/ (a second run rebuilds only what changed).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -32,9 +40,13 @@ cd "$root"
 unserved=""
 installed=""
 expect_off=""
+build_installed=""
 if [ "${1:-}" = --installed ] && [ -d "${2:-}" ]; then
     installed=$(cd "$2" && pwd)
-    [ "${3:-}" != --expect-off ] || expect_off=1
+    case "${3:-}" in
+        --expect-off) expect_off=1 ;;
+        --build) build_installed=1 ;;
+    esac
     wsp_release "$installed"
     release=$wsp_package@$wsp_version
 elif [ "${1:-}" = --unserved ]; then
@@ -53,20 +65,30 @@ else
     wsp_release "$release"
 fi
 
-scripts/cross.sh --install aarch64-unknown-linux-gnu >/dev/null
+# (an installed package is tested without Rust too: the cross compiler and qemu are there from a
+# run for a release, or from scripts/setup.sh --all)
+[ -n "$installed" ] || scripts/cross.sh --install aarch64-unknown-linux-gnu >/dev/null
 gnu=aarch64-linux-gnu
 case "$wsp_package" in
     whisper.rn) jni=jni.cpp variant=rnwhisper_v8fp16_va_2 loaded=rnwhisper_v8fp16_va_2 compiler=() ;;
     llama.rn) jni=RNLlamaJSI.cpp variant=rnllama_v8_2_dotprod loaded=rnllama_jni_v8_2_dotprod
               compiler=(-DWSP_CROSS_CLANG=clang-14) ;;
 esac
+rust_target=()
 if [ -n "$installed" ]; then
     ref=$installed pkg=$installed
     work="$root/build/integration-android/installed-$release"
+    # as the NDK's toolchain maps arm64-v8a; linked into a GNU/Linux library with stand-ins for
+    # the bionic functions Rust's standard library for Android calls (test/bionic_standin.c)
+    rust_target=(-DWSP_GGML_BACKEND_RUST_TARGET=aarch64-linux-android)
 else
     ref=$(reference "$release")
     work="$root/build/integration-android/${unserved:-$release}"
     pkg="$work/pkg"
+    # the blocks android/apply.sh writes find this checkout as an app's node_modules holds the
+    # package
+    mkdir -p "$root/build/integration-android/node_modules"
+    ln -sfn "$root" "$root/build/integration-android/node_modules/wsp-ggml-backend"
 fi
 cmakelists="$pkg/$wsp_android_cmake"
 mkdir -p "$work/stubs/cmake"
@@ -117,18 +139,21 @@ if [ -n "$unserved" ]; then
 elif [ -z "$installed" ]; then
     make_package
     "$here/android/apply.sh" "$pkg" >/dev/null
-    "$here/android/apply.sh" "$pkg" >/dev/null  # twice: adds the line once
-    [ "$(grep -c wsp-ggml-backend.cmake "$cmakelists")" -eq 1 ]
+    "$here/android/apply.sh" "$pkg" >/dev/null  # twice: one block
+    [ "$(grep -c '^# wsp-ggml-backend begin' "$cmakelists")" -eq 1 ] || {
+        echo "android-on-linux: applied twice, $cmakelists has $(grep -c '^# wsp-ggml-backend begin' "$cmakelists") blocks" >&2
+        exit 1
+    }
 fi
 
 # Gradle's switch of the source build (llama.rn): apply.sh made it the default
 from_source=()
 if [ -n "$wsp_gradle_switch" ] && [ -z "$unserved" ]; then
-    grep -qF "findProperty(\"$wsp_gradle_switch\") ?: \"true\"" "$pkg/android/build.gradle" || {
+    grep -qF "findProperty(\"$wsp_gradle_switch\") ?: wspGgmlBackendInstalled.toString()" "$pkg/android/build.gradle" || {
         echo "android-on-linux: $pkg/android/build.gradle does not build from source by default" >&2
         exit 1
     }
-    echo "android-on-linux: android/build.gradle builds from source unless $wsp_gradle_switch=false"
+    echo "android-on-linux: android/build.gradle builds from source while wsp-ggml-backend is installed, unless $wsp_gradle_switch=false"
     # what Gradle passes CMake then
     from_source=(-DRNLLAMA_BUILD_FROM_SOURCE=ON)
 fi
@@ -148,6 +173,11 @@ fi
 for name in log android; do
     [ -f "$work/stubs/lib$name.so" ] || "$gnu-gcc" -shared -o "$work/stubs/lib$name.so" -x c /dev/null
 done
+if [ -n "$installed" ]; then
+    # last on every link line (after the archive that needs it)
+    "$gnu-gcc" -shared -o "$work/stubs/libbionic_standin.so" "$here/test/bionic_standin.c"
+    rust_target+=(-DCMAKE_CXX_STANDARD_LIBRARIES=-lbionic_standin)
+fi
 for package in ReactAndroid:jsi,reactnative,turbomodulejsijni,react_nativemodule_core fbjni:fbjni; do
     name=${package%%:*}
     for target in $(echo "${package#*:}" | tr , ' '); do
@@ -159,7 +189,7 @@ done
 build="$work/build"
 mkdir -p "$build/.cmake/api/v1/query"
 touch "$build/.cmake/api/v1/query/codemodel-v2"
-configure=(cmake -S "$pkg/android/src/main" -B "$build" -DCMAKE_BUILD_TYPE=Release -Wno-dev --no-warn-unused-cli
+configure=(cmake -DCMAKE_BUILD_TYPE=Release -Wno-dev --no-warn-unused-cli "${rust_target[@]}"
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=$gnu "${compiler[@]}" -DANDROID_ABI=arm64-v8a
     -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/build/integration-android/cargo" "${from_source[@]}"
     -DLOG_LIB="$work/stubs/liblog.so" "-DCMAKE_SHARED_LINKER_FLAGS=$link_flags"
@@ -167,7 +197,7 @@ configure=(cmake -S "$pkg/android/src/main" -B "$build" -DCMAKE_BUILD_TYPE=Relea
     -DCMAKE_C_FLAGS=-D_GNU_SOURCE "-DCMAKE_CXX_FLAGS=$cxx_flags")
 
 if [ -n "$unserved" ]; then
-    if "${configure[@]}" >"$work/configure.log" 2>&1; then
+    if "${configure[@]}" -S "$pkg/android/src/main" -B "$build" >"$work/configure.log" 2>&1; then
         echo "android-on-linux: whisper.rn $unserved was configured; it must be refused" >&2
         exit 1
     fi
@@ -182,27 +212,17 @@ if [ -n "$unserved" ]; then
     exit 0
 fi
 
-"${configure[@]}" >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
-grep "wsp-ggml-backend" "$work/configure.log" | sed 's/^-- //'
-if [ -n "$expect_off" ]; then
-    grep -q "wsp-ggml-backend: off (wspGgmlBackendEnabled=false" "$work/configure.log" \
-        && ! grep -q "backend layer linked into" "$work/configure.log" || {
-        echo "android-on-linux: wspGgmlBackendEnabled=false did not turn the library off" >&2
-        exit 1
-    }
-    echo "android-on-linux: $wsp_package $wsp_version: off, the package's own layer builds"
-    exit 0
-fi
-grep -q "wsp-ggml-backend: $wsp_package $wsp_version, aarch64-unknown-linux-gnu backend layer linked into $wsp_libraries" \
-    "$work/configure.log" || { echo "android-on-linux: the configure step does not name $wsp_package $wsp_version" >&2; exit 1; }
-
-# Every library of the package's that compiles ggml (ggml.c; not llama.rn's JNI wrappers): its
-# sources (CMake's file API) keep none of the layer files the release's CMakeLists compiles, keep
-# the package's own, and it links the archive.
+"${configure[@]}" -S "$pkg/android/src/main" -B "$build" >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
+{ grep "wsp-ggml-backend" "$work/configure.log" || true; } | sed 's/^-- //'
 layer=$(grep -oE 'ggml-backend(-[a-z]+)?\.cpp' "$ref/$wsp_android_cmake" | sort -u | paste -sd ' ')
-python3 - "$build" "$layer" "$wsp_libraries" "${wsp_package%.rn}.cpp" <<'PY'
+# file_api own|swapped: every library of the package's that compiles ggml (ggml.c; not llama.rn's
+# JNI wrappers), read from CMake's file API, compiles all the layer files the release's CMakeLists
+# compiles (own), or none of them while it keeps the package's own sources and links the archive
+# (swapped)
+file_api() {
+    python3 - "$build" "$layer" "$wsp_libraries" "${wsp_package%.rn}.cpp" "$1" <<'PY'
 import glob, json, os, sys
-build, layer, prefix, own = sys.argv[1], set(sys.argv[2].split()), sys.argv[3], sys.argv[4]
+build, layer, prefix, own, mode = sys.argv[1], set(sys.argv[2].split()), sys.argv[3], sys.argv[4], sys.argv[5]
 index = json.load(open(max(glob.glob(f"{build}/.cmake/api/v1/reply/index-*.json"))))
 reply = os.path.dirname(max(glob.glob(f"{build}/.cmake/api/v1/reply/index-*.json")))
 codemodel = json.load(open(os.path.join(reply, index["reply"]["codemodel-v2"]["jsonFile"])))
@@ -216,22 +236,58 @@ for ref in codemodel["configurations"][0]["targets"]:
         continue
     kept = sources & layer
     links = " ".join(f["fragment"] for f in target.get("link", {}).get("commandFragments", []))
-    if kept or "libwsp_ggml_backend.a" not in links or own not in sources:
-        sys.exit(f"android-on-linux: {ref['name']}: layer sources {sorted(kept)}, "
-                 f"links the archive: {'libwsp_ggml_backend.a' in links}")
+    archive = "libwsp_ggml_backend.a" in links
+    if mode == "own" and (kept != layer or archive):
+        sys.exit(f"android-on-linux: {ref['name']}: layer sources {sorted(kept)}, links the archive: {archive}")
+    if mode == "swapped" and (kept or not archive or own not in sources):
+        sys.exit(f"android-on-linux: {ref['name']}: layer sources {sorted(kept)}, links the archive: {archive}")
     checked.append(ref["name"])
 if not checked:
     sys.exit(f"android-on-linux: no {prefix} library configured")
-print(f"android-on-linux: {', '.join(checked)}: none of {', '.join(sorted(layer))} compiled; "
-      f"libwsp_ggml_backend.a linked")
+if mode == "own":
+    print(f"android-on-linux: {', '.join(checked)}: {', '.join(sorted(layer))} compiled, no archive linked")
+else:
+    print(f"android-on-linux: {', '.join(checked)}: none of {', '.join(sorted(layer))} compiled; "
+          f"libwsp_ggml_backend.a linked")
 PY
+}
+
+if [ -n "$expect_off" ]; then
+    ! grep -q "backend layer linked into" "$work/configure.log" || {
+        echo "android-on-linux: $wsp_package $wsp_version: the library is linked; it must be off" >&2
+        exit 1
+    }
+    file_api own
+    if grep -q "wsp-ggml-backend: off (wspGgmlBackendEnabled=false" "$work/configure.log"; then
+        why="off (wspGgmlBackendEnabled=false)"
+    else
+        why="wsp-ggml-backend not installed"
+    fi
+    echo "android-on-linux: $wsp_package $wsp_version: $why, the package's own layer builds"
+    exit 0
+fi
+triple=aarch64-unknown-linux-gnu
+if [ -n "$installed" ]; then triple=aarch64-linux-android; fi
+grep -q "wsp-ggml-backend: $wsp_package $wsp_version, $triple backend layer linked into $wsp_libraries" \
+    "$work/configure.log" || { echo "android-on-linux: the configure step does not name $wsp_package $wsp_version" >&2; exit 1; }
+
+file_api swapped
 
 # A family the table tests lean (`suite`), or an installed package (whose JNI sources need the
-# JNI headers): its archive, built by cargo for aarch64, but not the C++ build nor the load check.
+# JNI headers): its archive, built by cargo for aarch64 unless prebuilt, but not the C++ build nor
+# the load check; an installed package with --build: those from a copy of it.
 if [ -n "$installed" ] || [ "$("$root/scripts/release-table.sh" fact "$release" suite)" != full ]; then
     nice cmake --build "$build" --target wsp_ggml_backend_archive >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
-    echo "android-on-linux: $wsp_package $wsp_version${installed:+ (installed)}: the archive built; no C++ build or load check"
-    exit 0
+    archives=$(sed -n 's/.*backend layer linked into .* (archives: \(.*\))$/\1/p' "$work/configure.log")
+    echo "android-on-linux: $wsp_package $wsp_version${installed:+ (installed)}: the archives ($archives) built or found; no C++ build or load check"
+    [ -n "$build_installed" ] || exit 0
+    # the copy, beside a node_modules holding the wsp-ggml-backend the installed package finds
+    found=$(cd "$installed" && while [ ! -d node_modules/wsp-ggml-backend ] && [ "$PWD" != / ]; do cd ..; done; echo "$PWD/node_modules/wsp-ggml-backend")
+    pkg="$work/pkg" build="$work/build-copy"
+    make_package
+    mkdir -p "$work/node_modules" "$build/.cmake/api/v1/query"
+    ln -sfn "$found" "$work/node_modules/wsp-ggml-backend"
+    "${configure[@]}" -S "$pkg/android/src/main" -B "$build" >"$work/configure-copy.log" || { cat "$work/configure-copy.log" >&2; exit 1; }
 fi
 
 nice cmake --build "$build" -j 2 --target $loaded >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }

@@ -9,15 +9,16 @@
 #      refuses, naming the served releases.
 #   2. ios/apply.sh on the podspec of every whisper.rn release from 0.4.3 to 0.7.4 and every
 #      llama.rn 0.12 release (each family), read by Ruby with a stand-in for Pod::Spec
-#      (test/podspec.rb) before and after: built from source, the pod's sources over the
-#      package's files lose exactly the backend-layer files the package has, and nothing else
-#      (Metal's sources and the resources stay); it vendors the framework, copied into the
-#      package; the prebuilt branch is unchanged (llama.rn's, which apply.sh makes build from
-#      source by default, with RNLLAMA_BUILD_FROM_SOURCE=0; without the variable it builds from
-#      source); applied again, the podspec stays byte for byte the same. A release the release
-#      table (releases.txt) does not serve must be refused, with the podspec untouched; its
-#      podspec edit is then checked through a copy of the integration whose table serves it (what
-#      the family gets once it is served).
+#      (test/podspec.rb) before and after, the podspec's blocks finding this checkout as an app's
+#      node_modules/wsp-ggml-backend (test/podspec-check.sh): built from source, the pod's sources
+#      over the package's files lose exactly the backend-layer files the package has, and nothing
+#      else (Metal's sources and the resources stay); it vendors the framework, copied into the
+#      package; without the package's from_source variable it builds from source, with it 0 the
+#      prebuilt pod is unchanged; a copy where no node_modules holds wsp-ggml-backend builds what
+#      npm's podspec builds; applied again, the podspec stays byte for byte the same. A release
+#      the release table (releases.txt) does not serve must be refused, with the podspec
+#      untouched; its podspec edit is then checked through a copy of the integration whose table
+#      serves it (what the family gets once it is served).
 #   3. apply.sh refuses a framework that build-xcframework.sh made for another release.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -27,7 +28,9 @@ releases=($("$root/scripts/release-table.sh" releases whisper.rn)
           $("$root/scripts/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/'))
 work="$root/build/integration-ios"
 rm -rf "$work"
-mkdir -p "$work"
+# the podspecs' blocks find this checkout as an app's node_modules holds the package
+mkdir -p "$work/node_modules"
+ln -s "$root" "$work/node_modules/wsp-ggml-backend"
 
 # 1. the cargo part: the release's functions; the podspec's built-in backends registered at
 # start-up (the archive calls <prefix>ggml_backend_<name>_reg, which the pod's sources define),
@@ -67,7 +70,7 @@ framework() {
     rm -rf "$work/fw"
     mkdir -p "$work/fw/WspGgmlBackend.xcframework"
     echo "stand-in" > "$work/fw/WspGgmlBackend.xcframework/Info.plist"
-    echo "$1" > "$work/fw/WspGgmlBackend.xcframework.release"
+    echo "$1 $wsp_ios_builtins" > "$work/fw/WspGgmlBackend.xcframework.release"
     echo "$work/fw/WspGgmlBackend.xcframework"
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# podspec-check.sh REF PKG: the podspec of PKG (a package changed by ios/apply.sh) against the
-# same release's podspec as npm gives it (REF), both read by Ruby with the stand-in for Pod::Spec
-# (test/podspec.rb). Built from source, the pod must lose exactly the backend-layer files the
-# package has and nothing else of cpp/ (Metal's sources and the resources stay) and vendor the
-# framework; the prebuilt branch must be unchanged (for a package whose source build the release
-# table forces, with its from_source variable 0; unset, it must build from source). Prints the
-# verdict; fails, saying why, otherwise. Used by ios-on-linux.sh and the npm package's test.
+# podspec-check.sh REF PKG: the podspec of PKG (a package changed by ios/apply.sh, in a folder
+# with node_modules/wsp-ggml-backend above it) against the same release's podspec as npm gives it
+# (REF), both read by Ruby with the stand-in for Pod::Spec (test/podspec.rb). Built from source,
+# the pod must lose exactly the backend-layer files the package has and nothing else of cpp/
+# (Metal's sources and the resources stay) and vendor the framework; without the package's
+# from_source variable it must build from source, and with it 0 be the prebuilt pod, unchanged.
+# A copy of the podspec where no node_modules holds wsp-ggml-backend (the package uninstalled)
+# must build exactly what REF's does, however the variable is set. Prints the verdict; fails,
+# saying why, otherwise. Used by ios-on-linux.sh and the npm package's test.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 export LC_ALL=C  # comm and sort as Ruby sorts
@@ -51,20 +53,25 @@ metal_after=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/after.sources" 
 [ "$(grep '^resource ' "$work/before")" = "$(grep '^resource ' "$work/after")" ] || fail "the resources changed"
 grep -qx 'framework ios/WspGgmlBackend.xcframework' "$work/after" || fail "built from source, the framework is not vendored"
 ! grep -q 'WspGgmlBackend' "$work/before" || fail "the reference already vendors WspGgmlBackend"
-# pod install builds the framework when the package has none for its release
-if [ "$(cat "$pkg/ios/WspGgmlBackend.xcframework.release" 2>/dev/null)" = "$wsp_build" ]; then
-    ! grep -q '^build ' "$work/after" || fail "pod install would build a framework the package has"
-    framework="the framework copied in"
+# pod install puts the framework in the pod when the package has none for its release
+if [ "$(cat "$pkg/ios/WspGgmlBackend.xcframework.release" 2>/dev/null)" = "$wsp_build $wsp_ios_builtins" ]; then
+    ! grep -q '^build ' "$work/after" || fail "pod install would make a framework the package has"
+    framework="the framework in the pod"
 else
-    grep -q "^build .*build-xcframework.sh --out $pkg/ios $pkg\$" "$work/after" || fail "pod install would not build the framework"
-    framework="pod install builds the framework"
+    grep -q "^build .*/integrations/react-native/ios/build-xcframework.sh --out $pkg/ios $pkg\$" "$work/after" \
+        || fail "pod install would not make the framework"
+    framework="pod install makes the framework"
 fi
-default="prebuilt by default"
-if [ "$wsp_force_source" = yes ]; then
-    [ "$(pod_beside_ios "$ref" prebuilt)" = "$(pod_beside_ios "$pkg" prebuilt)" ] || fail "the prebuilt branch changed"
-    [ "$(pod "$pkg")" = "$(pod "$pkg" from-source)" ] || fail "without $wsp_from_source, the pod does not build from source"
-    default="from source by default, prebuilt with $wsp_from_source=0"
-else
-    [ "$(pod_beside_ios "$ref")" = "$(pod_beside_ios "$pkg")" ] || fail "the prebuilt branch changed"
-fi
-echo "from source, $(wc -l < "$work/before.sources") files of cpp/ -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored ($framework); prebuilt branch unchanged; $default"
+[ "$(pod_beside_ios "$ref" prebuilt)" = "$(pod_beside_ios "$pkg" prebuilt)" ] || fail "the prebuilt branch changed"
+[ "$(pod "$pkg")" = "$(pod "$pkg" from-source)" ] || fail "without $wsp_from_source, the pod does not build from source"
+# the package uninstalled: a copy of the podspec beside the package's files, with no node_modules
+# above it
+alone=$(mktemp -d)
+trap 'rm -rf "$work" "$alone"' EXIT
+cp "$pkg/$wsp_podspec" "$pkg/package.json" "$alone/"
+ln -s "$(cd "$pkg" && pwd -P)/cpp" "$alone/cpp"
+for how in "" from-source prebuilt; do
+    [ "$(pod_beside_ios "$ref" $how)" = "$(pod_beside_ios "$alone" $how)" ] \
+        || fail "without wsp-ggml-backend installed, the pod differs from npm's (${how:-$wsp_from_source unset})"
+done
+echo "from source, $(wc -l < "$work/before.sources") files of cpp/ -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored ($framework); from source by default, prebuilt branch unchanged with $wsp_from_source=0; the package uninstalled, the pod as npm gives it"

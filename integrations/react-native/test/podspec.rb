@@ -1,7 +1,7 @@
 # Reads whisper.rn's or llama.rn's podspec as CocoaPods would, without CocoaPods: a stand-in for Pod::Spec
 # records each spec's attributes (an attribute assigned again keeps the last value, as CocoaPods'
 # attributes_hash does) and this prints what the pod would build from the package's files:
-#   ruby podspec.rb PACKAGE_DIR
+#   ruby podspec.rb PACKAGE_DIR [--run]
 #     source PATH      a file some spec compiles: its source_files globs minus its own
 #                      exclude_files (CocoaPods does not hand exclude_files down to subspecs)
 #     resource PATH    a file or folder of a spec's resources, likewise
@@ -59,11 +59,12 @@ module Pod
   end
 end
 
-# What the podspec would run at pod install (ios/apply.sh's block builds the framework when the
-# package has none for its release): printed, not run.
-def system(*args, **_options)
+# What the podspec runs at pod install (ios/apply.sh's block makes the framework when the package
+# has none for its release): printed, and run too with --run (as pod install runs it).
+RUN = ARGV.delete("--run")
+def system(*args, **options)
   puts "build #{args.join(" ")}"
-  true
+  RUN ? Kernel.system(*args, out: $stderr, **options) : true
 end
 
 # React Native's pod helper, which the podspecs of whisper.rn 0.5 and later and llama.rn call
