@@ -792,9 +792,9 @@ static int c_tensor_copy_layouts(void) {
 static int c_meta_split_axis_name_invalid(void) {
     return wsp_ggml_backend_meta_split_axis_name((enum wsp_ggml_backend_meta_split_axis) 42) != NULL;
 }
-static int c_meta_is_meta_null(void) {
-    return wsp_ggml_backend_is_meta(NULL) || wsp_ggml_backend_buffer_is_meta(NULL) || wsp_ggml_backend_buft_is_meta(NULL);
-}
+static int c_meta_is_meta_null(void)        { return wsp_ggml_backend_is_meta(NULL); }
+static int c_meta_buffer_is_meta_null(void) { return wsp_ggml_backend_buffer_is_meta(NULL); }
+static int c_meta_buft_is_meta_null(void)   { return wsp_ggml_backend_buft_is_meta(NULL); }
 static int c_meta_is_meta_cpu(void) {
     return wsp_ggml_backend_is_meta(cpu_backend()) || wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_dev_buffer_type(cpu_device()));
 }
@@ -1097,6 +1097,8 @@ static const struct bad_case cases[] = {
     /* the meta backend (0.7) */
     { "meta_split_axis_name_invalid", "error", FN(wsp_ggml_backend_meta_split_axis_name), "wsp_ggml_backend_meta_split_axis_name: 42 is not a split axis", c_meta_split_axis_name_invalid },
     { "meta_is_meta_null", "ok", FN(wsp_ggml_backend_is_meta), "", c_meta_is_meta_null },
+    { "meta_buffer_is_meta_null", "ok", FN(wsp_ggml_backend_buffer_is_meta), "", c_meta_buffer_is_meta_null },
+    { "meta_buft_is_meta_null", "ok", FN(wsp_ggml_backend_buft_is_meta), "", c_meta_buft_is_meta_null },
     { "meta_is_meta_cpu", "ok", FN(wsp_ggml_backend_is_meta), "", c_meta_is_meta_cpu },
     { "meta_device_null_devs", "error", FN(wsp_ggml_backend_meta_device), NULLMSG(wsp_ggml_backend_meta_device, devs), c_meta_device_null_devs },
     { "meta_device_too_many", "error", FN(wsp_ggml_backend_meta_device), "wsp_ggml_backend_meta_device: 17 devices, at most 16", c_meta_device_too_many },
