@@ -48,6 +48,13 @@ endif()
 CMAKE
 } | wsp_write "$cmakelists"
 echo "apply.sh: $wsp_package $wsp_version (the family of $wsp_releases): $cmakelists includes wsp-ggml-backend.cmake while the package is installed"
+# what the app's build will link (the npm package's prebuilt archives: scripts/npm-prebuilt.sh)
+prebuilt="$here/../../../prebuilt/$(wsp_prebuilt_dir "$wsp_build")"
+if [ -d "$prebuilt" ]; then
+    echo "apply.sh: Android: the build links the package's prebuilt library ($(cd "$prebuilt" && ls -d *-android* | paste -sd ' ')): no Rust needed"
+else
+    echo "apply.sh: Android: each ABI's configure step builds the library with cargo (Rust needed: rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)"
+fi
 
 if [ -n "$wsp_gradle_switch" ]; then
     gradle="$1/android/build.gradle"

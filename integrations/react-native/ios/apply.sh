@@ -100,3 +100,8 @@ awk -v last="$last_end" -v from_source="$wsp_from_source" -v branch="$branch" -v
     { print }' "$podspec.wsp-old" | wsp_write "$podspec"
 rm "$podspec.wsp-old"
 echo "apply.sh: $wsp_package $wsp_version: while wsp-ggml-backend is installed, built from source; $podspec leaves out$names and vendors $framework"
+if [ "$(cat "$here/../../prebuilt/$(wsp_prebuilt_dir "$wsp_build")/ios/WspGgmlBackend.xcframework.release" 2>/dev/null)" = "$with_metal" ]; then
+    echo "apply.sh: iOS: pod install puts the package's prebuilt framework in the pod: no Rust needed (with $wsp_disable_metal=1, cargo builds one)"
+else
+    echo "apply.sh: iOS: pod install builds the framework with cargo (Rust needed: rustup target add aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)"
+fi

@@ -6,9 +6,10 @@
 # fetched from npm into ~/.cache/wsp-ggml-backend/npm-templates:
 #   1. The package: at most 25 MB packed; what is in it.
 #   2. `npm install whisper.rn@0.7.4 <tarball>` (npm 11, no allowScripts: the install script runs,
-#      with npm's notice): whisper.rn's Android CMakeLists and podspec carry one block each, with
-#      no absolute path (test/podspec-check.sh: built from source by default, exactly the layer
-#      files left out, the framework vendored; uninstalled, the pod as npm gives it); the hooks are
+#      and says that Android and iOS take the prebuilt libraries, no Rust needed): whisper.rn's
+#      Android CMakeLists and podspec carry one block each, with no absolute path
+#      (test/podspec-check.sh: built from source by default, exactly the layer files left out, the
+#      framework vendored; uninstalled, the pod as npm gives it); the hooks are
 #      the last block of settings.gradle and the Podfile; a second npm install changes nothing.
 #      Debian's Gradle evaluates the template's settings.gradle with the hook (test/gradle-standin.py:
 #      what Gradle 4.4 cannot run turned into comments, every line in its place), and the hook
@@ -193,8 +194,13 @@ pod_install() {
 # 2. the first install, by npm
 app="$work/app"
 scratch_app "$app"
-npm_install whisper.rn@0.7.4 "$tarball" > "$work/install.log" 2>&1 || fail "npm install: $(cat "$work/install.log")"
+# (--foreground-scripts: npm shows what the install script says, which it hides otherwise)
+npm_install --foreground-scripts whisper.rn@0.7.4 "$tarball" > "$work/install.log" 2>&1 || fail "npm install: $(cat "$work/install.log")"
 echo "npm-test: npm $(npm --version), no allowScripts in package.json: the install script ran"
+for platform in Android iOS; do
+    grep -E "apply.sh: $platform: .*prebuilt.*no Rust needed" "$work/install.log" | sed 's/^ *apply.sh: /npm-test: the install says: /' \
+        | grep . || fail "the install does not say that $platform needs no Rust: $(cat "$work/install.log")"
+done
 check_applied 0.7.4
 check_hooks "$app"
 version=$("$app/node_modules/.bin/wsp-ggml-backend" --version)
