@@ -504,7 +504,7 @@ void lm_ggml_backend_tensor_get_2d_async(lm_ggml_backend_t backend,
 void lm_ggml_backend_synchronize(lm_ggml_backend_t backend);
 
 // # Safety
-// `backend` is NULL or a live backend; `cgraph` is a live graph.
+// `backend` and `cgraph` are NULL or live.
 lm_ggml_backend_graph_plan_t lm_ggml_backend_graph_plan_create(lm_ggml_backend_t backend,
                                                                struct lm_ggml_cgraph *cgraph);
 
@@ -921,7 +921,7 @@ bool lm_ggml_backend_compare_graph_backend(lm_ggml_backend_t backend1,
 #endif
 
 #if defined(LM_GGML_BACKEND_META)
-// The axis's name; a value the enum does not have aborts (as the reference does).
+// The axis's name; NULL for a value the enum does not have (the reference aborts).
 //
 // # Safety
 // None (any value is accepted).
@@ -953,7 +953,8 @@ bool lm_ggml_backend_buft_is_meta(lm_ggml_backend_buffer_type_t buft);
 #endif
 
 #if defined(LM_GGML_BACKEND_META)
-// The meta device over `devs[0..n_devs]` (the same one for the same arguments).
+// The meta device over `devs[0..n_devs]` (the same one for the same arguments); NULL for
+// more than LM_GGML_BACKEND_META_MAX_DEVICES devices, a NULL device, or no memory.
 //
 // # Safety
 // `devs` points to `n_devs` live devices (or `n_devs` is 0).
@@ -964,7 +965,7 @@ lm_ggml_backend_dev_t lm_ggml_backend_meta_device(lm_ggml_backend_dev_t *devs,
 #endif
 
 #if defined(LM_GGML_BACKEND_META)
-// How many simple backends a meta backend drives; aborts for another backend.
+// How many simple backends a meta backend drives; 0 for another backend.
 //
 // # Safety
 // `meta_backend` is NULL or a live backend.
@@ -972,8 +973,8 @@ size_t lm_ggml_backend_meta_n_backends(lm_ggml_backend_t meta_backend);
 #endif
 
 #if defined(LM_GGML_BACKEND_META)
-// Simple backend `index` of a meta backend; aborts for another backend or an index out of
-// range (which the reference does not check).
+// Simple backend `index` of a meta backend; NULL for another backend or an index out of range
+// (which the reference does not check).
 //
 // # Safety
 // `meta_backend` is NULL or a live backend.
@@ -981,8 +982,9 @@ lm_ggml_backend_t lm_ggml_backend_meta_simple_backend(lm_ggml_backend_t meta_bac
 #endif
 
 #if defined(LM_GGML_BACKEND_META)
-// Allocates the tensors of `ctx` in a new meta buffer of `buft`; aborts for a buffer type
-// that is not a meta one (ggml-alloc only calls it for those).
+// Allocates the tensors of `ctx` in a new meta buffer of `buft`; NULL, with the tensors left
+// unallocated, for a buffer type that is not a meta one (ggml-alloc only calls it for those),
+// a tensor whose split state cannot be had, a part that cannot be allocated, or no memory.
 //
 // # Safety
 // `ctx` is NULL or a live ggml context whose tensors are not allocated; `buft` is NULL or a
@@ -1104,7 +1106,8 @@ lm_ggml_backend_sched_t lm_ggml_backend_sched_new(lm_ggml_backend_t *backends,
 void lm_ggml_backend_sched_free(lm_ggml_backend_sched_t sched);
 
 // Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
-// a log line, when a buffer cannot be allocated; the scheduler stays usable.
+// a log line, when the graph cannot be placed on the backends or a buffer cannot be
+// allocated; the scheduler stays usable.
 //
 // # Safety
 // `sched` and `measure_graph` are NULL or live.
@@ -1115,8 +1118,10 @@ bool lm_ggml_backend_sched_reserve(lm_ggml_backend_sched_t sched,
 // `sched` is NULL or a live scheduler.
 int lm_ggml_backend_sched_get_n_backends(lm_ggml_backend_sched_t sched);
 
+// NULL, with a log line, for an index out of range.
+//
 // # Safety
-// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
+// `sched` is NULL or a live scheduler.
 lm_ggml_backend_t lm_ggml_backend_sched_get_backend(lm_ggml_backend_sched_t sched, int i);
 
 // # Safety
@@ -1155,7 +1160,10 @@ void lm_ggml_backend_sched_reserve_size(lm_ggml_backend_sched_t sched,
 
 #if defined(LM_GGML_BACKEND_API_V2)
 // Assigns backends to `graph`'s tensors and splits it, without allocating it
-// (`lm_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+// (`lm_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result). A graph
+// that cannot be placed on the backends is logged, and the next call that can report it does
+// (`sched_reserve`, `sched_alloc_graph`, `sched_graph_compute`); the getters report the
+// complete split the scheduler made of it (the reference aborts).
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
@@ -1178,20 +1186,24 @@ lm_ggml_backend_t lm_ggml_backend_sched_get_tensor_backend(lm_ggml_backend_sched
                                                            struct lm_ggml_tensor *node);
 
 // Assigns, splits and allocates `graph` without computing it. False, with a log line, when
-// the compute buffers cannot be allocated; the scheduler stays usable.
+// the graph cannot be placed on the backends or the compute buffers cannot be allocated; the
+// scheduler stays usable.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
 bool lm_ggml_backend_sched_alloc_graph(lm_ggml_backend_sched_t sched, struct lm_ggml_cgraph *graph);
 
 // Allocates `graph` if no graph is allocated, runs the splits and waits for the backends.
+// LM_GGML_STATUS_FAILED, with a log line, for a graph that cannot be placed on the backends;
+// LM_GGML_STATUS_ALLOC_FAILED when the compute buffers cannot be allocated.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
 enum lm_ggml_status lm_ggml_backend_sched_graph_compute(lm_ggml_backend_sched_t sched,
                                                         struct lm_ggml_cgraph *graph);
 
-// Allocates `graph` if no graph is allocated, then starts the splits.
+// Allocates `graph` if no graph is allocated, then starts the splits; fails as
+// `lm_ggml_backend_sched_graph_compute` does.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.

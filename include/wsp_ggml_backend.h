@@ -505,7 +505,7 @@ void wsp_ggml_backend_tensor_get_2d_async(wsp_ggml_backend_t backend,
 void wsp_ggml_backend_synchronize(wsp_ggml_backend_t backend);
 
 // # Safety
-// `backend` is NULL or a live backend; `cgraph` is a live graph.
+// `backend` and `cgraph` are NULL or live.
 wsp_ggml_backend_graph_plan_t wsp_ggml_backend_graph_plan_create(wsp_ggml_backend_t backend,
                                                                  struct wsp_ggml_cgraph *cgraph);
 
@@ -926,7 +926,7 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)
-// The axis's name; a value the enum does not have aborts (as the reference does).
+// The axis's name; NULL for a value the enum does not have (the reference aborts).
 //
 // # Safety
 // None (any value is accepted).
@@ -958,7 +958,8 @@ bool wsp_ggml_backend_buft_is_meta(wsp_ggml_backend_buffer_type_t buft);
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)
-// The meta device over `devs[0..n_devs]` (the same one for the same arguments).
+// The meta device over `devs[0..n_devs]` (the same one for the same arguments); NULL for
+// more than WSP_GGML_BACKEND_META_MAX_DEVICES devices, a NULL device, or no memory.
 //
 // # Safety
 // `devs` points to `n_devs` live devices (or `n_devs` is 0).
@@ -969,7 +970,7 @@ wsp_ggml_backend_dev_t wsp_ggml_backend_meta_device(wsp_ggml_backend_dev_t *devs
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)
-// How many simple backends a meta backend drives; aborts for another backend.
+// How many simple backends a meta backend drives; 0 for another backend.
 //
 // # Safety
 // `meta_backend` is NULL or a live backend.
@@ -977,8 +978,8 @@ size_t wsp_ggml_backend_meta_n_backends(wsp_ggml_backend_t meta_backend);
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)
-// Simple backend `index` of a meta backend; aborts for another backend or an index out of
-// range (which the reference does not check).
+// Simple backend `index` of a meta backend; NULL for another backend or an index out of range
+// (which the reference does not check).
 //
 // # Safety
 // `meta_backend` is NULL or a live backend.
@@ -987,8 +988,9 @@ wsp_ggml_backend_t wsp_ggml_backend_meta_simple_backend(wsp_ggml_backend_t meta_
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)
-// Allocates the tensors of `ctx` in a new meta buffer of `buft`; aborts for a buffer type
-// that is not a meta one (ggml-alloc only calls it for those).
+// Allocates the tensors of `ctx` in a new meta buffer of `buft`; NULL, with the tensors left
+// unallocated, for a buffer type that is not a meta one (ggml-alloc only calls it for those),
+// a tensor whose split state cannot be had, a part that cannot be allocated, or no memory.
 //
 // # Safety
 // `ctx` is NULL or a live ggml context whose tensors are not allocated; `buft` is NULL or a
@@ -1110,7 +1112,8 @@ wsp_ggml_backend_sched_t wsp_ggml_backend_sched_new(wsp_ggml_backend_t *backends
 void wsp_ggml_backend_sched_free(wsp_ggml_backend_sched_t sched);
 
 // Sizes the compute buffers for `measure_graph` (the largest graph to come). False, with
-// a log line, when a buffer cannot be allocated; the scheduler stays usable.
+// a log line, when the graph cannot be placed on the backends or a buffer cannot be
+// allocated; the scheduler stays usable.
 //
 // # Safety
 // `sched` and `measure_graph` are NULL or live.
@@ -1121,8 +1124,10 @@ bool wsp_ggml_backend_sched_reserve(wsp_ggml_backend_sched_t sched,
 // `sched` is NULL or a live scheduler.
 int wsp_ggml_backend_sched_get_n_backends(wsp_ggml_backend_sched_t sched);
 
+// NULL, with a log line, for an index out of range.
+//
 // # Safety
-// `sched` is NULL or a live scheduler; an index out of range aborts with a message.
+// `sched` is NULL or a live scheduler.
 wsp_ggml_backend_t wsp_ggml_backend_sched_get_backend(wsp_ggml_backend_sched_t sched, int i);
 
 // # Safety
@@ -1161,7 +1166,10 @@ void wsp_ggml_backend_sched_reserve_size(wsp_ggml_backend_sched_t sched,
 
 #if defined(WSP_GGML_BACKEND_API_V2)
 // Assigns backends to `graph`'s tensors and splits it, without allocating it
-// (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result).
+// (`wsp_ggml_backend_sched_get_n_splits` and `get_tensor_backend` then report the result). A graph
+// that cannot be placed on the backends is logged, and the next call that can report it does
+// (`sched_reserve`, `sched_alloc_graph`, `sched_graph_compute`); the getters report the
+// complete split the scheduler made of it (the reference aborts).
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
@@ -1185,7 +1193,8 @@ wsp_ggml_backend_t wsp_ggml_backend_sched_get_tensor_backend(wsp_ggml_backend_sc
                                                              struct wsp_ggml_tensor *node);
 
 // Assigns, splits and allocates `graph` without computing it. False, with a log line, when
-// the compute buffers cannot be allocated; the scheduler stays usable.
+// the graph cannot be placed on the backends or the compute buffers cannot be allocated; the
+// scheduler stays usable.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
@@ -1193,13 +1202,16 @@ bool wsp_ggml_backend_sched_alloc_graph(wsp_ggml_backend_sched_t sched,
                                         struct wsp_ggml_cgraph *graph);
 
 // Allocates `graph` if no graph is allocated, runs the splits and waits for the backends.
+// WSP_GGML_STATUS_FAILED, with a log line, for a graph that cannot be placed on the backends;
+// WSP_GGML_STATUS_ALLOC_FAILED when the compute buffers cannot be allocated.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.
 enum wsp_ggml_status wsp_ggml_backend_sched_graph_compute(wsp_ggml_backend_sched_t sched,
                                                           struct wsp_ggml_cgraph *graph);
 
-// Allocates `graph` if no graph is allocated, then starts the splits.
+// Allocates `graph` if no graph is allocated, then starts the splits; fails as
+// `wsp_ggml_backend_sched_graph_compute` does.
 //
 // # Safety
 // `sched` and `graph` are NULL or live.

@@ -38,6 +38,18 @@ impl CHeap {
                 }
             };
         }
+        // SAFETY: as for this function.
+        unsafe { Self::allocate_aligned(layout, zeroed) }
+    }
+
+    /// [`Self::allocate`] for an alignment above malloc's, out of line: rare, and the same code
+    /// for every caller.
+    ///
+    /// # Safety
+    /// `layout` has a non-zero size.
+    #[cold]
+    #[inline(never)]
+    unsafe fn allocate_aligned(layout: Layout, zeroed: bool) -> *mut u8 {
         let mut block: *mut c_void = core::ptr::null_mut();
         let align = layout.align().max(core::mem::size_of::<usize>());
         // SAFETY: a power-of-two alignment that is a multiple of the pointer size.
@@ -93,7 +105,7 @@ unsafe impl GlobalAlloc for CHeap {
         }
         let Ok(new_layout) = new_layout else { return core::ptr::null_mut() };
         // SAFETY: a non-zero size (GlobalAlloc's rule for realloc).
-        let block = unsafe { Self::allocate(new_layout, false) };
+        let block = unsafe { Self::allocate_aligned(new_layout, false) };
         if !block.is_null() {
             // SAFETY: both blocks hold at least the smaller size, and are distinct.
             unsafe {

@@ -137,9 +137,12 @@ pub fn is_file(path: &[u8]) -> bool {
     // SAFETY: a NUL-terminated path and a stat buffer that stat fills.
     unsafe {
         let mut status: libc::stat = core::mem::zeroed();
-        // mode_t is narrower than st_mode on some targets (32-bit Android)
+        // mode_t is narrower than st_mode on some targets (32-bit Android): the casts are
+        // needed there, not here.
+        #[allow(clippy::unnecessary_cast)]
+        let is_regular = |mode| mode as u32 & libc::S_IFMT as u32 == libc::S_IFREG as u32;
         libc::stat(c_file.as_ptr(), &mut status) == 0
-            && status.st_mode as u32 & libc::S_IFMT as u32 == libc::S_IFREG as u32
+            && is_regular(status.st_mode)
     }
 }
 

@@ -70,7 +70,8 @@ impl fmt::Write for CLine {
 }
 
 /// Sends one formatted line to ggml's log (and so to whatever callback the application
-/// installed).
+/// installed). Never inlined: a line's formatting is the same code for every caller.
+#[inline(never)]
 pub fn log_args(level: ggml_log_level, args: fmt::Arguments) {
     let mut line = CLine::formatted(args);
     // SAFETY: both strings are NUL-terminated and "%s" consumes exactly one char pointer.
@@ -134,10 +135,19 @@ pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn}
 /// missing interface entry, memory it cannot get): NULL, false, a failed status or 0, after the
 /// reason goes to ggml's log. An export that returns nothing has no way to say no, so it aborts
 /// through ggml as the reference does, with the reason.
-pub trait ErrorValue {
+pub trait ErrorValue: Sized {
     /// `why` names the export and the cause ("FN: buffer is NULL").
     #[track_caller]
     fn refused(why: fmt::Arguments) -> Self;
+
+    /// [`Self::refused`] for a [`Refused`] reason: one call where [`checked!`] is used, not a
+    /// formatting of its own at each.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn from_refused(why: Refused) -> Self {
+        Self::refused(format_args!("{why}"))
+    }
 }
 
 impl ErrorValue for () {
@@ -154,6 +164,7 @@ macro_rules! error_values {
     ($($t:ty => $value:expr),* $(,)?) => {$(
         impl ErrorValue for $t {
             #[cold]
+            #[inline(never)]
             fn refused(why: fmt::Arguments) -> Self {
                 log_args(GGML_LOG_LEVEL_ERROR, format_args!("{why}\n"));
                 $value
@@ -179,6 +190,7 @@ macro_rules! none_values {
     ($($t:ty => $value:expr),* $(,)?) => {$(
         impl<T> ErrorValue for $t {
             #[cold]
+            #[inline(never)]
             fn refused(why: fmt::Arguments) -> Self {
                 log_args(GGML_LOG_LEVEL_ERROR, format_args!("{why}\n"));
                 $value
@@ -203,7 +215,7 @@ macro_rules! checked {
     ($result:expr) => {
         match $result {
             Ok(value) => value,
-            Err(refused) => return $crate::base::report::ErrorValue::refused(format_args!("{refused}")),
+            Err(refused) => return $crate::base::report::ErrorValue::from_refused(refused),
         }
     };
 }
@@ -217,6 +229,8 @@ pub(crate) use {checked, refuse};
 pub struct Refused(pub String);
 
 impl Refused {
+    #[cold]
+    #[inline(never)]
     pub fn new(why: fmt::Arguments) -> Refused {
         /// Grows only as far as the heap lets it.
         struct Fallible(String);

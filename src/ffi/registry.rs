@@ -130,7 +130,6 @@ pub unsafe extern "C" fn ggml_backend_init_best() -> ggml_backend_t {
     registry::init_best(FN).to_c()
 }
 
-/// The path a C caller names, as a path.
 /// Loads one backend module; NULL (with a log line saying why) when it is not accepted. A
 /// module loaded again is registered once and stays until unloaded as often as it was loaded.
 ///

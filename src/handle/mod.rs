@@ -24,7 +24,7 @@ mod graph;
 mod reg;
 mod tensor;
 
-use crate::base::report::{refused, Refused};
+use crate::base::report::Refused;
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
@@ -87,12 +87,12 @@ use handle;
 fn required<F: Copy>(entry: Option<F>, caller: &str, what: &str) -> Result<F, Refused> {
     match entry {
         Some(f) => Ok(f),
-        None => not_implemented(caller, what),
+        None => Err(not_implemented(caller, what)),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn not_implemented<F>(caller: &str, what: &str) -> Result<F, Refused> {
-    refused!("{caller}: {what} not implemented by this backend")
+fn not_implemented(caller: &str, what: &str) -> Refused {
+    Refused::new(format_args!("{caller}: {what} not implemented by this backend"))
 }

@@ -103,15 +103,22 @@ impl Scheduler {
                 return;
             }
         } else {
-            // Mostly a shape that follows the KV length, over the same sources.
-            if self.reads_as_recorded(tid, t) {
-                self.read_op_facts(tid, t);
-            } else {
-                self.read_sources(tid, t);
-            }
-            self.answers.learn(tid, t);
+            self.relearn(tid, t);
         }
         self.read_buffers(tid, t);
+    }
+
+    /// [`Self::read_info`] for a tensor described otherwise than at its last evaluation: out
+    /// of line, as it is the less common way and `read_info` is inlined where tensors are read.
+    #[inline(never)]
+    fn relearn(&mut self, tid: Tid, t: Tensor) {
+        // Mostly a shape that follows the KV length, over the same sources.
+        if self.reads_as_recorded(tid, t) {
+            self.read_op_facts(tid, t);
+        } else {
+            self.read_sources(tid, t);
+        }
+        self.answers.learn(tid, t);
     }
 
     /// Whether `tid`'s tensor, described otherwise than at its last evaluation, reads the
