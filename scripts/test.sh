@@ -103,5 +103,9 @@ if $all; then
     # Native and Expo templates: Gradle and kotlinc run its hooks, the apps build without Rust,
     # uninstall, package managers
     timed "npm package" "$root/packages/react-native/test/install.sh"
+    # what the library adds to an app's native code against the C++ it replaces, whisper.rn's
+    # and llama.rn's newest on x86_64 and arm64 (BENCHMARKS.md). The target is 200 KB and not
+    # met yet: this fails where the share grows past the largest measured (337,802), plus 2 %.
+    timed "footprint" "$root/benches/footprint.sh" --budget 345000
 fi
 printf '%s\n' "== timings" "${timings[@]}"
