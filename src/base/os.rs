@@ -141,8 +141,7 @@ pub fn is_file(path: &[u8]) -> bool {
         // needed there, not here.
         #[allow(clippy::unnecessary_cast)]
         let is_regular = |mode| mode as u32 & libc::S_IFMT as u32 == libc::S_IFREG as u32;
-        libc::stat(c_file.as_ptr(), &mut status) == 0
-            && is_regular(status.st_mode)
+        libc::stat(c_file.as_ptr(), &mut status) == 0 && is_regular(status.st_mode)
     }
 }
 
