@@ -74,6 +74,8 @@ endif()
 if(WSP_GGML_BACKEND_TESTS)
     wsp_example(llama-faults ../ctests/oom/llama_faults.cpp
         "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
+    # its functions named in a crash's backtrace (fault_sweep.h tells the caller's crashes apart)
+    set_target_properties(llama-faults PROPERTIES ENABLE_EXPORTS ON)
     add_test(NAME oom.llama COMMAND llama-faults "${WSP_LLAMA_MODEL}")
     set_tests_properties(oom.llama PROPERTIES ENVIRONMENT "${_generate_env}" TIMEOUT 1200)
 endif()

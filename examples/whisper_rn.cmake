@@ -230,6 +230,8 @@ endif()
 if(WSP_GGML_BACKEND_TESTS)
     wsp_example(whisper-faults ../ctests/oom/whisper_faults.cpp
         "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
+    # its functions named in a crash's backtrace (fault_sweep.h tells the caller's crashes apart)
+    set_target_properties(whisper-faults PROPERTIES ENABLE_EXPORTS ON)
     add_test(NAME oom.whisper COMMAND whisper-faults "${WSP_MODEL}" "${WSP_SAMPLE_DIR}/sample1.wav")
     set_tests_properties(oom.whisper PROPERTIES ENVIRONMENT "WSP_GGML_NO_BACKTRACE=1" TIMEOUT 1200)
 endif()
