@@ -9,6 +9,13 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ffi::{c_char, c_int, c_void, CStr};
 
+// 32-bit glibc's `readdir` and `stat` fail with EOVERFLOW where inode numbers pass 32 bits (big
+// or overlay file systems); their 64-bit forms work on every Linux and Android target.
+#[cfg(target_vendor = "apple")]
+use libc::{readdir, stat};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use libc::{readdir64 as readdir, stat64 as stat};
+
 /// The value of environment variable `name`, if it is set.
 pub fn env(name: &CStr) -> Option<Vec<u8>> {
     // SAFETY: a NUL-terminated name; getenv returns NULL or a NUL-terminated value, copied at
@@ -43,6 +50,11 @@ pub fn last_error() -> String {
 fn errno() -> c_int {
     // SAFETY: errno is the calling thread's own variable.
     unsafe { *errno_location() }
+}
+
+fn set_errno(value: c_int) {
+    // SAFETY: errno is the calling thread's own variable.
+    unsafe { *errno_location() = value }
 }
 
 #[cfg(target_os = "linux")]
@@ -88,21 +100,23 @@ pub fn list_dir(dir: &[u8]) -> Result<Vec<Vec<u8>>, ListError> {
         return Err(ListError::NotFound { dangling_to: read_link(dir) });
     }
     let mut entries = Vec::new();
-    loop {
+    let result = loop {
+        // readdir tells its end from an error by errno alone.
+        set_errno(0);
         // SAFETY: an open directory stream, read from this thread only.
-        let entry = unsafe { libc::readdir(handle) };
+        let entry = unsafe { readdir(handle) };
         if entry.is_null() {
-            break;
+            break if errno() == 0 { Ok(entries) } else { Err(ListError::Other(last_error())) };
         }
         // SAFETY: readdir's entry stays valid until the next call; its name is NUL-terminated.
         let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) }.to_bytes();
         if name != b"." && name != b".." {
             entries.push(join(dir, name));
         }
-    }
+    };
     // SAFETY: the stream opened above, closed once.
     unsafe { libc::closedir(handle) };
-    Ok(entries)
+    result
 }
 
 /// `dir/name`.
@@ -136,12 +150,12 @@ pub fn is_file(path: &[u8]) -> bool {
     let Some(c_file) = c_path(path) else { return false };
     // SAFETY: a NUL-terminated path and a stat buffer that stat fills.
     unsafe {
-        let mut status: libc::stat = core::mem::zeroed();
+        let mut status: stat = core::mem::zeroed();
         // mode_t is narrower than st_mode on some targets (32-bit Android): the casts are
         // needed there, not here.
         #[allow(clippy::unnecessary_cast)]
         let is_regular = |mode| mode as u32 & libc::S_IFMT as u32 == libc::S_IFREG as u32;
-        libc::stat(c_file.as_ptr(), &mut status) == 0 && is_regular(status.st_mode)
+        stat(c_file.as_ptr(), &mut status) == 0 && is_regular(status.st_mode)
     }
 }
 
