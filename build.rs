@@ -1,7 +1,7 @@
 //! Reads the release table (`releases.txt`). The family the build serves is the one whose cargo
 //! feature is on (none: the default family); its capabilities become cfgs that the sources
 //! test (`#[cfg(tensor_2d)]`), never release numbers, and its other facts environment variables
-//! for `env!`. A built-in backend (src/builtin.rs) that the family's registry does not know is
+//! for `env!`. A built-in backend (src/registry/builtin.rs) that the family's registry does not know is
 //! refused. Also gives the shared library its soname.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,14 +1,14 @@
 //! wsp-ggml-backend: a drop-in, C-ABI-identical Rust replacement for the ggml backend layer
-//! that whisper.rn vendors (`cpp/ggml-backend.cpp` and `cpp/ggml-backend-reg.cpp`, every
-//! symbol prefixed `wsp_`). The sources name ggml's items without the prefix; it is a fact of
-//! the release table, which `abi::prefix` and the `#[named]`/`#[prefixed]` attributes apply.
+//! that whisper.rn (`wsp_`) and llama.rn (`lm_`) vendor (`cpp/ggml-backend*.cpp`). The sources
+//! name ggml's items without the prefix; the prefix is a fact of the release table, which
+//! `abi::prefix` and the `#[named]`/`#[prefixed]` attributes apply.
 //!
-//! One build serves one family of whisper.rn releases (the release table, `releases.txt`): 0.4
-//! (0.4.3, the default), 0.5.1 (0.5.1, 0.5.2), 0.5.3 (0.5.3, 0.5.4), 0.5.5, 0.6 (0.6.0) and 0.7
-//! (0.7.3, 0.7.4), each chosen by a cargo feature. The library exports exactly the functions of
-//! that release's `ggml-backend.h` and `ggml-backend-impl.h` (the family's `symbols` list), and
-//! imports what it needs from whisper.rn's ggml core, ggml-alloc and (with the default `cpu`
-//! feature) its CPU backend, which are linked beside it.
+//! One build serves one family of one package's releases, chosen by a cargo feature (none: the
+//! default family); the release table (`releases.txt`) lists the families, their releases and
+//! features. The library exports exactly the functions of that release's `ggml-backend.h` and
+//! `ggml-backend-impl.h` (the family's `symbols` list), and imports what it needs from the
+//! package's ggml core, ggml-alloc and (with the default `cpu` feature) its CPU backend, which
+//! are linked beside it.
 //!
 //! The layers, from the C boundary down (each uses only those below it; README.md, "How it is
 //! built", draws them):

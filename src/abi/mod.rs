@@ -1,16 +1,15 @@
-//! The C ABI of the whisper.rn family this library is built for, chosen at build time by a
-//! cargo feature: 0.4 (0.4.3, ggml backend API v1) by default, 0.5.1 (0.5.1, 0.5.2), 0.5.3
-//! (0.5.3, 0.5.4), 0.5.5, 0.6 (0.6.0) and 0.7 (0.7.3, 0.7.4) with `whisper-rn-0-5-1`, `-0-5-3`,
-//! `-0-5-5`, `-0-6` and `-0-7`. One set of `#[repr(C)]` mirrors serves them all: a field, enum
-//! value or constant that only some families have carries the `cfg` of the capability that
-//! brings it (`releases.txt`), as ggml's own headers grew field by field (a module per release
-//! would repeat every unchanged struct). Only the mirrors and the handle methods that read their
-//! fields (`crate::handle`) know a layout; everything above works through those.
+//! The C ABI of the family this library is built for, chosen at build time by a cargo feature
+//! (the release table, `releases.txt`, names each family's). One set of `#[repr(C)]` mirrors
+//! serves them all: a field, enum value or constant that only some families have carries the
+//! `cfg` of the capability that brings it (`releases.txt`), as ggml's own headers grew field by
+//! field (a module per release would repeat every unchanged struct). Only the mirrors and the
+//! handle methods that read their fields (`crate::handle`) know a layout; everything above works
+//! through those.
 //!
 //! One file per header: `ggml` (the parts of ggml.h and ggml-impl.h the layer reads), `backend`
-//! (ggml-backend.h), `backend_impl` (ggml-backend-impl.h), `meta` (the meta backend's types, each under the `meta` capability);
-//! `layout_checks` asserts every layout at compile time. Names follow C so that cbindgen emits
-//! exactly the C declarations.
+//! (ggml-backend.h), `backend_impl` (ggml-backend-impl.h), `meta` (the meta backend's types,
+//! each under the `meta` capability); `layout_checks` asserts every layout at compile time.
+//! Names follow C so that cbindgen emits exactly the C declarations.
 #![allow(non_camel_case_types)]
 
 mod backend;
