@@ -5,22 +5,27 @@
 # sections, --gc-sections), once linked with the package's own backend layer and once with this
 # library's static archive, stripped, for x86_64 and arm64 (Debian's aarch64 cross compiler).
 #
-#   benches/footprint.sh [--budget BYTES] [RELEASE...]
+#   benches/footprint.sh [--budget BYTES] [--abi x86_64|arm64] [RELEASE...]
 #
 # RELEASE is whisper.rn's version or PACKAGE@VERSION (default: the newest release of each
 # package's newest family). For each release and architecture it prints a row of
 #   text of the program with the reference layer, with the library, the reference layer's own
 #   text (its objects), and the library's share: with library - with reference + layer's own
-# and fails when a share is above BYTES (the budget: 200 KB = 204800 by default).
+# and fails when a share is above BYTES (the budget: 200 KB = 204800 by default). --abi measures
+# one architecture only.
 # A benchmark, not a test: BENCHMARKS.md keeps its results.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 budget=204800
-if [ "${1:-}" = --budget ]; then
-    budget=$2
-    shift 2
-fi
+abis=(x86_64 arm64)
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --budget) budget=$2; shift 2 ;;
+        --abi) abis=("$2"); shift 2 ;;
+        *) break ;;
+    esac
+done
 releases=("$@")
 if [ ${#releases[@]} -eq 0 ]; then
     releases=("$(scripts/release-table.sh newest | tail -1)" "$(scripts/release-table.sh newest --all | tail -1)")
@@ -43,7 +48,7 @@ for release in "${releases[@]}"; do
     esac
     program=transcribe
     if [ "$package" = llama.rn ]; then program=generate; fi
-    for abi in x86_64 arm64; do
+    for abi in "${abis[@]}"; do
         dir="build/footprint-${release/@/-}-$abi"
         cross=()
         if [ "$abi" = arm64 ]; then

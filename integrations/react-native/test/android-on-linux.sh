@@ -9,12 +9,11 @@
 # it: build/integration-android/node_modules/wsp-ggml-backend, a link to this checkout. The
 # configure step must name the release; no library of the package's that compiles ggml keeps a
 # backend-layer source (CMake's file API), and each must link the archive; llama.rn's Gradle file
-# must build from source by default. For a family the release table tests in full, one arm64
+# must build from source by default. For the newest release of each package, one arm64
 # library with the package's ARM kernels (whisper.rn's rnwhisper_v8fp16_va_2,
 # -march=armv8.2-a+fp16; llama.rn's JNI library rnllama_jni_v8_2_dotprod over
 # rnllama_v8_2_dotprod, -march=armv8.2-a+dotprod, with LTO) is built with no layer object and,
-# loaded under qemu, must compute a graph through the scheduler; for a lean one, only the archive
-# is built.
+# loaded under qemu, must compute a graph through the scheduler; another is only configured.
 #   android-on-linux.sh [RELEASE]
 #   android-on-linux.sh --unserved    for a whisper.rn release the release table lacks, apply.sh
 #                                     and (with the include line added by hand) the configure step
@@ -273,10 +272,18 @@ grep -q "wsp-ggml-backend: $wsp_package $wsp_version, $triple backend layer link
 
 file_api swapped
 
-# A family the table tests lean (`suite`), or an installed package (whose JNI sources need the
-# JNI headers): its archive, built by cargo for aarch64 unless prebuilt, but not the C++ build nor
-# the load check; an installed package with --build: those from a copy of it.
-if [ -n "$installed" ] || [ "$("$root/scripts/release-table.sh" fact "$release" suite)" != full ]; then
+# A release other than its package's newest: the configure step and the libraries' sources only,
+# for CI's time (its archive for aarch64 is the same crate with the family's feature; the C++
+# build and the load check of the newest stand for the package's build).
+newest=$("$root/scripts/release-table.sh" releases "$wsp_package" | tail -n 1)
+if [ -z "$installed" ] && [ "$wsp_version" != "$newest" ]; then
+    echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check (not the newest)"
+    exit 0
+fi
+# An installed package (whose JNI sources need the JNI headers): its archive, built by cargo for
+# aarch64-linux-android unless prebuilt, but not the C++ build nor the load check; with --build:
+# those from a copy of it.
+if [ -n "$installed" ]; then
     nice cmake --build "$build" --target wsp_ggml_backend_archive >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
     archives=$(sed -n 's/.*backend layer linked into .* (archives: \(.*\))$/\1/p' "$work/configure.log")
     echo "android-on-linux: $wsp_package $wsp_version${installed:+ (installed)}: the archives ($archives) built or found; no C++ build or load check"
