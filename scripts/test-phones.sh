@@ -2,8 +2,8 @@
 # The phones' part of scripts/test.sh: the library and whisper.rn's C++ on arm64 and 32-bit ARM
 # under qemu (scripts/cross.sh: unit tests, conformance suite, one transcript against the
 # reference build), the static archive of each whisper.rn build for Android and iOS targets
-# (scripts/mobile-libs.sh), and whisper.rn's own Android build and podspec with this library, for
-# each release it serves (integrations/react-native/test).
+# (scripts/mobile-libs.sh), and the packages' own Android builds and podspecs with this library,
+# for each release they serve (integrations/react-native/test).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,4 +11,6 @@ cd "$root"
 scripts/cross.sh aarch64-unknown-linux-gnu
 scripts/cross.sh armv7-unknown-linux-gnueabihf
 scripts/mobile-libs.sh aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios
-integrations/react-native/test/run.sh
+# (llama.rn's Android C++, llama.cpp with LTO, five minutes, is built by hand:
+# integrations/react-native/test/android-on-linux.sh llama.rn@<newest>)
+WSP_ANDROID_BUILDS=whisper.rn integrations/react-native/test/run.sh

@@ -272,12 +272,13 @@ grep -q "wsp-ggml-backend: $wsp_package $wsp_version, $triple backend layer link
 
 file_api swapped
 
-# A release other than its package's newest: the configure step and the libraries' sources only,
-# for CI's time (its archive for aarch64 is the same crate with the family's feature; the C++
-# build and the load check of the newest stand for the package's build).
+# A release other than its package's newest, or of a package left out of WSP_ANDROID_BUILDS (the
+# packages whose C++ is built, default all; scripts/test-phones.sh leaves llama.rn's five minutes
+# out of CI): the configure step and the libraries' sources only (its archive for aarch64 is the
+# same crate with the family's feature).
 newest=$("$root/scripts/release-table.sh" releases "$wsp_package" | tail -n 1)
-if [ -z "$installed" ] && [ "$wsp_version" != "$newest" ]; then
-    echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check (not the newest)"
+if [ -z "$installed" ] && { [ "$wsp_version" != "$newest" ] || [[ " ${WSP_ANDROID_BUILDS:-$wsp_package} " != *" $wsp_package "* ]]; }; then
+    echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check"
     exit 0
 fi
 # An installed package (whose JNI sources need the JNI headers): its archive, built by cargo for
