@@ -11,6 +11,7 @@ cd "$root"
 scripts/cross.sh aarch64-unknown-linux-gnu
 scripts/cross.sh armv7-unknown-linux-gnueabihf
 scripts/mobile-libs.sh aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios
-# (llama.rn's Android C++, llama.cpp with LTO, five minutes, is built by hand:
-# integrations/react-native/test/android-on-linux.sh llama.rn@<newest>)
-WSP_ANDROID_BUILDS=whisper.rn integrations/react-native/test/run.sh
+# (the packages' Android C++ is built by hand, integrations/react-native/test/android-on-linux.sh
+# <package>@<newest>: llama.cpp with LTO takes five minutes, and whisper.rn's newest is built and
+# loaded in CI by the npm package's test, from the installed package)
+WSP_ANDROID_BUILDS= integrations/react-native/test/run.sh

@@ -1,7 +1,9 @@
-# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> [-DPREFIX=<prefix>] -P symbols.cmake
+# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> [-DPREFIX=<prefix>]
+#       [-DALSO=<names>] [-DABSENT=<names>] -P symbols.cmake
 # Each library defines exactly the functions of the list (one name a line, with whisper.rn's
 # prefix wsp_) among its <prefix>ggml* symbols: global or weak text/data symbols, as
-# tests/conformance.rs reads them. PREFIX: the package's (releases.txt), wsp_ by default.
+# tests/conformance.rs reads them. PREFIX: the package's (releases.txt), wsp_ by default. Besides,
+# each defines the names of ALSO and none of ABSENT (a ;-list each).
 if(NOT DEFINED PREFIX)
     set(PREFIX wsp_)
 endif()
@@ -35,8 +37,18 @@ foreach(pair IN ITEMS "static:--defined-only" "shared:-D;--defined-only")
     list(REMOVE_ITEM missing ${defined})
     set(extra ${defined})
     list(REMOVE_ITEM extra ${spec})
+    foreach(name IN LISTS ALSO)
+        if(NOT out MATCHES "[ \t][TWDBR][ \t]+${name}\n")
+            list(APPEND missing "${name}")
+        endif()
+    endforeach()
+    foreach(name IN LISTS ABSENT)
+        if(out MATCHES "[ \t][TWDBR][ \t]+${name}\n")
+            list(APPEND extra "${name}")
+        endif()
+    endforeach()
     if(missing OR extra)
         message(FATAL_ERROR "${what} library: missing [${missing}] extra [${extra}]")
     endif()
-    message(STATUS "${what} library: all ${n_spec} functions of ${LIST}, no other ${PREFIX}ggml symbol")
+    message(STATUS "${what} library: all ${n_spec} functions of ${LIST}, no other ${PREFIX}ggml symbol; also [${ALSO}], none of [${ABSENT}]")
 endforeach()

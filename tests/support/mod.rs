@@ -371,15 +371,6 @@ pub fn rust_nocpu_lib_dir() -> &'static Path {
     })
 }
 
-/// This library with the `count-allocations` feature (a counting global allocator, exported as
-/// `wsp_rs_allocation_count`), built in its own target directory (target/alloc-count).
-pub fn rust_alloc_count_lib_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        cargo_build_lib(&["--release", "--features", "count-allocations"], Some("alloc-count"), "release")
-    })
-}
-
 fn loading_out_dir() -> PathBuf {
     let dir = out_dir().join("loading");
     std::fs::create_dir_all(&dir).unwrap();
@@ -511,8 +502,6 @@ pub enum Layer {
     /// This library built without the `cpu` feature (shared), with whisper.rn's ggml core as a
     /// shared library without the CPU backend: the CPU backend can only be loaded as a module.
     RustSharedNoCpu,
-    /// This library built with the `count-allocations` feature (static).
-    RustStaticAllocCount,
 }
 
 impl Layer {
@@ -522,7 +511,6 @@ impl Layer {
             Layer::RustStatic => "rs",
             Layer::RustShared => "rs-so",
             Layer::RustSharedNoCpu => "rs-nocpu",
-            Layer::RustStaticAllocCount => "rs-alloc-count",
         }
     }
 }
@@ -555,9 +543,6 @@ pub fn build_program(name: &str, sources: &[PathBuf], extra_flags: &[&str], laye
         Layer::RustShared => {
             cmd.arg(rust_shared_lib());
             cmd.arg(format!("-Wl,-rpath,{}", rust_lib_dir().display()));
-        }
-        Layer::RustStaticAllocCount => {
-            cmd.arg(rust_alloc_count_lib_dir().join("libwsp_ggml_backend.a"));
         }
         Layer::RustSharedNoCpu => {
             cmd.arg(rust_nocpu_lib_dir().join("libwsp_ggml_backend.so"));

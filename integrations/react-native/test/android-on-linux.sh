@@ -273,11 +273,12 @@ grep -q "wsp-ggml-backend: $wsp_package $wsp_version, $triple backend layer link
 file_api swapped
 
 # A release other than its package's newest, or of a package left out of WSP_ANDROID_BUILDS (the
-# packages whose C++ is built, default all; scripts/test-phones.sh leaves llama.rn's five minutes
-# out of CI): the configure step and the libraries' sources only (its archive for aarch64 is the
-# same crate with the family's feature).
+# packages whose C++ is built; unset: all, empty: none): the configure step and the libraries'
+# sources only (its archive for aarch64 is the same crate with the family's feature).
+# scripts/test-phones.sh builds none: in CI the npm package's test builds whisper.rn's newest
+# from the installed package, and llama.rn's takes five minutes.
 newest=$("$root/scripts/release-table.sh" releases "$wsp_package" | tail -n 1)
-if [ -z "$installed" ] && { [ "$wsp_version" != "$newest" ] || [[ " ${WSP_ANDROID_BUILDS:-$wsp_package} " != *" $wsp_package "* ]]; }; then
+if [ -z "$installed" ] && { [ "$wsp_version" != "$newest" ] || [[ " ${WSP_ANDROID_BUILDS-$wsp_package} " != *" $wsp_package "* ]]; }; then
     echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check"
     exit 0
 fi
