@@ -16,8 +16,10 @@
 #   the one use of it (the validation layer's settings) is compiled only where the headers
 #   declare it.
 # - The shaders are compiled to SPIR-V with Debian's glslc by ggml's own generator, once, into
-#   ~/.cache/wsp-ggml-backend/vulkan/<sdist hash>-glslc-<glslc version>/ (a few minutes on 2
-#   cores; reused by every later run and every clone). The generator writes each shader as a C
+#   ~/.cache/wsp-ggml-backend/vulkan/<sdist hash>-glslc-<glslc version>-unoptimized/ (reused by
+#   every later run and every clone). glslc runs without -O (spirv-opt), which the generator asks
+#   for: half the time (89 s instead of 173 on 2 cores), and lavapipe, the one device here,
+#   optimizes every shader itself (NIR, then LLVM) when it makes a pipeline. The generator writes each shader as a C
 #   array: those arrays are dropped as they are written, and the SPIR-V files are embedded with
 #   the assembler's .incbin instead (146 MB of C++ otherwise, and gigabytes to compile it).
 # - The archive: third_party/ggml-vulkan-<version>/build-<release>/libwsp_ggml_vulkan.a.
@@ -85,19 +87,23 @@ fi
 # (sed reads all of glslc's lines: head would exit after the first, and glslc writing the rest
 # would die of SIGPIPE, which pipefail turns into a silent failure of this script)
 glslc_id=$(glslc --version | sed -n 1p | tr -c 'A-Za-z0-9.\n' '-' | sed 's/-*$//')
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/vulkan/${sha256:0:16}-glslc-$glslc_id"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/vulkan/${sha256:0:16}-glslc-$glslc_id-unoptimized"
 if [ ! -f "$cache/done" ]; then
     started=$SECONDS
     rm -rf "$cache"
     mkdir -p "$cache/spv" "$cache/cpp"
     c++ -std=c++17 -O2 -pthread -o "$cache/vulkan-shaders-gen" "$src/vulkan-shaders/vulkan-shaders-gen.cpp"
+    # glslc without the generator's -O
+    printf '%s\n' '#!/bin/sh' 'for arg; do shift; [ "$arg" = -O ] || set -- "$@" "$arg"; done' 'exec glslc "$@"' \
+        > "$cache/glslc"
+    chmod +x "$cache/glslc"
     "$cache/vulkan-shaders-gen" --output-dir "$cache/spv" --target-hpp "$cache/ggml-vulkan-shaders.hpp"
     # one generator run per shader source (each starts its glslc compiles in parallel); the C
     # arrays it writes are replaced by .incbin at once (scripts/vulkan-sources.py embed)
     export cache src root
     ls "$src/vulkan-shaders/"*.comp | xargs -P "$(nproc)" -I{} bash -c '
         name=$(basename "{}")
-        "$cache/vulkan-shaders-gen" --glslc glslc --source "{}" --output-dir "$cache/spv" \
+        "$cache/vulkan-shaders-gen" --glslc "$cache/glslc" --source "{}" --output-dir "$cache/spv" \
             --target-hpp "$cache/ggml-vulkan-shaders.hpp" --target-cpp "$cache/cpp/$name.arrays.cpp" >/dev/null
         python3 "$root/scripts/vulkan-sources.py" embed "$cache/cpp/$name.arrays.cpp" "$cache/spv" \
             "$cache/cpp/$name.cpp" "$cache/cpp/$name.S"
