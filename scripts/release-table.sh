@@ -13,6 +13,7 @@
 #                                               its tests build against), in the table's order;
 #                                               --all: then every other package's, as
 #                                               PACKAGE@VERSION
+#   scripts/release-table.sh capabilities       every capability some family has, one a line
 set -euo pipefail
 table="$(cd "$(dirname "$0")/.." && pwd)/releases.txt"
 
@@ -63,8 +64,11 @@ case "${1:-}" in
     newest)
         if [ "${2:-}" = --all ]; then newest 1; else newest ""; fi
         ;;
+    capabilities)
+        awk '!/^#/ && $2 == "capabilities" { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$table" | LC_ALL=C sort -u
+        ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all]" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities" >&2
         exit 2
         ;;
 esac
