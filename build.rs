@@ -84,26 +84,11 @@ fn main() {
         .map(|package| facts(package, "prefix").join(""))
         .filter(|prefix| !prefix.is_empty())
         .unwrap_or_else(|| panic!("releases.txt: family {name} serves package '{package}', which has no prefix"));
-    println!("cargo:rustc-env=WSP_PACKAGE={package}");
     println!("cargo:rustc-env=WSP_SYMBOL_PREFIX={prefix}");
     println!("cargo:rustc-env=WSP_MACRO_PREFIX={}", prefix.to_uppercase());
 
-    // For the sources (load_all's names) and the tests (which release to build against, and how).
-    let releases = facts(family, "releases");
-    println!("cargo:rustc-env=WSP_FAMILY={name}");
-    println!("cargo:rustc-env=WSP_RELEASE={}", releases.last().expect("releases.txt: a family serves a release"));
-    println!("cargo:rustc-env=WSP_FAMILY_RELEASES={}", releases.join(" "));
-    println!("cargo:rustc-env=WSP_FAMILY_FEATURE={}", facts(family, "feature").join(""));
-    println!("cargo:rustc-env=WSP_CAPABILITIES={}", capabilities.join(" "));
+    // The names load_all looks for.
     println!("cargo:rustc-env=WSP_LOAD_ALL={}", facts(family, "load_all").join(" "));
-    println!("cargo:rustc-env=WSP_SYMBOLS={}", facts(family, "symbols").join(""));
-    // The tests of ggml's RPC backend run where the family names a ggml-rpc to build.
-    let rpc = facts(family, "rpc").join("");
-    println!("cargo::rustc-check-cfg=cfg(ggml_rpc)");
-    if !rpc.is_empty() {
-        println!("cargo::rustc-cfg=ggml_rpc");
-    }
-    println!("cargo:rustc-env=WSP_RPC={rpc}");
 
     // Give the shared library a proper soname so that programs record
     // libwsp_ggml_backend.so.0 and a later compatible release can replace it (Android's loader
@@ -113,10 +98,6 @@ fn main() {
     if target_os == "linux" || target_os == "android" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libwsp_ggml_backend.so.{major}");
     }
-    // The C conformance tests build C with the cc crate at run time: they need the target, and
-    // the host to tell a cross build (cross compiler, emulator) from a native one.
-    println!("cargo:rustc-env=WSP_BUILD_TARGET={}", std::env::var("TARGET").unwrap());
-    println!("cargo:rustc-env=WSP_BUILD_HOST={}", std::env::var("HOST").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=releases.txt");
 }

@@ -48,7 +48,7 @@ if(WSP_GGML_BACKEND_TESTS)
 
     # the static build on ACCEL + CPU under memcheck (a few tokens)
     find_program(VALGRIND valgrind)
-    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE)
+    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
         add_test(NAME memcheck.generate.accel
                  COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                          --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp

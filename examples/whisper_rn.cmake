@@ -172,7 +172,7 @@ if(WSP_GGML_BACKEND_TESTS)
     # whisper's decoder on ACCEL + CPU under memcheck (model loading, the prompt and 5 tokens,
     # about 20 s; a whole transcription would run the encoder under valgrind for many minutes)
     find_program(VALGRIND valgrind)
-    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE)
+    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
         add_test(NAME memcheck.whisper_decode.accel
                  COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                          --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp
@@ -213,7 +213,7 @@ if(WSP_GGML_BACKEND_TESTS)
         endforeach()
         # the library's static build under memcheck: a clip that fits the model's audio context
         # and one that needs the dynamic encoder graph (about 15 s)
-        if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE)
+        if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
             add_test(NAME memcheck.parakeet
                      COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                              --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp

@@ -20,7 +20,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../tests/support/core_sources.rs"]
 mod core_sources;
 
 fn main() {
@@ -46,7 +45,7 @@ fn main() {
 
     let sources_list = root.join("ctests/ggml-core-sources.txt");
     let fixture = root.join("ctests/fixtures/test_backend.c");
-    let reader = root.join("tests/support/core_sources.rs");
+    let reader = root.join("fuzz/core_sources.rs");
     // the fixture's headers: its own and the kit it shares with accel_fixture.c
     let headers = ["test_backend.h", "fixture_kit.h"].map(|h| root.join("ctests/fixtures").join(h));
     for path in [&sources_list, &reader, &fixture, &headers[0], &headers[1]] {

@@ -30,7 +30,7 @@ check() {
     local list="ctests/$2" prefix=$3 spec defined missing extra
     spec=$(sed "s/^wsp_/$prefix/" "$list" | sort -u)
     # Defined global text/data symbols of the ggml API (Mach-O names carry a leading underscore),
-    # as tests/conformance.rs reads them from the host's libraries. An older llvm-nm cannot read
+    # as ctests/abi/symbols.cmake reads them from the host's libraries. An older llvm-nm cannot read
     # the LLVM bitcode that some of Rust's own standard library members carry and exits 1; the
     # library's own objects are plain machine code, and a symbol it cannot read shows as missing.
     defined=$({ llvm-nm --defined-only "$1" 2>/dev/null || true; } \

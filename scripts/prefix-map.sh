@@ -4,8 +4,7 @@
 # package names it (#define wsp_ggml_backend_free lm_ggml_backend_free), so that the same
 # programs and fixtures build against that package's headers when force-included (-include).
 # The capability macros (WSP_GGML_BACKEND_<CAPABILITY>) are left alone: the builds define them
-# under both prefixes. Read by tests/support (cargo) and by CMake for a package other than
-# whisper.rn.
+# under both prefixes. Read by CMake for a package other than whisper.rn.
 #
 #   scripts/prefix-map.sh SYMBOL_PREFIX MACRO_PREFIX    e.g. lm_ LM_; prints the header
 set -euo pipefail

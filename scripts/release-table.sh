@@ -4,6 +4,7 @@
 #
 #   scripts/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
+#   scripts/release-table.sh family RELEASE     the name of the family serving RELEASE
 #   scripts/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
 #   scripts/release-table.sh package PACKAGE KEY  a fact of the package (prefix, podspec, ...;
 #                                               empty for -)
@@ -49,6 +50,12 @@ case "${1:-}" in
         [ -n "$family" ] || { echo "release-table: no family serves $package '$version'" >&2; exit 1; }
         awk -v f="$family" -v k="$3" '!/^#/ && $1 == f && $2 == k { for (i = 3; i <= NF; i++) if ($i != "-") printf "%s%s", (n++ ? " " : ""), $i } END { print "" }' "$table"
         ;;
+    family)
+        read -r package version < <(split_release "$2")
+        family=$(family_of "$package" "$version")
+        [ -n "$family" ] || { echo "release-table: no family serves $package '$version'" >&2; exit 1; }
+        echo "$family"
+        ;;
     prefix)
         read -r package _ < <(split_release "$2")
         "$0" package "$package" prefix
@@ -68,7 +75,7 @@ case "${1:-}" in
         awk '!/^#/ && $2 == "capabilities" { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$table" | LC_ALL=C sort -u
         ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities" >&2
         exit 2
         ;;
 esac

@@ -87,9 +87,8 @@ for release in "${releases[@]}"; do
     if [ "$suite" = full ]; then
         # What only cargo tests: the unit tests and (one check for all families, run with the
         # default one) the header and the releases' headers. The conformance suite
-        # (ctests/programs.txt) runs here through ctest; cargo runs the same programs
-        # (tests/conformance.rs, tests/loading.rs, tests/rpc.rs) for the phones' targets under
-        # qemu (scripts/cross.sh), and by hand.
+        # (ctests/programs.txt) runs here through ctest, as it does for the phones' targets
+        # under qemu (scripts/cross.sh).
         tests=(--lib)
         if [ -z "$feature" ]; then
             tests+=(--test header --test releases)

@@ -15,12 +15,36 @@
 //!
 //! Only the host compilers are used and nothing is linked, so this runs in every build.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::*;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The one program ctests/programs.txt judges so.
+fn program_judged(judged: &str) -> PathBuf {
+    let list = std::fs::read_to_string(root().join("ctests/programs.txt")).expect("read ctests/programs.txt");
+    let found: Vec<PathBuf> = list
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.get(2) == Some(&judged)).then(|| root().join("ctests").join(fields[0]))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "ctests/programs.txt should list one program judged {judged}");
+    found[0].clone()
+}
+
+/// The first line where two outputs differ.
+fn first_difference(release: &str, header: &str) -> Option<String> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (release.lines().collect(), header.lines().collect());
+    (0..a.len().max(b.len()))
+        .find(|&i| a.get(i) != b.get(i))
+        .map(|i| format!("line {}: the release {:?}, the header {:?}", i + 1, a.get(i), b.get(i)))
+}
 
 /// Every stable whisper.rn release on npm with this backend layer.
 const NPM_RELEASES: &[&str] = &["0.4.3", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.5.5", "0.6.0", "0.7.3", "0.7.4"];
@@ -28,39 +52,36 @@ const NPM_RELEASES: &[&str] = &["0.4.3", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.
 /// A family of the release table, by the macros its build compiles the header with.
 struct Build {
     name: String,
-    package: String,
     releases: Vec<String>,
     macros: Vec<String>,
 }
 
-/// The families of releases.txt.
+/// An answer of scripts/release-table.sh, the release table's reader for scripts and tests.
+fn table(query: &[&str]) -> String {
+    let out = Command::new("bash")
+        .arg(root().join("scripts/release-table.sh"))
+        .args(query)
+        .output()
+        .expect("run scripts/release-table.sh");
+    assert!(out.status.success(), "release-table.sh {query:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("the table is text").trim().to_owned()
+}
+
+/// whisper.rn's families (llama.rn's are compared with their releases by the layout check and
+/// the exported functions only, scripts/test.sh --all, until the C programs here build against
+/// its headers), each known by its newest release.
 fn builds() -> Vec<Build> {
-    let mut builds: Vec<Build> = Vec::new();
-    for line in include_str!("../releases.txt").lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
-        let mut words = line.split_whitespace();
-        let (Some(family), Some(key)) = (words.next(), words.next()) else { continue };
-        if !builds.iter().any(|b| b.name == family) {
-            builds.push(Build {
-                name: family.to_owned(),
-                package: String::new(),
-                releases: Vec::new(),
-                macros: Vec::new(),
-            });
-        }
-        let build = builds.iter_mut().find(|b| b.name == family).unwrap();
-        let values = words.filter(|&w| w != "-").map(str::to_owned);
-        match key {
-            "releases" => build.releases.extend(values),
-            "package" => build.package = values.collect(),
-            "capabilities" => build.macros.extend(values.map(|c| format!("WSP_GGML_BACKEND_{}", c.to_uppercase()))),
-            _ => {}
-        }
-    }
-    // A package's line (its prefix) is not a family, and llama.rn's families are compared with
-    // their releases by the layout check and the exported functions only (scripts/test.sh --all)
-    // until the C programs here build against its headers.
-    builds.retain(|build| !build.releases.is_empty() && build.package == "whisper.rn");
-    builds
+    table(&["newest"])
+        .lines()
+        .map(|newest| Build {
+            name: table(&["family", newest]),
+            releases: table(&["fact", newest, "releases"]).split_whitespace().map(str::to_owned).collect(),
+            macros: table(&["fact", newest, "capabilities"])
+                .split_whitespace()
+                .map(|c| format!("WSP_GGML_BACKEND_{}", c.to_uppercase()))
+                .collect(),
+        })
+        .collect()
 }
 
 /// The one known difference: the 0.4 build declares whisper.rn 0.4.0's five-argument
@@ -154,7 +175,7 @@ fn view(release: &str, cpp: &Path, build: &Build, library_header: bool) -> Resul
         .arg(format!("-DABI_FUNCTIONS=\"{}\"", list.display()))
         .args(&defines)
         .args(&includes)
-        .arg(suite_program("prototypes").source)
+        .arg(program_judged("prototypes"))
         .arg("-o")
         .arg(&prototypes_exe);
     checked_output(cxx, "building abi_prototypes")?;
@@ -166,7 +187,7 @@ fn view(release: &str, cpp: &Path, build: &Build, library_header: bool) -> Resul
     cc.args(["-std=c11", "-O1", "-Wall", "-Werror"])
         .args(&defines)
         .args(&includes)
-        .arg(suite_program("header").source)
+        .arg(program_judged("header"))
         .arg("-o")
         .arg(&layout_exe);
     checked_output(cc, "building abi_layout")?;

@@ -1,5 +1,5 @@
 # cmake -DPROGRAM=<bad_input.rs> [-DREFERENCE=<bad_input.ref> -DRECORD=<file> [-DCOMPARE=ON]]
-#       [-DSYMBOL_PREFIX=lm_ -DMACRO_PREFIX=LM_] -P bad_input.cmake
+#       [-DSYMBOL_PREFIX=lm_ -DMACRO_PREFIX=LM_] [-DRUNNER=emulator;args] -P bad_input.cmake
 # Runs every case of `bad_input --list` against this library: "abort" cases must abort, "error"
 # and "ok" cases must return normally, and the output must contain the listed message (which
 # names ggml's items as whisper.rn does: with another package's prefixes, as that package does).
@@ -21,7 +21,7 @@ endif()
 if(DEFINED REFERENCE AND NOT EXISTS "${REFERENCE}")
     message(FATAL_ERROR "${REFERENCE} is missing")
 endif()
-execute_process(COMMAND "${PROGRAM}" --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+execute_process(COMMAND ${RUNNER} "${PROGRAM}" --list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc STREQUAL "0")
     message(FATAL_ERROR "${PROGRAM} --list failed")
 endif()
@@ -44,7 +44,7 @@ foreach(line IN LISTS cases)
     string(REPLACE "wsp_ggml" "${SYMBOL_PREFIX}ggml" expected "${expected}")
     string(REPLACE "WSP_GGML" "${MACRO_PREFIX}GGML" expected "${expected}")
     math(EXPR count "${count} + 1")
-    execute_process(COMMAND "${PROGRAM}" "${name}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+    execute_process(COMMAND ${RUNNER} "${PROGRAM}" "${name}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
     if(outcome STREQUAL "abort")
         # execute_process reports a signal as text ("Subprocess aborted" or similar), not 0/1/2.
         if(rc MATCHES "^[0-9]+$")

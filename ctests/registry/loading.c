@@ -1,6 +1,6 @@
 // loading: dynamic backend loading and the registry's thread safety, against a build of the
 // library WITHOUT the statically registered CPU backend. whisper.rn's CPU backend is built as a
-// loadable module (libggml-cpu-<variant>.so, see tests/support/mod.rs and ctests/CMakeLists.txt),
+// loadable module (libggml-cpu-<variant>.so, see ctests/CMakeLists.txt),
 // next to deliberately broken modules (modules/bad_module.c).
 //
 //   loading <scenario> <modules-dir> <work-dir> [ops-per-thread]
@@ -79,6 +79,7 @@ static void skip(const char * fmt, ...) {
 
 static pthread_mutex_t g_log_mutex = PTHREAD_MUTEX_INITIALIZER;
 static char *          g_log[MAX_LOG_LINES];
+static enum wsp_ggml_log_level g_log_level[MAX_LOG_LINES];
 static int             g_n_log;
 static long            g_log_count[WSP_GGML_LOG_LEVEL_CONT + 1];
 static bool            g_log_quiet;  // threads: count lines, print only warnings and errors
@@ -104,7 +105,8 @@ static void on_log(enum wsp_ggml_log_level level, const char * text, void * user
         size_t n = strlen(text);
         printf("log %s: %s%s", level_name(level), text, n > 0 && text[n - 1] == '\n' ? "" : "\n");
         if (!g_log_quiet && g_n_log < MAX_LOG_LINES) {
-            g_log[g_n_log++] = strdup(text);
+            g_log_level[g_n_log] = level;
+            g_log[g_n_log++]     = strdup(text);
         }
     }
     pthread_mutex_unlock(&g_log_mutex);
@@ -117,18 +119,23 @@ static void free_log(void) {
     g_n_log = 0;
 }
 
-// The first captured line containing all of `a`, `b` (may be NULL) and `c` (may be NULL).
-static const char * find_log(const char * a, const char * b, const char * c) {
+// How many captured lines at `level` contain all of `a`, `b` (may be NULL) and `c` (may be NULL).
+static int count_log(enum wsp_ggml_log_level level, const char * a, const char * b, const char * c) {
+    int n = 0;
     for (int i = 0; i < g_n_log; i++) {
-        if (strstr(g_log[i], a) && (!b || strstr(g_log[i], b)) && (!c || strstr(g_log[i], c))) {
-            return g_log[i];
-        }
+        n += g_log_level[i] == level && strstr(g_log[i], a) && (!b || strstr(g_log[i], b)) && (!c || strstr(g_log[i], c));
     }
-    return NULL;
+    return n;
 }
 
-#define EXPECT_LOG(a, b, c) \
-    CHECK(find_log(a, b, c) != NULL, "no log line contains \"%s\" + \"%s\" + \"%s\"", a, (b) ? (b) : "", (c) ? (c) : "")
+// Some line was logged at `level` (DEBUG, INFO, WARN, ERROR) with all of a, b and c in it.
+#define EXPECT_LOG(level, a, b, c)                                                                  \
+    CHECK(count_log(WSP_GGML_LOG_LEVEL_##level, a, b, c) > 0, "no " #level " line contains \"%s\" + \"%s\" + \"%s\"", a, \
+          (b) ? (b) : "", (c) ? (c) : "")
+// Exactly one such line: a condition reported once, not once per backend name or module.
+#define EXPECT_LOG_ONCE(level, a, b, c)                                                               \
+    CHECK(count_log(WSP_GGML_LOG_LEVEL_##level, a, b, c) == 1, "%d " #level " lines contain \"%s\" + \"%s\" + \"%s\"", \
+          count_log(WSP_GGML_LOG_LEVEL_##level, a, b, c), a, (b) ? (b) : "", (c) ? (c) : "")
 
 // ---------------------------------------------------------------------------------------------
 // paths
@@ -391,7 +398,7 @@ static void scenario_load_all(void) {
     const char * path = place(dir, "libggml-cpu-high.so", module("libggml-cpu-high.so"));
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
+    EXPECT_LOG(INFO, GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     CHECK(is_loaded(path), "%s not mapped after loading", path);
     wsp_ggml_backend_dev_t dev = expect_cpu("load_all_from_path");
     compute_on(dev);
@@ -415,7 +422,7 @@ static void scenario_env_path(void) {
     CHECK(setenv(GGML_ENV("GGML_BACKEND_PATH"), path, 1) == 0, "setenv failed");
 
     wsp_ggml_backend_load_all_from_path(empty);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
+    EXPECT_LOG(INFO, GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     wsp_ggml_backend_dev_t dev = expect_cpu("WSP_GGML_BACKEND_PATH");
     compute_on(dev);
     unload_and_check(dev, path);
@@ -428,14 +435,14 @@ static void scenario_load_path(void) {
     const char *           path = module("libggml-cpu-high.so");
     wsp_ggml_backend_reg_t reg  = wsp_ggml_backend_load(path);
     CHECK(reg != NULL, "wsp_ggml_backend_load(%s) returned NULL", path);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
+    EXPECT_LOG(INFO, GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), path, NULL);
     wsp_ggml_backend_dev_t dev = expect_cpu("wsp_ggml_backend_load");
     CHECK(wsp_ggml_backend_dev_backend_reg(dev) == reg, "the device belongs to another reg");
     compute_on(dev);
     unload_and_check(dev, path);
 
     CHECK(wsp_ggml_backend_load(NULL) == NULL, "wsp_ggml_backend_load(NULL) returned a reg");
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: path is NULL"), NULL, NULL);
+    EXPECT_LOG(ERROR, GGML_SYMBOL("ggml_backend_load: path is NULL"), NULL, NULL);
     expect_empty("after load(NULL)");
 }
 
@@ -444,7 +451,7 @@ static wsp_ggml_backend_reg_t load_two_times(const char * path) {
     wsp_ggml_backend_reg_t first  = wsp_ggml_backend_load(path);
     wsp_ggml_backend_reg_t second = wsp_ggml_backend_load(path);
     CHECK(first != NULL && second == first, "second load gave %p, first %p", (void *) second, (void *) first);
-    EXPECT_LOG("is already loaded", path, NULL);
+    EXPECT_LOG(INFO, "is already loaded", path, NULL);
     CHECK(wsp_ggml_backend_reg_count() == 1 && wsp_ggml_backend_dev_count() == 1, "%zu regs, %zu devices after loading twice",
           wsp_ggml_backend_reg_count(), wsp_ggml_backend_dev_count());
     return first;
@@ -501,9 +508,9 @@ static void scenario_best_variant(void) {
     const char * high = place(dir, "libggml-cpu-high.so", module("libggml-cpu-high.so"));
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG("score: 30", high, NULL);
-    EXPECT_LOG("score: 10", low, NULL);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), high, NULL);
+    EXPECT_LOG(DEBUG, GGML_SYMBOL("ggml_backend_load_best: "), high, "score: 30");
+    EXPECT_LOG(DEBUG, GGML_SYMBOL("ggml_backend_load_best: "), low, "score: 10");
+    EXPECT_LOG(INFO, GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), high, NULL);
     CHECK(is_loaded(high) && !is_loaded(low), "expected only the high variant mapped (high %d, low %d)", is_loaded(high),
           is_loaded(low));
     printf("loaded variant: high (score 30) over low (score 10)\n");
@@ -535,11 +542,11 @@ static void scenario_fallback(void) {
     const char * low    = place(dir, "libggml-cpu-low.so", module("libggml-cpu-low.so"));
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG(broken, "failed to initialize: " GGML_SYMBOL("ggml_backend_init returned NULL"), NULL);
-    EXPECT_LOG(future, api_mismatch(), NULL);
-    EXPECT_LOG(noinit, "does not export " GGML_SYMBOL("ggml_backend_init"), NULL);
-    EXPECT_LOG(zero, GGML_SYMBOL("ggml_backend_score returned 0"), NULL);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), low, NULL);
+    EXPECT_LOG(ERROR, broken, "failed to initialize: " GGML_SYMBOL("ggml_backend_init returned NULL"), NULL);
+    EXPECT_LOG(ERROR, future, api_mismatch(), NULL);
+    EXPECT_LOG(ERROR, noinit, "does not export " GGML_SYMBOL("ggml_backend_init"), NULL);
+    EXPECT_LOG(INFO, zero, "is not supported on this system (" GGML_SYMBOL("ggml_backend_score returned 0)"), NULL);
+    EXPECT_LOG(INFO, GGML_SYMBOL("ggml_backend_load: loaded CPU backend from "), low, NULL);
     CHECK(is_loaded(low), "%s not mapped", low);
     CHECK(!is_loaded(broken) && !is_loaded(future) && !is_loaded(noinit) && !is_loaded(zero),
           "a rejected module stayed mapped");
@@ -556,7 +563,7 @@ static void scenario_fallback(void) {
 // wsp_ggml_backend_load(path) refuses a bad module, says why, and does not keep it mapped.
 static void expect_rejected(const char * path, const char * cause) {
     CHECK(wsp_ggml_backend_load(path) == NULL, "%s was accepted", path);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load: "), path, cause);
+    EXPECT_LOG(ERROR, GGML_SYMBOL("ggml_backend_load: "), path, cause);
     CHECK(!is_loaded(path), "%s stayed mapped after being rejected", path);
     expect_empty("after a rejected module");
 }
@@ -571,8 +578,8 @@ static void scenario_junk(void) {
     fclose(f);
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG(GGML_SYMBOL("ggml_backend_load_best: "), path, "cannot be loaded: ");
-    EXPECT_LOG(path, "cannot be loaded: ", "invalid ELF header");
+    EXPECT_LOG(ERROR, GGML_SYMBOL("ggml_backend_load_best: "), path, "cannot be loaded: ");
+    EXPECT_LOG(ERROR, path, "cannot be loaded: ", "invalid ELF header");
     expect_empty("after load_all over a junk file");
     expect_rejected(path, "invalid ELF header");
     expect_registry_usable(true);
@@ -601,7 +608,7 @@ static void scenario_api_version(void) {
 static void scenario_missing_dir(void) {
     const char * dir = path_in(g_work, "does-not-exist");
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG("search path ", dir, "does not exist");
+    EXPECT_LOG_ONCE(WARN, "search path ", dir, "does not exist");
     expect_empty("after a missing search path");
     expect_rejected(path_in(dir, "libggml-cpu-x.so"), "No such file or directory");
     expect_registry_usable(true);
@@ -612,7 +619,8 @@ static void scenario_dangling_symlink(void) {
     const char * link   = path_in(g_work, "dangling");
     CHECK(symlink(target, link) == 0, "symlink: %s", strerror(errno));
     wsp_ggml_backend_load_all_from_path(link);
-    EXPECT_LOG("search path ", link, "dangling symlink");
+    EXPECT_LOG(WARN, "search path ", link, "is a dangling symlink");
+    EXPECT_LOG(WARN, "search path ", link, target);
     expect_empty("after a dangling search path");
     expect_registry_usable(true);
 }
@@ -640,7 +648,7 @@ static void scenario_unreadable_dir(void) {
     }
 
     wsp_ggml_backend_load_all_from_path(dir);
-    EXPECT_LOG("cannot read search path ", dir, "Permission denied");
+    EXPECT_LOG_ONCE(ERROR, "cannot read search path ", dir, "Permission denied");
     expect_empty("after an unreadable search path");
     // the unprivileged user may be unable to reach the modules: then check with a static reg only
     const char * good = module("libggml-cpu-high.so");

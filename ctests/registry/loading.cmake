@@ -1,5 +1,5 @@
 # cmake -DPROGRAM=<loading> -DSCENARIO=<name> -DMODULES=<dir> -DWORK=<dir> [-DOPS=<n>]
-#       [-DWRAPPER=<valgrind;args>] [-DMACRO_PREFIX=LM_] -P loading.cmake
+#       [-DWRAPPER=<valgrind;args>] [-DMACRO_PREFIX=LM_] [-DRUNNER=emulator;args] -P loading.cmake
 # Runs one scenario of ctests/registry/loading.c in a fresh work directory: it must exit 0 and
 # print "PASS <scenario>" (or "SKIP <scenario>: ..."), and, under valgrind, report no errors.
 if(EXISTS "${WORK}")
@@ -12,7 +12,7 @@ if(NOT DEFINED MACRO_PREFIX)
     set(MACRO_PREFIX WSP_)
 endif()
 unset(ENV{${MACRO_PREFIX}GGML_BACKEND_PATH})
-execute_process(COMMAND ${WRAPPER} "${PROGRAM}" "${SCENARIO}" "${MODULES}" "${WORK}" ${OPS}
+execute_process(COMMAND ${RUNNER} ${WRAPPER} "${PROGRAM}" "${SCENARIO}" "${MODULES}" "${WORK}" ${OPS}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc STREQUAL "0")
     message(FATAL_ERROR "${SCENARIO} failed (${rc})\n--- stdout\n${out}--- stderr\n${err}")

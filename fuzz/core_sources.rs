@@ -1,4 +1,4 @@
-//! Reads ctests/ggml-core-sources.txt (shared with CMake and the fuzz crate's build script):
+//! Reads ctests/ggml-core-sources.txt (CMake reads it too) for the fuzz crate's build script:
 //! whisper.rn's ggml core sources, with the per-arch kernel folder and compiler flags of one
 //! target architecture.
 
