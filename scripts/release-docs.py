@@ -25,30 +25,22 @@ root = pathlib.Path(__file__).resolve().parent.parent
 DOCS = [root / "README.md", root / "integrations/react-native/README.md"]
 
 
+def release_table(*query):
+    """An answer of scripts/release-table.sh, the release table's reader for scripts and tests."""
+    return subprocess.run(["bash", str(root / "scripts/release-table.sh"), *query], check=True,
+                          capture_output=True, text=True).stdout
+
+
 def read_table():
-    """The families in the table's order, each a dict of key -> values (a family's package's facts
+    """The families in the table's order, each a dict of key -> values (with its package's prefix
     under "prefix"); the capabilities' texts."""
     families = collections.OrderedDict()
-    what = collections.OrderedDict()
-    continues = False  # whether an indented comment line continues a capability's text
-    for line in (root / "releases.txt").read_text().splitlines():
-        if line.startswith("#     ") and not line.startswith("#      "):
-            name, _, text = line[6:].partition(" ")
-            what[name] = text.strip()
-            continues = True
-        elif line.startswith("#      ") and continues:
-            what[next(reversed(what))] += " " + line[1:].strip()
-        elif line.startswith("#   ") and not line.startswith("#    "):
-            continues = False
-        if line.startswith("#") or not line.strip():
-            continue
-        family, key, *values = line.split()
-        families.setdefault(family, collections.defaultdict(list))[key] += [v for v in values if v != "-"]
-    # a package's line (its prefix) is not a family
-    packages = {name: facts for name, facts in families.items() if not facts["releases"]}
-    families = collections.OrderedDict((name, facts) for name, facts in families.items() if facts["releases"])
-    for facts in families.values():
-        facts["prefix"] = packages[facts["package"][0]]["prefix"]
+    for name in release_table("families").split():
+        facts = {key: release_table("of", name, key).split()
+                 for key in ("releases", "package", "feature", "symbols", "builtins", "capabilities")}
+        facts["prefix"] = release_table("package", facts["package"][0], "prefix").split()
+        families[name] = facts
+    what = collections.OrderedDict(line.split("\t", 1) for line in release_table("capability-texts").splitlines())
     return families, what
 
 

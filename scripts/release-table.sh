@@ -15,6 +15,11 @@
 #                                               --all: then every other package's, as
 #                                               PACKAGE@VERSION
 #   scripts/release-table.sh capabilities       every capability some family has, one a line
+#   scripts/release-table.sh families           every family, in the table's order
+#   scripts/release-table.sh of FAMILY KEY      the values of a family's KEY (space-separated;
+#                                               empty when it has none)
+#   scripts/release-table.sh capability-texts   what each capability means, as the table's
+#                                               comments say: NAME<tab>TEXT a line
 set -euo pipefail
 table="$(cd "$(dirname "$0")/.." && pwd)/releases.txt"
 
@@ -74,8 +79,22 @@ case "${1:-}" in
     capabilities)
         awk '!/^#/ && $2 == "capabilities" { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$table" | LC_ALL=C sort -u
         ;;
+    families)
+        awk '!/^#/ && $2 == "releases" { print $1 }' "$table"
+        ;;
+    of)
+        awk -v f="$2" -v k="$3" '!/^#/ && $1 == f && $2 == k { for (i = 3; i <= NF; i++) if ($i != "-") printf "%s%s", (n++ ? " " : ""), $i } END { print "" }' "$table"
+        ;;
+    capability-texts)
+        # "#     NAME  TEXT" opens a capability's text, deeper-indented comment lines continue it,
+        # and a key's line ("#   KEY ...") ends the list
+        awk '/^#     [^ ]/ { if (name) print name "\t" text; name = $2; text = substr($0, 7 + length($2)); sub(/^ +/, "", text); next }
+             /^#      / && name { line = $0; sub(/^# +/, "", line); text = text " " line; next }
+             /^#   [^ ]/ && name { print name "\t" text; name = "" }
+             END { if (name) print name "\t" text }' "$table"
+        ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities" >&2
+        echo "usage: scripts/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities | families | of FAMILY KEY | capability-texts" >&2
         exit 2
         ;;
 esac
