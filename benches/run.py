@@ -274,7 +274,7 @@ def case_whisper(bins, model, samples, quick):
     rounds = 1 if quick else 5
     wavs = sorted(Path(samples).glob("sample*.wav"))
     if not wavs:
-        raise SystemExit(f"no samples in {samples}: run scripts/make-samples.sh")
+        raise SystemExit(f"no samples in {samples}: run scripts/models/make-samples.sh")
     runs = []
 
     def once(lib, wav):

@@ -1,11 +1,11 @@
 # ggml's RPC backend for the examples and tests: ggml-rpc.cpp from PyPI's llama-cpp-python sdist
-# (fetched by scripts/fetch-rpc.sh, checked against its sha256, renamed as the package renames
+# (fetched by scripts/fetch/fetch-rpc.sh, checked against its sha256, renamed as the package renames
 # ggml, never committed), compiled against the headers of the configured release:
 #   wsp_ggml_rpc   its objects (an OBJECT library: programs reach it through the registry only,
 #                  so an archive member would never be pulled in)
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-rpc.sh" "${WSP_RELEASE_RPC}" "${WSP_RELEASE}"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-rpc.sh" "${WSP_RELEASE_RPC}" "${WSP_RELEASE}"
     RESULT_VARIABLE _fetch_rpc_result)
 if(NOT _fetch_rpc_result EQUAL 0)
     message(FATAL_ERROR "fetching ggml-rpc failed (pip and PyPI must be reachable); "

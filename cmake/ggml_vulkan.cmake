@@ -1,5 +1,5 @@
 # ggml's Vulkan backend for the examples and tests: libwsp_ggml_vulkan.a, built by
-# scripts/fetch-vulkan.sh from PyPI's llama-cpp-python sdist (checked against its sha256, renamed as
+# scripts/fetch/fetch-vulkan.sh from PyPI's llama-cpp-python sdist (checked against its sha256, renamed as
 # whisper.rn renames ggml, never committed) against the headers of the configured whisper.rn
 # release, and the layers with it built in:
 #   wsp_ggml_vulkan                   the archive, with the Vulkan loader
@@ -9,11 +9,11 @@
 #                                     features; its own target dir)
 # Here the device is Mesa's lavapipe (Vulkan on the CPU), which ggml-vulkan lists only with
 # WSP_GGML_VK_VISIBLE_DEVICES=0: WSP_VULKAN_TEST_ENVIRONMENT, the environment the tests run Vulkan
-# with (scripts/fetch-vulkan.sh --environment). Included after whisper_rn.cmake, whose variables
+# with (scripts/fetch/fetch-vulkan.sh --environment). Included after whisper_rn.cmake, whose variables
 # it uses.
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-vulkan.sh" "${WSP_WHISPER_RN_RELEASE}"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-vulkan.sh" "${WSP_WHISPER_RN_RELEASE}"
     OUTPUT_VARIABLE _vulkan_archive OUTPUT_STRIP_TRAILING_WHITESPACE
     RESULT_VARIABLE _fetch_vulkan_result)
 if(NOT _fetch_vulkan_result EQUAL 0)
@@ -36,6 +36,6 @@ target_compile_definitions(wsp_package_reference_vulkan PRIVATE WSP_GGML_USE_VUL
 
 wsp_cargo_library(wsp_ggml_backend_vulkan /vulkan vulkan cpu)
 
-execute_process(COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-vulkan.sh" --environment
+execute_process(COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-vulkan.sh" --environment
                 OUTPUT_VARIABLE WSP_VULKAN_TEST_ENVIRONMENT OUTPUT_STRIP_TRAILING_WHITESPACE)
 string(REPLACE "\n" ";" WSP_VULKAN_TEST_ENVIRONMENT "${WSP_VULKAN_TEST_ENVIRONMENT}")

@@ -1,5 +1,5 @@
 # CMake toolchain for Debian's GNU/Linux cross compilers (gcc-aarch64-linux-gnu,
-# gcc-arm-linux-gnueabihf, gcc-i686-linux-gnu), as scripts/cross.sh uses it:
+# gcc-arm-linux-gnueabihf, gcc-i686-linux-gnu), as scripts/phones/cross.sh uses it:
 #   cmake -DCMAKE_TOOLCHAIN_FILE=cmake/linux-cross.cmake -DWSP_CROSS_GNU=aarch64-linux-gnu
 #         [-DCMAKE_CROSSCOMPILING_EMULATOR="qemu-aarch64;-L;/usr/aarch64-linux-gnu"] ...
 # With -DWSP_CROSS_CLANG=clang-14, that clang compiles for the same target over the GNU cross

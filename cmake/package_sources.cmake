@@ -1,5 +1,5 @@
 # The C/C++ sources of the release WSP_RELEASE (a whisper.rn or llama.rn release, fetched from npm
-# by scripts/fetch-reference.sh, checked against npm's integrity, never committed) as CMake
+# by scripts/fetch/fetch-reference.sh, checked against npm's integrity, never committed) as CMake
 # targets for tests and examples:
 #   wsp_package_core       ggml core, ggml-alloc, ggml-opt, gguf, CPU backend (static)
 #   wsp_package_reference  the package's own backend layer, the reference we compare with
@@ -13,12 +13,12 @@
 set(WSP_PACKAGE_MACRO "${WSP_RELEASE_MACRO_PREFIX}")
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-reference.sh" "${WSP_RELEASE_PACKAGE}@${WSP_RELEASE_VERSION}"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-reference.sh" "${WSP_RELEASE_PACKAGE}@${WSP_RELEASE_VERSION}"
     RESULT_VARIABLE _fetch_result)
 if(NOT _fetch_result EQUAL 0)
     message(FATAL_ERROR "fetching ${WSP_RELEASE} failed (npm must be reachable)")
 endif()
-# where scripts/fetch-reference.sh unpacks each release (whisper.rn 0.4.3 keeps its historical
+# where scripts/fetch/fetch-reference.sh unpacks each release (whisper.rn 0.4.3 keeps its historical
 # folder)
 if(WSP_RELEASE STREQUAL "whisper.rn@0.4.3")
     set(_package_folder whisper.rn)

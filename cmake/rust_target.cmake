@@ -11,7 +11,7 @@
 
 set(WSP_RUST_TARGET "${WSP_GGML_BACKEND_RUST_TARGET}")
 if(NOT WSP_RUST_TARGET AND CMAKE_CROSSCOMPILING)
-    # As cargo-ndk maps Android ABIs, and the GNU/Linux targets scripts/cross.sh tests.
+    # As cargo-ndk maps Android ABIs, and the GNU/Linux targets scripts/phones/cross.sh tests.
     set(_android_triples arm64-v8a:aarch64-linux-android armeabi-v7a:armv7-linux-androideabi
         x86:i686-linux-android x86_64:x86_64-linux-android)
     set(_linux_triples aarch64:aarch64-unknown-linux-gnu arm64:aarch64-unknown-linux-gnu

@@ -16,12 +16,12 @@ wsp_example(generate-shared generate/generate.cpp wsp_llama_rn_llama wsp_ggml_ba
 wsp_example(generate-ref generate/generate.cpp
     "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_package_reference,wsp_package_core>")
 
-# End to end, with the synthetic model of scripts/make-llama-model.py (scripts/setup.sh makes it):
+# End to end, with the synthetic model of scripts/models/make-llama-model.py (scripts/setup.sh makes it):
 # the Rust-linked builds must print exactly the reference build's device listing, tokens and the
 # bits of their logits, at 1 and 2 threads.
 if(WSP_GGML_BACKEND_TESTS)
     set(WSP_LLAMA_MODEL "${_model_dir}/llama-synthetic.gguf" CACHE FILEPATH
-        "synthetic llama model for the end-to-end tests (scripts/make-llama-model.sh)")
+        "synthetic llama model for the end-to-end tests (scripts/models/make-llama-model.sh)")
     set(_generate_env "${WSP_PACKAGE_MACRO}GGML_NO_BACKTRACE=1")
     foreach(threads 1 2)
         set(args --devices -t ${threads} ${WSP_LLAMA_MODEL})

@@ -97,7 +97,7 @@ endif()
 # End to end: every sample transcribed by the Rust-linked builds gives exactly the reference
 # build's text, at 1 and 2 threads. scripts/setup.sh makes the model and the samples.
 if(WSP_GGML_BACKEND_TESTS)
-    # Where scripts/make-samples.sh puts them (the same variable).
+    # Where scripts/models/make-samples.sh puts them (the same variable).
     set(_sample_dir "$ENV{HOME}/.cache/wsp-ggml-backend/samples")
     if(DEFINED ENV{WSP_SAMPLE_DIR})
         set(_sample_dir "$ENV{WSP_SAMPLE_DIR}")
@@ -194,12 +194,12 @@ if(WSP_GGML_BACKEND_TESTS)
     endforeach()
 
     # Parakeet: the three samples, then the first again on the context's own state (see
-    # examples/parakeet), with the synthetic model of scripts/make-parakeet-model.py: the
+    # examples/parakeet), with the synthetic model of scripts/models/make-parakeet-model.py: the
     # Rust-linked builds must print exactly the reference build's tokens and probabilities, at 1
     # and 2 threads (parakeet-tokens itself fails when a clip yields no token).
     if(WSP_WHISPER_RN_HAS_PARAKEET)
         set(WSP_PARAKEET_MODEL "${_model_dir}/parakeet-synthetic.bin" CACHE FILEPATH
-            "synthetic Parakeet model for the end-to-end tests (scripts/make-parakeet-model.py)")
+            "synthetic Parakeet model for the end-to-end tests (scripts/models/make-parakeet-model.py)")
         set(_parakeet_clips "${WSP_SAMPLE_DIR}/sample1.wav;${WSP_SAMPLE_DIR}/sample2.wav;${WSP_SAMPLE_DIR}/sample3.wav")
         foreach(threads 1 2)
             set(args -q -t ${threads} ${WSP_PARAKEET_MODEL} ${_parakeet_clips})

@@ -36,10 +36,10 @@ fn main() {
     let cpp = root.join("third_party").join(folder).join("cpp");
     if !cpp.join("ggml.c").exists() {
         let status = Command::new("bash")
-            .arg(root.join("scripts/fetch-reference.sh"))
+            .arg(root.join("scripts/fetch/fetch-reference.sh"))
             .arg(release)
             .status()
-            .expect("run scripts/fetch-reference.sh");
+            .expect("run scripts/fetch/fetch-reference.sh");
         assert!(status.success(), "fetching whisper.rn {release} failed (npm must be reachable)");
     }
 

@@ -71,7 +71,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", headers.display());
     assert!(
         headers.join("ggml-backend-impl.h").exists(),
-        "no release headers in {} (run scripts/fetch-reference.sh, or set WSP_RELEASE_HEADERS)",
+        "no release headers in {} (run scripts/fetch/fetch-reference.sh, or set WSP_RELEASE_HEADERS)",
         headers.display()
     );
 

@@ -26,8 +26,8 @@ while [ $# -gt 0 ]; do
 done
 
 scripts/setup.sh --tests
-model=$(scripts/make-model.sh)
-samples=$(scripts/make-samples.sh)
+model=$(scripts/models/make-model.sh)
+samples=$(scripts/models/make-samples.sh)
 
 if [ "$release" != 0.4.3 ]; then
     # The library into target/whisper-rn-<release>, the programs into build/bench-<release>: with
@@ -35,10 +35,10 @@ if [ "$release" != 0.4.3 ]; then
     # release table gives the family a Vulkan source, over ggml's Vulkan on lavapipe ("vulkan")
     vulkan=OFF
     gpu_programs=(whisper_decode-metal whisper_decode-ref-metal)
-    if [ -n "$(scripts/release-table.sh fact "$release" vulkan)" ]; then
+    if [ -n "$(scripts/release/release-table.sh fact "$release" vulkan)" ]; then
         vulkan=ON
         gpu_programs+=(whisper_decode-vulkan whisper_decode-ref-vulkan)
-        export $(scripts/fetch-vulkan.sh --environment)
+        export $(scripts/fetch/fetch-vulkan.sh --environment)
     fi
     cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
         -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON -DWSP_GGML_BACKEND_RPC=OFF \

@@ -15,7 +15,7 @@ if [ "${1:-}" = "--release" ] && [ -n "${2:-}" ]; then
     release=$2
     case "$release" in *@*) ;; *) release=whisper.rn@$release ;; esac
 elif [ $# -gt 0 ]; then
-    echo "usage: scripts/run.sh [--release $(scripts/release-table.sh releases | paste -sd '|')|llama.rn@VERSION]" >&2
+    echo "usage: scripts/run.sh [--release $(scripts/release/release-table.sh releases | paste -sd '|')|llama.rn@VERSION]" >&2
     exit 2
 fi
 package=${release%@*}
@@ -28,7 +28,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF -
     -DWSP_GGML_BACKEND_RELEASE="$release" >/dev/null
 
 if [ "$package" = llama.rn ]; then
-    model=$(scripts/make-llama-model.sh)
+    model=$(scripts/models/make-llama-model.sh)
     cmake --build "$build" -j "$(nproc)" --target generate >/dev/null
     echo "== $release's C++ (llama.cpp), linked with this library, on a synthetic model (random weights)"
     echo "== the devices llama.rn lists, the prompt's token ids, then greedy decoding with each logit vector's hash:"
@@ -36,8 +36,8 @@ if [ "$package" = llama.rn ]; then
     exit 0
 fi
 
-model=$(scripts/make-model.sh)
-samples=$(scripts/make-samples.sh)
+model=$(scripts/models/make-model.sh)
+samples=$(scripts/models/make-samples.sh)
 cmake --build "$build" -j "$(nproc)" --target transcribe >/dev/null
 echo "== $release's C++, linked with this library"
 for wav in "$samples"/sample1.wav "$samples"/sample2.wav; do

@@ -59,22 +59,22 @@ if [ "$mode" != main ]; then
     if command -v rustup >/dev/null 2>&1; then
         rustup component add rustfmt clippy >/dev/null 2>&1 || true
     fi
-    "$root/scripts/fetch-rpc.sh"
-    python3 "$root/scripts/make-parakeet-model.py" >/dev/null
-    "$root/scripts/make-llama-model.sh" >/dev/null
+    "$root/scripts/fetch/fetch-rpc.sh"
+    python3 "$root/scripts/models/make-parakeet-model.py" >/dev/null
+    "$root/scripts/models/make-llama-model.sh" >/dev/null
     # tests/releases.rs reads every release
-    "$root/scripts/fetch-reference.sh" --all
+    "$root/scripts/fetch/fetch-reference.sh" --all
 fi
 if [ "$mode" = --all ]; then
-    # scripts/test-phones.sh: the cross compilers, qemu-user and these Rust targets
-    "$root/scripts/cross.sh" --install aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
+    # scripts/phones/test-phones.sh: the cross compilers, qemu-user and these Rust targets
+    "$root/scripts/phones/cross.sh" --install aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
     for target in aarch64-linux-android armv7-linux-androideabi aarch64-apple-ios; do
         rustup target list --installed | grep -qx "$target" || rustup target add "$target"
     done
-    # scripts/fuzz-smoke.sh
+    # scripts/checks/fuzz-smoke.sh
     cargo +nightly --version >/dev/null 2>&1 || rustup toolchain install nightly --profile minimal
 fi
 
-"$root/scripts/fetch-reference.sh"
-"$root/scripts/make-model.sh" >/dev/null
-"$root/scripts/make-samples.sh" >/dev/null
+"$root/scripts/fetch/fetch-reference.sh"
+"$root/scripts/models/make-model.sh" >/dev/null
+"$root/scripts/models/make-samples.sh" >/dev/null

@@ -11,7 +11,7 @@
 #                           for every family and through cargo under qemu for the phones'
 #                           targets (ctests/programs.txt lists its programs for both, so each
 #                           runs once per family and target); then every fuzz target briefly
-#                           (scripts/fuzz-smoke.sh), the phones (scripts/test-phones.sh), the
+#                           (scripts/checks/fuzz-smoke.sh), the phones (scripts/phones/test-phones.sh), the
 #                           npm package (packages/react-native/test/install.sh) and the
 #                           footprint check (benches/footprint.sh); what CI runs
 set -euo pipefail
@@ -26,7 +26,7 @@ esac
 
 if $all; then "$root/scripts/setup.sh" --all; else "$root/scripts/setup.sh" --tests; fi
 
-table=scripts/release-table.sh
+table=scripts/release/release-table.sh
 releases=()
 newest=(newest)
 if $all; then newest+=(--all); fi
@@ -51,9 +51,9 @@ trap 'printf "%s\n" "== timings ($SECONDS s in all)" "${timings[@]}" >&2' EXIT
 # the library, and the crates beside it that are not in its workspace
 timed "rustfmt" bash -c 'for manifest in Cargo.toml macros/Cargo.toml layout-check/Cargo.toml fuzz/Cargo.toml; do
     cargo fmt --check --manifest-path "$manifest" || exit 1; done'
-timed "docs' counts" python3 scripts/release-docs.py --check
+timed "docs' counts" python3 scripts/release/release-docs.py --check
 for release in "${releases[@]}"; do
-    "$root/scripts/fetch-reference.sh" "$release"
+    "$root/scripts/fetch/fetch-reference.sh" "$release"
     feature=$($table fact "$release" feature)
     features=(${feature:+--features "$feature"})
     # the C library (no std) and the tests (with std: the crate as a Rust library)
@@ -88,7 +88,7 @@ for release in "${releases[@]}"; do
         # What only cargo tests: the unit tests and (one check for all families, run with the
         # default one) the header and the releases' headers. The conformance suite
         # (ctests/programs.txt) runs here through ctest, as it does for the phones' targets
-        # under qemu (scripts/cross.sh).
+        # under qemu (scripts/phones/cross.sh).
         tests=(--lib)
         if [ -z "$feature" ]; then
             tests+=(--test header --test releases)
@@ -103,9 +103,9 @@ for release in "${releases[@]}"; do
 done
 if $all; then
     # every fuzz target built and run briefly from its seeds (so that they keep building)
-    timed "fuzz smoke" "$root/scripts/fuzz-smoke.sh" 10
+    timed "fuzz smoke" "$root/scripts/checks/fuzz-smoke.sh" 10
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
-    timed "phones" "$root/scripts/test-phones.sh"
+    timed "phones" "$root/scripts/phones/test-phones.sh"
     # the npm package, packed with its prebuilt libraries, in scratch apps of the current React
     # Native and Expo templates: Gradle and kotlinc run its hooks, the apps build without Rust,
     # uninstall, package managers

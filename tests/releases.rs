@@ -1,5 +1,5 @@
 //! Which published whisper.rn releases the library's header serves. For every stable release on
-//! npm with this backend layer, fetched (scripts/fetch-reference.sh, checked against npm's
+//! npm with this backend layer, fetched (scripts/fetch/fetch-reference.sh, checked against npm's
 //! integrity), the header compiled as each family of the release table (releases.txt) builds it
 //! (the macros WSP_GGML_BACKEND_<CAPABILITY> of the family's capabilities) is compared with the
 //! release's own ggml-backend.h and ggml-backend-impl.h:
@@ -56,13 +56,13 @@ struct Build {
     macros: Vec<String>,
 }
 
-/// An answer of scripts/release-table.sh, the release table's reader for scripts and tests.
+/// An answer of scripts/release/release-table.sh, the release table's reader for scripts and tests.
 fn table(query: &[&str]) -> String {
     let out = Command::new("bash")
-        .arg(root().join("scripts/release-table.sh"))
+        .arg(root().join("scripts/release/release-table.sh"))
         .args(query)
         .output()
-        .expect("run scripts/release-table.sh");
+        .expect("run scripts/release/release-table.sh");
     assert!(out.status.success(), "release-table.sh {query:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("the table is text").trim().to_owned()
 }
@@ -92,10 +92,10 @@ const KNOWN_0_4_3: &str = "wsp_ggml_backend_compare_graph_backend";
 /// The release's cpp/ folder, fetched on first use.
 fn release_dir(release: &str) -> PathBuf {
     let status = Command::new("bash")
-        .arg(root().join("scripts/fetch-reference.sh"))
+        .arg(root().join("scripts/fetch/fetch-reference.sh"))
         .arg(release)
         .status()
-        .expect("run scripts/fetch-reference.sh");
+        .expect("run scripts/fetch/fetch-reference.sh");
     assert!(status.success(), "fetching whisper.rn {release} failed (npm must be reachable)");
     let folder = if release == "0.4.3" { "whisper.rn".to_owned() } else { format!("whisper.rn-{release}") };
     root().join("third_party").join(folder).join("cpp")

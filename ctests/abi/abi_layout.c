@@ -19,7 +19,7 @@
  */
 
 #ifdef ABI_USE_LIBRARY_HEADER
-#ifdef GGML_LIBRARY_HEADER /* another package's header (scripts/prefix-map.sh names it) */
+#ifdef GGML_LIBRARY_HEADER /* another package's header (scripts/release/prefix-map.sh names it) */
 #include GGML_LIBRARY_HEADER
 #else
 #include "wsp_ggml_backend.h"

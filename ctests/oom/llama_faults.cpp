@@ -1,5 +1,5 @@
 // The out-of-memory sweep over llama.rn's llama.cpp (ctests/fixtures/fault_sweep.h): the
-// synthetic model (scripts/make-llama-model.sh) is loaded once; the scenario is a context's
+// synthetic model (scripts/models/make-llama-model.sh) is loaded once; the scenario is a context's
 // life as llama.rn runs one: llama_init_from_model (the backends, the scheduler, the reserve of
 // its graphs), a prompt decoded in one batch, tokens chosen greedily one by one, llama_free. A
 // failure the library reports makes llama_init_from_model return NULL or llama_decode fail.

@@ -1,4 +1,4 @@
-// Reading the speech samples (scripts/make-samples.sh) for the example programs.
+// Reading the speech samples (scripts/models/make-samples.sh) for the example programs.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // generate: llama.rn's C++ (llama.cpp, ggml core, the CPU backend; unchanged) decoding greedily
-// from a model with no vocabulary, such as scripts/make-llama-model.py's synthetic one.
+// from a model with no vocabulary, such as scripts/models/make-llama-model.py's synthetic one.
 //
 //   generate [-t N] [-n N] [--devices] [--cache-type-k TYPE] [--accel-fixture OPS [--fail-then-cpu]]
 //            [--rpc HOST:PORT] model.gguf

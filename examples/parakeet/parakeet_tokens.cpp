@@ -11,7 +11,7 @@
 // the bits of the last joint-network output's token logits. Two builds agree on stdout only if
 // they computed the same bits. Exits 1 when a clip yields no token.
 //
-// The model may be the synthetic one of scripts/make-parakeet-model.py: random weights, so the
+// The model may be the synthetic one of scripts/models/make-parakeet-model.py: random weights, so the
 // pieces are garbage, but every layer of the network runs (pre-encoder convolutions, conformer
 // layers, LSTM prediction network, joint network).
 

@@ -1,6 +1,6 @@
-# Sourced by the integration's shell scripts (and scripts/mobile-libs.sh): which package an app's
+# Sourced by the integration's shell scripts (and scripts/phones/mobile-libs.sh): which package an app's
 # folder is (whisper.rn or llama.rn), and which family of the release table (releases.txt, read
-# through scripts/release-table.sh) serves its release, and how the scripts write their blocks
+# through scripts/release/release-table.sh) serves its release, and how the scripts write their blocks
 # into the package's files. Works with macOS's bash 3.2.
 #   wsp_release PACKAGE_DIR|RELEASE   RELEASE: a whisper.rn version (0.7.3) or PACKAGE@VERSION
 #                                     (llama.rn@0.12.9). Sets wsp_package (whisper.rn),
@@ -25,7 +25,7 @@
 #   wsp_cargo_dir ROOT RELEASE        cargo's --target-dir for RELEASE's family (as the project's
 #                                     CMake has it: ROOT/target for the default family, else a
 #                                     folder per family)
-wsp_release_table="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/release-table.sh"
+wsp_release_table="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/release/release-table.sh"
 
 wsp_served() {
     "$wsp_release_table" releases "$1" | awk '{ s = s (NR == 1 ? "" : ", ") $0 } END { print s }'

@@ -48,7 +48,7 @@ endif()
 CMAKE
 } | wsp_write "$cmakelists"
 echo "apply.sh: $wsp_package $wsp_version (the family of $wsp_releases): $cmakelists includes wsp-ggml-backend.cmake while the package is installed"
-# what the app's build will link (the npm package's prebuilt archives: scripts/npm-prebuilt.sh)
+# what the app's build will link (the npm package's prebuilt archives: scripts/release/npm-prebuilt.sh)
 prebuilt="$here/../../../prebuilt/$(wsp_prebuilt_dir "$wsp_build")"
 if [ -d "$prebuilt" ]; then
     echo "apply.sh: Android: the build links the package's prebuilt library ($(cd "$prebuilt" && ls -d *-android* | paste -sd ' ')): no Rust needed"

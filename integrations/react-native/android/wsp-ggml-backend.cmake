@@ -12,7 +12,7 @@
 # for ANDROID_ABI (mapped to the Rust triple as cargo-ndk does: arm64-v8a -> aarch64-linux-android,
 # armeabi-v7a -> armv7-linux-androideabi, x86 -> i686-linux-android, x86_64 ->
 # x86_64-linux-android): the npm package's prebuilt archive when it has one for the family, the
-# triple and the library's built-in backends (scripts/npm-prebuilt.sh), else one cargo builds with
+# triple and the library's built-in backends (scripts/release/npm-prebuilt.sh), else one cargo builds with
 # the family's feature (Rust and the target's standard library needed, not the NDK's linker: a
 # staticlib is not linked), from the crates the npm package vendors (its .cargo/config.toml).
 get_filename_component(WSP_GGML_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -71,7 +71,7 @@ if(NOT WSP_RUST_TARGET)
     message(FATAL_ERROR "wsp-ggml-backend: not a cross build; set WSP_GGML_BACKEND_RUST_TARGET")
 endif()
 # The npm package's prebuilt archives for the family, named after its newest release as
-# scripts/npm-prebuilt.sh names them (release.sh's wsp_prebuilt_dir)
+# scripts/release/npm-prebuilt.sh names them (release.sh's wsp_prebuilt_dir)
 set(_wsp_prebuilt "${WSP_GGML_BACKEND_DIR}/prebuilt/${_wsp_name}-${_wsp_NEWEST}/${WSP_RUST_TARGET}")
 
 # The built-in backends of each library are those its compile flags name, as the package's own

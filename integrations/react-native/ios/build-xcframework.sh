@@ -49,7 +49,7 @@ all=(aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
-# The npm package's prebuilt framework (scripts/npm-prebuilt.sh), when it was built for this family
+# The npm package's prebuilt framework (scripts/release/npm-prebuilt.sh), when it was built for this family
 # and these built-in backends: copied, no Rust needed
 prebuilt="$root/prebuilt/$(wsp_prebuilt_dir "$wsp_build")/ios/WspGgmlBackend.xcframework"
 if [ "${targets[*]}" = "${all[*]}" ] && [ "$(cat "$prebuilt.release" 2>/dev/null)" = "$wsp_build $builtins" ]; then

@@ -66,7 +66,7 @@ fi
 
 # (an installed package is tested without Rust too: the cross compiler and qemu are there from a
 # run for a release, or from scripts/setup.sh --all)
-[ -n "$installed" ] || scripts/cross.sh --install aarch64-unknown-linux-gnu >/dev/null
+[ -n "$installed" ] || scripts/phones/cross.sh --install aarch64-unknown-linux-gnu >/dev/null
 gnu=aarch64-linux-gnu
 case "$wsp_package" in
     whisper.rn) jni=jni.cpp variant=rnwhisper_v8fp16_va_2 loaded=rnwhisper_v8fp16_va_2 compiler=() ;;
@@ -160,7 +160,7 @@ fi
 # through the prefix map.
 cxx_flags="-D_GNU_SOURCE -include cmath -include cstring"
 if [ "$wsp_prefix" != wsp_ ]; then
-    "$root/scripts/prefix-map.sh" "$wsp_prefix" "$(echo "$wsp_prefix" | tr a-z A-Z)" > "$work/prefix-map.h"
+    "$root/scripts/release/prefix-map.sh" "$wsp_prefix" "$(echo "$wsp_prefix" | tr a-z A-Z)" > "$work/prefix-map.h"
     cxx_flags="$cxx_flags -include $work/prefix-map.h"
 fi
 
@@ -275,9 +275,9 @@ file_api swapped
 # A release other than its package's newest, or of a package left out of WSP_ANDROID_BUILDS (the
 # packages whose C++ is built; unset: all, empty: none): the configure step and the libraries'
 # sources only (its archive for aarch64 is the same crate with the family's feature).
-# scripts/test-phones.sh builds none: in CI the npm package's test builds whisper.rn's newest
+# scripts/phones/test-phones.sh builds none: in CI the npm package's test builds whisper.rn's newest
 # from the installed package, and llama.rn's takes five minutes.
-newest=$("$root/scripts/release-table.sh" releases "$wsp_package" | tail -n 1)
+newest=$("$root/scripts/release/release-table.sh" releases "$wsp_package" | tail -n 1)
 if [ -z "$installed" ] && { [ "$wsp_version" != "$newest" ] || [[ " ${WSP_ANDROID_BUILDS-$wsp_package} " != *" $wsp_package "* ]]; }; then
     echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check"
     exit 0

@@ -3,7 +3,7 @@
 // integration test builds the package's Android CMakeLists for GNU/Linux: the library it builds
 // exports one function that runs a small graph through the backend layer it was linked with
 // (the scheduler over the CPU backend, as whisper.cpp and llama.cpp use it). Written with
-// whisper.rn's names; llama.rn's build force-includes the prefix map (scripts/prefix-map.sh).
+// whisper.rn's names; llama.rn's build force-includes the prefix map (scripts/release/prefix-map.sh).
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml.h"

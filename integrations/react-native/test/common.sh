@@ -1,5 +1,5 @@
 # Sourced by the integration's tests: the repository root, release.sh, and where
-# scripts/fetch-reference.sh unpacks a release.
+# scripts/fetch/fetch-reference.sh unpacks a release.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 here="$root/integrations/react-native"
 # shellcheck source=../release.sh
@@ -8,7 +8,7 @@ source "$here/release.sh"
 # reference RELEASE: fetches RELEASE (a whisper.rn version, or PACKAGE@VERSION) from npm (when
 # not there yet) and prints its folder
 reference() {
-    "$root/scripts/fetch-reference.sh" "$1"
+    "$root/scripts/fetch/fetch-reference.sh" "$1"
     case "$1" in
         0.4.3) echo "$root/third_party/whisper.rn" ;;
         *@*) echo "$root/third_party/${1/@/-}" ;;

@@ -3,7 +3,7 @@
 #   1. build-xcframework.sh's cargo part for the device (lipo and xcodebuild are macOS tools; the
 #      simulator targets' standard libraries are not always installable here), given whisper.rn
 #      0.7.4's and llama.rn 0.12.9's packages: the archive defines the release's functions
-#      (scripts/mobile-libs.sh --check) and registers the podspec's built-in backends (Metal; for
+#      (scripts/phones/mobile-libs.sh --check) and registers the podspec's built-in backends (Metal; for
 #      llama.rn BLAS too), but not Metal with the package's disable_metal=1
 #      (RNWHISPER_DISABLE_METAL, RNLLAMA_DISABLE_METAL); given an unserved release's package it
 #      refuses, naming the served releases.
@@ -24,8 +24,8 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$root"
 export LC_ALL=C  # comm and sort as Ruby sorts
-releases=($("$root/scripts/release-table.sh" releases whisper.rn)
-          $("$root/scripts/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/'))
+releases=($("$root/scripts/release/release-table.sh" releases whisper.rn)
+          $("$root/scripts/release/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/'))
 work="$root/build/integration-ios"
 rm -rf "$work"
 # the podspecs' blocks find this checkout as an app's node_modules holds the package
@@ -42,7 +42,7 @@ for release in 0.7.4 llama.rn@0.12.9; do
         built=$(env "$wsp_disable_metal=$metal" "$here/ios/build-xcframework.sh" "$ref" aarch64-apple-ios)
         built=${built%%$'\n'*}
         echo "ios-on-linux: ${built//$root\//}"
-        verdict=$(scripts/mobile-libs.sh --check "${built##*: }" "$release")
+        verdict=$(scripts/phones/mobile-libs.sh --check "${built##*: }" "$release")
         echo "ios-on-linux: ${verdict#"$root/"}"
         calls=$({ llvm-nm -u "${built##*: }" 2>/dev/null || true; } | sed -n "s/^_${wsp_prefix}ggml_backend_\(.*\)_reg$/\1/p" | sort -u | paste -sd ' ')
         expected=$(echo $wsp_ios_builtins | tr ' ' '\n' | { if [ -n "$metal" ]; then grep -vx metal; else cat; fi; } | sort | paste -sd ' ')
@@ -106,10 +106,10 @@ for release in "${releases[@]}"; do
             || fail "apply.sh's refusal does not name the served releases: $(cat "$work/refused.log")"
         cmp -s "$ref/$podspec" "$pkg/$podspec" || fail "refused, but the podspec changed"
         copy="$work/copy-$release"
-        mkdir -p "$copy/integrations/react-native/ios" "$copy/scripts"
+        mkdir -p "$copy/integrations/react-native/ios" "$copy/scripts/release"
         cp "$here/release.sh" "$copy/integrations/react-native/"
         cp "$here/ios/apply.sh" "$copy/integrations/react-native/ios/"
-        cp "$root/scripts/release-table.sh" "$copy/scripts/"
+        cp "$root/scripts/release/release-table.sh" "$copy/scripts/release/"
         { cat "$root/releases.txt"; echo "test-$release releases $release"; } > "$copy/releases.txt"
         build=$release
         apply="$copy/integrations/react-native/ios/apply.sh"

@@ -38,7 +38,7 @@ pod_beside_ios() {
 
 pod "$ref" from-source > "$work/before"
 pod "$pkg" from-source > "$work/after"
-# the C and C++ side (REF, as scripts/fetch-reference.sh unpacks it, has cpp/ but not ios/)
+# the C and C++ side (REF, as scripts/fetch/fetch-reference.sh unpacks it, has cpp/ but not ios/)
 grep '^source cpp/' "$work/before" | cut -d' ' -f2 > "$work/before.sources"
 grep '^source cpp/' "$work/after" | cut -d' ' -f2 > "$work/after.sources"
 layer=$(cd "$ref" && ls cpp/ggml-backend*.cpp | sort)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The npm package wsp-ggml-backend installed as a user installs it, from `npm pack` of this
-# checkout (scripts/npm-pack.sh), in scratch apps (build/npm-test) made of the current React
+# checkout (scripts/release/npm-pack.sh), in scratch apps (build/npm-test) made of the current React
 # Native template's files (@react-native-community/template: android/settings.gradle,
 # android/gradle.properties, ios/Podfile; Expo's expo-template-bare-minimum for the config plugin),
 # fetched from npm into ~/.cache/wsp-ggml-backend/npm-templates:
@@ -76,7 +76,7 @@ fail() {
 }
 
 # 1. the package
-tarball=$("$root/scripts/npm-pack.sh" "$work" 2>"$work/pack.log") || fail "npm-pack.sh: $(tail -n 20 "$work/pack.log")"
+tarball=$("$root/scripts/release/npm-pack.sh" "$work" 2>"$work/pack.log") || fail "npm-pack.sh: $(tail -n 20 "$work/pack.log")"
 grep -c '^npm-prebuilt: ' "$work/pack.log" | sed 's/^/npm-test: prebuilt archives checked: /'
 size=$(stat -c %s "$tarball")
 [ "$size" -le $((25 * 1024 * 1024)) ] || fail "the package is $((size / 1024)) kB packed, over 25 MB"

@@ -5,7 +5,7 @@
 # or third_party/ggml-rpc-<version>-<package> (ignored by git). Idempotent: does nothing when
 # already there.
 #
-#   scripts/fetch-rpc.sh [VERSION [RELEASE]]    the llama-cpp-python release (default: the one the
+#   scripts/fetch/fetch-rpc.sh [VERSION [RELEASE]]    the llama-cpp-python release (default: the one the
 #                                               default family's row of releases.txt names), the
 #                                               release it builds against (default: the first
 #                                               whisper.rn family's newest release whose row names
@@ -23,9 +23,9 @@ RELEASES='
 0.3.35 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
 '
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/scripts/llama-cpp-python-sdist.sh"
-VERSION=${1:-$("$root/scripts/release-table.sh" fact "$("$root/scripts/release-table.sh" newest | sed -n 1p)" rpc)}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/scripts/fetch/llama-cpp-python-sdist.sh"
+VERSION=${1:-$("$root/scripts/release/release-table.sh" fact "$("$root/scripts/release/release-table.sh" newest | sed -n 1p)" rpc)}
 read -r _ FILES < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
 SHA256=$(sdist_sha256 "$VERSION")
 if [ -z "${FILES:-}" ] || [ -z "$SHA256" ]; then
@@ -35,8 +35,8 @@ fi
 # by default the first whisper.rn family's newest release that builds this ggml-rpc
 RELEASE=${2:-}
 if [ -z "$RELEASE" ]; then
-    for newest in $("$root/scripts/release-table.sh" newest); do
-        if [ "$("$root/scripts/release-table.sh" fact "$newest" rpc)" = "$VERSION" ]; then RELEASE=$newest; break; fi
+    for newest in $("$root/scripts/release/release-table.sh" newest); do
+        if [ "$("$root/scripts/release/release-table.sh" fact "$newest" rpc)" = "$VERSION" ]; then RELEASE=$newest; break; fi
     done
 fi
 PACKAGE=whisper.rn
@@ -61,7 +61,7 @@ tar -xzf "$sdist" -C "$work" "${paths[@]}"
 rm -rf "$dest"
 mkdir -p "$dest"
 # A device's caps have mmap_support where the family has the capability; ggml-rpc 0.3.35 sets it.
-capabilities=" $("$root/scripts/release-table.sh" fact "$RELEASE" capabilities) "
+capabilities=" $("$root/scripts/release/release-table.sh" fact "$RELEASE" capabilities) "
 without_mmap_support=(cat)
 if [ "${capabilities#* mmap_support }" = "$capabilities" ]; then
     without_mmap_support=(sed '/\.mmap_support *= \*\//d')

@@ -2,7 +2,7 @@
 # Makes the npm package wsp-ggml-backend (packages/react-native) with `npm pack`, and prints the
 # tarball's path. The package carries what an app's native build needs:
 #   prebuilt/       the static libraries of the newest family of each package (Android's four
-#                   ABIs, the iOS xcframework: scripts/npm-prebuilt.sh), so that no Rust is needed
+#                   ABIs, the iOS xcframework: scripts/release/npm-prebuilt.sh), so that no Rust is needed
 #   the crate       its sources, the release table, Cargo.toml without the tests' dependencies and
 #                   the Cargo.lock they leave, for any other release, which the app's build
 #                   compiles with cargo: from vendor/ (the crates it uses, `cargo vendor`), which
@@ -11,9 +11,9 @@
 #   package's own files (packages/react-native, without its test)
 # Its version is the crate's (Cargo.toml). Nothing is published.
 #
-#   scripts/npm-pack.sh [OUT_DIR]    (default: build/npm)
+#   scripts/release/npm-pack.sh [OUT_DIR]    (default: build/npm)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mkdir -p "${1:-$root/build/npm}" && cd "${1:-$root/build/npm}" && pwd)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
 
@@ -21,7 +21,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cd "$root"
 files=(Cargo.lock build.rs releases.txt src include macros/Cargo.toml macros/src
-       cmake/release_table.cmake cmake/rust_target.cmake scripts/release-table.sh
+       cmake/release_table.cmake cmake/rust_target.cmake scripts/release/release-table.sh
        integrations/react-native/release.sh integrations/react-native/android integrations/react-native/ios)
 for file in "${files[@]}"; do
     mkdir -p "$stage/$(dirname "$file")"
@@ -41,7 +41,7 @@ replace-with = "vendored-sources"
 [source.vendored-sources]
 directory = "vendor"
 TOML
-"$root/scripts/npm-prebuilt.sh" "$stage/prebuilt" >&2
+"$root/scripts/release/npm-prebuilt.sh" "$stage/prebuilt" >&2
 cp -R packages/react-native/. "$stage/"
 rm -rf "$stage/test"
 sed -i.orig "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" "$stage/package.json"

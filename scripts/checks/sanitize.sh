@@ -4,14 +4,14 @@
 # ggml core with ASan) in build/asan, and runs it under ctest. The valgrind tests (memcheck,
 # helgrind) are not registered in such a build, and the examples (end-to-end tests) are off.
 #
-#   scripts/sanitize.sh [--release RELEASE] [ctest arguments...]
+#   scripts/checks/sanitize.sh [--release RELEASE] [ctest arguments...]
 #
 # RELEASE: any release of releases.txt (default 0.4.3; e.g. 0.7.4 for the meta backend and 2d
 # tensor access), built in build/asan-<RELEASE>.
 #
 # JOBS (default: the number of cores) sets the build and test parallelism.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 jobs=${JOBS:-$(nproc)}
 release=0.4.3
@@ -21,7 +21,7 @@ if [ "${1:-}" = "--release" ]; then
 fi
 build=build/asan-$release
 
-"$root/scripts/fetch-reference.sh" "$release"
+"$root/scripts/fetch/fetch-reference.sh" "$release"
 cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_SANITIZE=ON \
     -DWSP_GGML_BACKEND_EXAMPLES=OFF -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build "$build" -j "$jobs" >/dev/null

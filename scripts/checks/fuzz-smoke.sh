@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CI's fuzzing step: every fuzz target built and run briefly from its committed seeds, so that
 # the targets keep building and a regression the seeds reach is caught. Not a fuzzing campaign
-# (scripts/fuzz.sh runs one for as long as asked).
+# (scripts/checks/fuzz.sh runs one for as long as asked).
 #
-#   scripts/fuzz-smoke.sh [--all] [SECONDS]     (default 30 s per target)
+#   scripts/checks/fuzz-smoke.sh [--all] [SECONDS]     (default 30 s per target)
 #
 # One build, the 0.7 family's, holds every target (abi07 needs it; sched_vs_cpu and registry
 # serve every family): what CI runs. --all also builds the 0.5.5 family (backend API 2's
@@ -11,7 +11,7 @@
 # sched_vs_cpu and registry (each family's build compiles whisper.rn's C again: minutes).
 # Installs a minimal nightly toolchain when missing. Prints each target's time.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 all=false
 if [ "${1:-}" = --all ]; then
     all=true
@@ -24,7 +24,7 @@ fi
 run() {
     local release=$1 target=$2 start=$SECONDS log
     log=$(mktemp)
-    if ! "$root/scripts/fuzz.sh" --release "$release" --smoke "$target" "$seconds" >"$log" 2>&1; then
+    if ! "$root/scripts/checks/fuzz.sh" --release "$release" --smoke "$target" "$seconds" >"$log" 2>&1; then
         tail -n 60 "$log" >&2
         echo "fuzz-smoke: $target ($release) failed" >&2
         exit 1

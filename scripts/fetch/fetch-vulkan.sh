@@ -3,15 +3,15 @@
 # links beside whisper.rn's C++ and this library (built with the cargo feature `vulkan`, or the
 # reference layer with WSP_GGML_USE_VULKAN).
 #
-#   scripts/fetch-vulkan.sh [RELEASE]        (default 0.7.4) prints the archive's path
-#   scripts/fetch-vulkan.sh --environment    prints the environment the tests and benchmarks
+#   scripts/fetch/fetch-vulkan.sh [RELEASE]        (default 0.7.4) prints the archive's path
+#   scripts/fetch/fetch-vulkan.sh --environment    prints the environment the tests and benchmarks
 #                                            run Vulkan with (NAME=value, one a line): Mesa's
 #                                            lavapipe made visible, and Mesa's shader cache
 #                                            under ~/.cache (its first run compiles every
 #                                            pipeline with LLVM, tens of seconds)
 #
 # - The sources come from the llama-cpp-python sdist the table's `vulkan` key names (pinned by
-#   sha256, scripts/llama-cpp-python-sdist.sh), renamed as whisper.rn renames ggml, into
+#   sha256, scripts/fetch/llama-cpp-python-sdist.sh), renamed as whisper.rn renames ggml, into
 #   third_party/ggml-vulkan-<version>/. Debian's Vulkan headers lack VK_EXT_layer_settings:
 #   the one use of it (the validation layer's settings) is compiled only where the headers
 #   declare it.
@@ -28,7 +28,7 @@
 # Vulkan device on the CPU, to run it here; ggml-vulkan lists a CPU-type device only with
 # WSP_GGML_VK_VISIBLE_DEVICES=0).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --environment ]; then
     echo "WSP_GGML_VK_VISIBLE_DEVICES=0"
     echo "MESA_SHADER_CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/wsp-ggml-backend/mesa-shader-cache"
@@ -36,8 +36,8 @@ if [ "${1:-}" = --environment ]; then
 fi
 release=${1:-0.7.4}
 
-source "$root/scripts/llama-cpp-python-sdist.sh"
-version=$("$root/scripts/release-table.sh" fact "$release" vulkan)
+source "$root/scripts/fetch/llama-cpp-python-sdist.sh"
+version=$("$root/scripts/release/release-table.sh" fact "$release" vulkan)
 if [ -z "$version" ]; then
     echo "fetch-vulkan: the release table gives whisper.rn $release no Vulkan source" >&2
     exit 2
@@ -77,7 +77,7 @@ if [ "$(cat "$src/.sha256" 2>/dev/null)" != "$sha256" ]; then
         esac
         [ -f "$file" ] && package_renames whisper.rn < "$file" > "$out"
     done
-    python3 "$root/scripts/vulkan-sources.py" guard "$src/ggml-vulkan.cpp"
+    python3 "$root/scripts/fetch/vulkan-sources.py" guard "$src/ggml-vulkan.cpp"
     echo "$sha256" > "$src/.sha256"
     rm -rf "$work"
     trap - EXIT
@@ -99,13 +99,13 @@ if [ ! -f "$cache/done" ]; then
     chmod +x "$cache/glslc"
     "$cache/vulkan-shaders-gen" --output-dir "$cache/spv" --target-hpp "$cache/ggml-vulkan-shaders.hpp"
     # one generator run per shader source (each starts its glslc compiles in parallel); the C
-    # arrays it writes are replaced by .incbin at once (scripts/vulkan-sources.py embed)
+    # arrays it writes are replaced by .incbin at once (scripts/fetch/vulkan-sources.py embed)
     export cache src root
     ls "$src/vulkan-shaders/"*.comp | xargs -P "$(nproc)" -I{} bash -c '
         name=$(basename "{}")
         "$cache/vulkan-shaders-gen" --glslc "$cache/glslc" --source "{}" --output-dir "$cache/spv" \
             --target-hpp "$cache/ggml-vulkan-shaders.hpp" --target-cpp "$cache/cpp/$name.arrays.cpp" >/dev/null
-        python3 "$root/scripts/vulkan-sources.py" embed "$cache/cpp/$name.arrays.cpp" "$cache/spv" \
+        python3 "$root/scripts/fetch/vulkan-sources.py" embed "$cache/cpp/$name.arrays.cpp" "$cache/spv" \
             "$cache/cpp/$name.cpp" "$cache/cpp/$name.S"
         rm -f "$cache/cpp/$name.arrays.cpp" "$cache/cpp/$name.arrays.cpp.d"'
     echo "fetch-vulkan: $(ls "$cache/spv" | wc -l) shaders compiled with $(glslc --version | sed -n 1p) in $((SECONDS - started)) s" >&2
@@ -113,7 +113,7 @@ if [ ! -f "$cache/done" ]; then
 fi
 
 # 3. the archive, for the release's headers
-"$root/scripts/fetch-reference.sh" "$release"
+"$root/scripts/fetch/fetch-reference.sh" "$release"
 headers="$root/third_party/whisper.rn-$release/cpp"
 [ "$release" != 0.4.3 ] || headers="$root/third_party/whisper.rn/cpp"
 build="$src/build-$release"

@@ -2,26 +2,26 @@
 # The release table (releases.txt) for scripts. A release is a whisper.rn version (0.7.4) or
 # PACKAGE@VERSION (llama.rn@0.12.9).
 #
-#   scripts/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
+#   scripts/release/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
-#   scripts/release-table.sh family RELEASE     the name of the family serving RELEASE
-#   scripts/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
-#   scripts/release-table.sh package PACKAGE KEY  a fact of the package (prefix, podspec, ...;
+#   scripts/release/release-table.sh family RELEASE     the name of the family serving RELEASE
+#   scripts/release/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
+#   scripts/release/release-table.sh package PACKAGE KEY  a fact of the package (prefix, podspec, ...;
 #                                               empty for -)
-#   scripts/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
+#   scripts/release/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
 #                                               some family serves
-#   scripts/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
+#   scripts/release/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
 #                                               its tests build against), in the table's order;
 #                                               --all: then every other package's, as
 #                                               PACKAGE@VERSION
-#   scripts/release-table.sh capabilities       every capability some family has, one a line
-#   scripts/release-table.sh families           every family, in the table's order
-#   scripts/release-table.sh of FAMILY KEY      the values of a family's KEY (space-separated;
+#   scripts/release/release-table.sh capabilities       every capability some family has, one a line
+#   scripts/release/release-table.sh families           every family, in the table's order
+#   scripts/release/release-table.sh of FAMILY KEY      the values of a family's KEY (space-separated;
 #                                               empty when it has none)
-#   scripts/release-table.sh capability-texts   what each capability means, as the table's
+#   scripts/release/release-table.sh capability-texts   what each capability means, as the table's
 #                                               comments say: NAME<tab>TEXT a line
 set -euo pipefail
-table="$(cd "$(dirname "$0")/.." && pwd)/releases.txt"
+table="$(cd "$(dirname "$0")/../.." && pwd)/releases.txt"
 
 # the family of package $1 serving version $2
 family_of() {
@@ -94,7 +94,7 @@ case "${1:-}" in
              END { if (name) print name "\t" text }' "$table"
         ;;
     *)
-        echo "usage: scripts/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities | families | of FAMILY KEY | capability-texts" >&2
+        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities | families | of FAMILY KEY | capability-texts" >&2
         exit 2
         ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A tiny synthetic llama model for llama.rn's C++: the llama architecture with random weights from
-a fixed seed, written with PyPI's gguf package (scripts/make-llama-model.sh installs it).
+a fixed seed, written with PyPI's gguf package (scripts/models/make-llama-model.sh installs it).
 
 No vocabulary (tokenizer.ggml.model = no_vocab): a program feeds token ids and reads token ids.
 Three layers of width 64, grouped-query attention (4 query heads over 2 key/value heads), a

@@ -4,10 +4,10 @@
 # (ignored by git): cpp/, and the Android build files and the podspec that integrations/react-native/
 # adapts. Idempotent: does nothing when already there. llama.rn's releases the same way.
 #
-#   scripts/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
+#   scripts/fetch/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
 #   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9)
-#   scripts/fetch-reference.sh --all        every one of them, side by side (most of the time is
+#   scripts/fetch/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's)
 set -euo pipefail
 
@@ -50,7 +50,7 @@ if [ -z "${INTEGRITY:-}" ]; then
     exit 2
 fi
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 dest="$root/third_party/$folder"
 stamp="$dest/.integrity"
 
@@ -59,7 +59,7 @@ package=whisper.rn
 case "$VERSION" in *@*) package=${VERSION%@*}; VERSION=${VERSION#*@} ;; esac
 # what integrations/react-native adapts: the Android build (the main CMakeLists, the one that
 # builds the layer, and Gradle's file where a property switches the source build) and the podspec
-table="$root/scripts/release-table.sh"
+table="$root/scripts/release/release-table.sh"
 android_cmake=$("$table" package "$package" android_cmake)
 adapted=(android/src/main/CMakeLists.txt "$android_cmake" "$("$table" package "$package" podspec)")
 if [ -n "$("$table" package "$package" gradle_switch)" ]; then adapted+=(android/build.gradle); fi

@@ -9,10 +9,10 @@
 # library is needed (the cdylib would need the platform's linker). Apps link the archive into
 # their own shared library or framework (integrations/react-native/).
 #
-#   scripts/mobile-libs.sh [--release RELEASE]... [TARGET...]   (default: every family, all seven targets)
-#   scripts/mobile-libs.sh --check ARCHIVE RELEASE               only check a built archive
+#   scripts/phones/mobile-libs.sh [--release RELEASE]... [TARGET...]   (default: every family, all seven targets)
+#   scripts/phones/mobile-libs.sh --check ARCHIVE RELEASE               only check a built archive
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 source integrations/react-native/release.sh
 
@@ -57,7 +57,7 @@ while [ "${1:-}" = --release ]; do
     releases+=("$2")
     shift 2
 done
-[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(scripts/release-table.sh newest --all)
+[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(scripts/release/release-table.sh newest --all)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android

@@ -20,11 +20,11 @@
 # for every build, and compares the statically linked build (--shared: the shared one too).
 # --full uses the model's full window and checks both builds (under qemu: 15-20 minutes).
 #
-#   scripts/cross.sh [--full] [--shared] [--audio-ctx N] [--sample NAME] TARGET
-#   scripts/cross.sh --install TARGET...     only install what TARGET needs
+#   scripts/phones/cross.sh [--full] [--shared] [--audio-ctx N] [--sample NAME] TARGET
+#   scripts/phones/cross.sh --install TARGET...     only install what TARGET needs
 # TARGET: aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf or i686-unknown-linux-gnu.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 
 usage() {
@@ -104,17 +104,17 @@ export "CARGO_TARGET_${triple_env}_LINKER=$gnu-gcc" "CARGO_TARGET_${triple_env}_
 export WSP_GGML_NO_BACKTRACE=1
 
 mkdir -p build
-scripts/fetch-reference.sh
-model=$(scripts/make-model.sh)
-samples=$(scripts/make-samples.sh)
+scripts/fetch/fetch-reference.sh
+model=$(scripts/models/make-model.sh)
+samples=$(scripts/models/make-samples.sh)
 
 # 0. layout parity from the headers, for this target: every family of the release table against
 # its newest release's headers
 cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target"
-for release in $(scripts/release-table.sh newest); do
-    feature=$(scripts/release-table.sh fact "$release" feature)
+for release in $(scripts/release/release-table.sh newest); do
+    feature=$(scripts/release/release-table.sh fact "$release" feature)
     [ -n "$feature" ] || continue
-    scripts/fetch-reference.sh "$release"
+    scripts/fetch/fetch-reference.sh "$release"
     WSP_RELEASE_HEADERS="$root/third_party/whisper.rn-$release/cpp" \
         cargo check --quiet --manifest-path layout-check/Cargo.toml --target "$target" --features "$feature"
 done

@@ -7,13 +7,13 @@
 #   abi07         whisper.rn 0.7's 2d tensor access against a plain-loop model, and the meta
 #                 backend with hostile split states (family 0.7 only)
 #
-#   scripts/fuzz.sh [--release RELEASE] [--smoke | --build-only] [TARGET] [SECONDS] [libFuzzer options...]
+#   scripts/checks/fuzz.sh [--release RELEASE] [--smoke | --build-only] [TARGET] [SECONDS] [libFuzzer options...]
 #
 # RELEASE: 0.4.3 (default), 0.5.5 or 0.7.4: the family to build (its cargo feature and
 # whisper.rn's C of that release). TARGET: default sched_vs_cpu; with --build-only, "all" builds
 # every target of the family. SECONDS: default 600, one job.
 # --smoke: the fuzz run starts from the committed seeds only and keeps nothing (CI's check that
-# the targets build and run: scripts/fuzz-smoke.sh).
+# the targets build and run: scripts/checks/fuzz-smoke.sh).
 #
 # No cargo-fuzz needed: the targets are built with `cargo +nightly build` and the flags
 # cargo-fuzz would give (coverage instrumentation, AddressSanitizer, debug assertions), in
@@ -24,7 +24,7 @@
 # (WSP_FUZZ_VERBOSE prints the decoded program; WSP_FUZZ_LOG=1 keeps ggml's log,
 # WSP_GGML_SCHED_DEBUG=2 the scheduler's assignments).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 release=0.4.3
 smoke=false
 build_only=false
@@ -40,8 +40,8 @@ target=${1:-sched_vs_cpu}
 seconds=${2:-600}
 shift 2 || shift $# || true
 
-feature=$("$root/scripts/release-table.sh" fact "$release" feature)
-"$root/scripts/fetch-reference.sh" "$release"
+feature=$("$root/scripts/release/release-table.sh" fact "$release" feature)
+"$root/scripts/fetch/fetch-reference.sh" "$release"
 if ! cargo +nightly --version >/dev/null 2>&1; then
     rustup toolchain install nightly --profile minimal
 fi

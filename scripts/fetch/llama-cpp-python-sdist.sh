@@ -17,7 +17,7 @@ sdist_fetch() {
     local version=$1 work=$2 sdist actual sha256
     sha256=$(sdist_sha256 "$version")
     if [ -z "$sha256" ]; then
-        echo "llama-cpp-python $version: no pinned sha256 (scripts/llama-cpp-python-sdist.sh)" >&2
+        echo "llama-cpp-python $version: no pinned sha256 (scripts/fetch/llama-cpp-python-sdist.sh)" >&2
         return 1
     fi
     echo "llama-cpp-python==$version --hash=sha256:$sha256" > "$work/requirements.txt"
@@ -38,7 +38,7 @@ sdist_fetch() {
 # as in whisper.rn's own sources).
 package_renames() {
     local symbol macro
-    symbol=$("$(dirname "${BASH_SOURCE[0]}")/release-table.sh" prefix "$1@") || return 1
+    symbol=$("$(dirname "${BASH_SOURCE[0]}")/../release/release-table.sh" prefix "$1@") || return 1
     macro=$(echo "$symbol" | tr a-z A-Z)
     local renames=(-e "s/GGML_/${macro}GGML_/g" -e "s/ggml_/${symbol}ggml_/g" -e "s/GGUF_/${macro}GGUF_/g"
                    -e "s/gguf_/${symbol}gguf_/g")

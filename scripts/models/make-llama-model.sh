@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the synthetic llama model of scripts/make-llama-model.py (llama.rn's tests and
+# Makes the synthetic llama model of scripts/models/make-llama-model.py (llama.rn's tests and
 # scripts/run.sh --release llama.rn@...) and prints its path. PyPI's gguf package, pinned by
 # version and hash, writes it from a Python environment kept in the cache folder; the model is
 # cached there too, ${WSP_MODEL_DIR:-$HOME/.cache/wsp-ggml-backend}/llama-synthetic.gguf, and

@@ -2,18 +2,18 @@
 """The docs' facts, printed from the release table (releases.txt) and the tree, so that no count
 in the docs is written by hand.
 
-  scripts/release-docs.py           prints the README's tables of the release table: the
+  scripts/release/release-docs.py           prints the README's tables of the release table: the
                                     families, what each serves and builds with; the
                                     capabilities per family; the built-in backends per family
-  scripts/release-docs.py --check   fails, naming each stale place, when a generated part of the
+  scripts/release/release-docs.py --check   fails, naming each stale place, when a generated part of the
                                     docs differs from what this prints (scripts/test.sh runs it)
-  scripts/release-docs.py --write   rewrites those parts
+  scripts/release/release-docs.py --write   rewrites those parts
 
 The generated parts of README.md and integrations/react-native/README.md are the tables, each
 between `<!-- generated:NAME -->` and `<!-- /generated -->`, and every inline count, written as
 `<!-- count:NAME -->value<!-- /count -->`; `--names` lists the names (and the counts' values). Counting
 the hostile calls preprocesses ctests/hostile/bad_input.c with each family's headers
-(scripts/fetch-reference.sh --all fetches them)."""
+(scripts/fetch/fetch-reference.sh --all fetches them)."""
 import collections
 import pathlib
 import re
@@ -21,13 +21,13 @@ import subprocess
 import sys
 import tempfile
 
-root = pathlib.Path(__file__).resolve().parent.parent
+root = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [root / "README.md", root / "integrations/react-native/README.md"]
 
 
 def release_table(*query):
-    """An answer of scripts/release-table.sh, the release table's reader for scripts and tests."""
-    return subprocess.run(["bash", str(root / "scripts/release-table.sh"), *query], check=True,
+    """An answer of scripts/release/release-table.sh, the release table's reader for scripts and tests."""
+    return subprocess.run(["bash", str(root / "scripts/release/release-table.sh"), *query], check=True,
                           capture_output=True, text=True).stdout
 
 
@@ -92,12 +92,12 @@ def hostile_cases(facts):
     folder = "whisper.rn" if package == "whisper.rn" and not facts["feature"] else f"{package}-{newest}"
     cpp = root / "third_party" / folder / "cpp"
     if not cpp.is_dir():
-        sys.exit(f"release-docs.py: {cpp} is missing: run scripts/fetch-reference.sh --all first")
+        sys.exit(f"release-docs.py: {cpp} is missing: run scripts/fetch/fetch-reference.sh --all first")
     macros = [f"-DWSP_GGML_BACKEND_{c.upper()}" for c in facts["capabilities"]]
     with tempfile.NamedTemporaryFile("w", suffix=".h") as prefix_map:
         prefix = facts["prefix"][0]
         if prefix != "wsp_":
-            prefix_map.write(subprocess.run([root / "scripts/prefix-map.sh", prefix, prefix.upper()],
+            prefix_map.write(subprocess.run([root / "scripts/release/prefix-map.sh", prefix, prefix.upper()],
                                             check=True, capture_output=True, text=True).stdout)
             prefix_map.flush()
             macros += ["-include", prefix_map.name]
@@ -202,7 +202,7 @@ def generate(text, tables_by_name, values, where):
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode not in ("", "--check", "--write", "--names"):
-        sys.exit("usage: scripts/release-docs.py [--check | --write | --names]")
+        sys.exit("usage: scripts/release/release-docs.py [--check | --write | --names]")
     families, what = read_table()
     if mode == "":
         print("\n\n".join(tables(families, what).values()))
@@ -231,7 +231,7 @@ def main():
                 stale.append(f"{doc.relative_to(root)}:{number}: says\n    {old}\n  the tree says\n    {fresh}")
     if stale:
         print("release-docs.py: the docs differ from the tree and the release table "
-              "(scripts/release-docs.py --write):", file=sys.stderr)
+              "(scripts/release/release-docs.py --write):", file=sys.stderr)
         print("\n".join(stale), file=sys.stderr)
         sys.exit(1)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the static libraries the npm package carries (scripts/npm-pack.sh), so that an app with
+# Builds the static libraries the npm package carries (scripts/release/npm-pack.sh), so that an app with
 # the newest family of whisper.rn or llama.rn builds without Rust. For the family of each
 # package's newest release in the release table (releases.txt):
 #   DIR/<package>-<newest release>/<Rust target>/<set>/libwsp_ggml_backend.a
@@ -9,12 +9,12 @@
 #       device and simulator slices, with the podspec's built-in backends (ios/build-xcframework.sh)
 # Each archive is stripped of its debug information and of the LLVM bitcode Rust's standard library
 # embeds beside its machine code (neither of which an app's linker uses: four fifths of the size),
-# and must define exactly the family's functions (scripts/mobile-libs.sh --check). cargo builds in
-# the target dirs scripts/mobile-libs.sh and ios/build-xcframework.sh use, so what the phones'
+# and must define exactly the family's functions (scripts/phones/mobile-libs.sh --check). cargo builds in
+# the target dirs scripts/phones/mobile-libs.sh and ios/build-xcframework.sh use, so what the phones'
 # tests built is not built again.
-#   scripts/npm-prebuilt.sh DIR
+#   scripts/release/npm-prebuilt.sh DIR
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
@@ -32,7 +32,7 @@ android() {
     local release=$1 dir cargo_dir target set features default builtin
     wsp_release "$release"
     dir="$out/$(wsp_prebuilt_dir "$wsp_build")"
-    # (in the family's target dir, with the default feature for the CPU, as scripts/mobile-libs.sh
+    # (in the family's target dir, with the default feature for the CPU, as scripts/phones/mobile-libs.sh
     # builds it: the phones' test has built some of these archives already)
     cargo_dir=$(wsp_cargo_dir "$root" "$wsp_build")
     for target in "${android_targets[@]}"; do
@@ -80,7 +80,7 @@ check() {
                 checked="$work/$wsp_package-$slice.a" name="$name ($slice)"
                 python3 "$fat" thin "$archive" "$slice" "$checked"
             fi
-            verdict=$(scripts/mobile-libs.sh --check "$checked" "$1") || { echo "npm-prebuilt: $name: $verdict" >&2; return 1; }
+            verdict=$(scripts/phones/mobile-libs.sh --check "$checked" "$1") || { echo "npm-prebuilt: $name: $verdict" >&2; return 1; }
             echo "npm-prebuilt: $name ($(du -k "$checked" | cut -f1) kB): ${verdict#*) }"
         done
     done < <(find "$dir" -name '*.a' | sort)
@@ -88,7 +88,7 @@ check() {
 
 # each package's newest release (the last of its families' releases in the table)
 fat=integrations/react-native/ios/fat-archive.py
-newest=$(scripts/release-table.sh newest --all | awk '{ package = index($0, "@") ? substr($0, 1, index($0, "@") - 1) : "whisper.rn"; last[package] = $0 } END { for (p in last) print last[p] }' | sort)
+newest=$(scripts/release/release-table.sh newest --all | awk '{ package = index($0, "@") ? substr($0, 1, index($0, "@") - 1) : "whisper.rn"; last[package] = $0 } END { for (p in last) print last[p] }' | sort)
 for release in $newest; do
     rm -rf "$out/$(wsp_prebuilt_dir "$(wsp_release "$release" && echo "$wsp_build")")"
 done

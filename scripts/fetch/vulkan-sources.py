@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two edits scripts/fetch-vulkan.sh makes to ggml-vulkan's generated and fetched sources.
+"""The two edits scripts/fetch/fetch-vulkan.sh makes to ggml-vulkan's generated and fetched sources.
 
   vulkan-sources.py guard FILE
       ggml-vulkan.cpp: the instance's validation-layer settings (vk::LayerSettingEXT) are
