@@ -31,7 +31,9 @@
 #                                     as for a full family, from a copy of the installed package
 #                                     with the JNI sources replaced (they need the JNI headers),
 #                                     beside a node_modules that holds the app's wsp-ggml-backend
-# The build trees stay in build/integration-android/ (a second run rebuilds only what changed).
+# The build trees stay in build/integration-android/ (a second run rebuilds only what changed);
+# WSP_INTEGRATION_CARGO_DIR names another cargo target folder (one without the archives a
+# previous run built).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$root"
@@ -190,7 +192,7 @@ mkdir -p "$build/.cmake/api/v1/query"
 touch "$build/.cmake/api/v1/query/codemodel-v2"
 configure=(cmake -DCMAKE_BUILD_TYPE=Release -Wno-dev --no-warn-unused-cli "${rust_target[@]}"
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=$gnu "${compiler[@]}" -DANDROID_ABI=arm64-v8a
-    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/build/integration-android/cargo" "${from_source[@]}"
+    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="${WSP_INTEGRATION_CARGO_DIR:-$root/build/integration-android/cargo}" "${from_source[@]}"
     -DLOG_LIB="$work/stubs/liblog.so" "-DCMAKE_SHARED_LINKER_FLAGS=$link_flags"
     -DReactAndroid_DIR="$work/stubs/cmake" -Dfbjni_DIR="$work/stubs/cmake" -DREACT_NATIVE_MINOR_VERSION=76
     -DCMAKE_C_FLAGS=-D_GNU_SOURCE "-DCMAKE_CXX_FLAGS=$cxx_flags")

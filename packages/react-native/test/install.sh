@@ -298,7 +298,9 @@ no_rust "$integration/test/android-on-linux.sh" --installed "$app/node_modules/w
 echo "npm-test: reinstalled: applied again, one block each; llama.rn's build.gradle builds from source again"
 
 # 6. a release without prebuilt libraries: cargo from the vendored crates, offline; without Rust,
-# the configure step says what to install
+# the configure step says what to install (cargo's folder this run's own: an archive an earlier
+# run built there would be found without Rust)
+export WSP_INTEGRATION_CARGO_DIR="$work/cargo-target"
 npm_install whisper.rn@0.5.5 >/dev/null
 gradle_settings "$app" "$work/gradle-055.log" || fail "Gradle: $(cat "$work/gradle-055.log")"
 check_applied 0.5.5 >/dev/null
@@ -310,6 +312,7 @@ tr -s ' \n' '  ' < "$work/norust.log" | grep -oE 'wsp-ggml-backend: whisper.rn 0
 mkdir -p "$work/cargo-home"
 CARGO_HOME="$work/cargo-home" CARGO_NET_OFFLINE=true "$integration/test/android-on-linux.sh" --installed "$app/node_modules/whisper.rn" \
     | grep -E '^android-on-linux: ' | sed 's/^/npm-test: (vendored crates, offline) /'
+unset WSP_INTEGRATION_CARGO_DIR
 
 # 7. a release the table does not serve: refused at install and at the next build
 unserved=0.6.0-rc.2
