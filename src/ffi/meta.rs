@@ -114,6 +114,6 @@ pub unsafe extern "C" fn ggml_backend_meta_alloc_ctx_tensors_from_buft(
     buft: ggml_backend_buffer_type_t,
 ) -> ggml_backend_buffer_t {
     let buft = arg!(buft);
-    let buffer = buffer::alloc_ctx_tensors(FN, arg!(ctx), buft);
+    let buffer = meta::alloc_ctx_tensors(FN, arg!(ctx), buft);
     Some(checked!(buffer.map_err(|failure| failure.refusal(FN)))).to_c()
 }

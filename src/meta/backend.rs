@@ -204,10 +204,13 @@ pub fn graph_compute(caller: &str, backend: &MetaBackend, graph: Graph) -> Resul
     let (nodes, leafs) = (graph.nodes(), graph.leafs());
     // The previous computation is over (the caller synchronized or this backend is in order).
     backend.clear_last();
+    // Each meta buffer once; a graph uses a few, so a search beats sorting (in code size too).
     let mut used = try_vec(leafs.len() + nodes.len())?;
-    used.extend(leafs.iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)));
-    used.sort_unstable_by_key(|b| b.as_ptr() as usize);
-    used.dedup();
+    for b in leafs.iter().chain(nodes).filter_map(|t| t.buffer()).filter(|&b| is_meta_buffer(b)) {
+        if !used.contains(&b) {
+            used.push(b);
+        }
+    }
     for b in used {
         meta_buffer(caller, b)?.rotate_compute_sets();
     }

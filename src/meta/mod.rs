@@ -17,7 +17,7 @@ use crate::abi::*;
 use crate::base::fallible::{try_box, try_collect, try_vec, OutOfMemory};
 use crate::base::report::{checked, log_error, refuse, refused, Refused};
 use crate::base::sync::StaticMutex;
-use crate::handle::{arg, BufferType, Device, Tensor};
+use crate::handle::{arg, Buffer, BufferType, Context, Device, Tensor};
 use alloc::ffi::CString;
 use core::cell::Cell;
 use core::ffi::{c_char, c_void};
@@ -102,10 +102,12 @@ pub struct MetaDevice {
     description: CString,
 }
 
-/// What a meta buffer type keeps: one simple buffer type per simple device.
+/// What a meta buffer type keeps: one simple buffer type per simple device, and its way of
+/// allocating a context's tensors ([`buffer::alloc_ctx_tensors`]).
 pub struct MetaBufferType {
     pub simple: Vec<BufferType>,
     name: CString,
+    alloc_ctx_tensors: fn(&str, Context, BufferType) -> Result<Buffer, Failure>,
 }
 
 /// The meta devices made so far; one per distinct (devices, callback, userdata), as the
@@ -224,6 +226,14 @@ pub fn meta_buffer_type<'a>(caller: &str, buft: BufferType) -> Result<&'a MetaBu
     Ok(unsafe { &*(buft.context() as *const MetaBufferType) })
 }
 
+/// Allocates the tensors of `ctx` in a new meta buffer of `buft`. ggml-alloc calls this for
+/// any meta buffer type, so every program links it; the meta buffer's code is reached only
+/// through the buffer type's own pointer, and a program that makes no meta device (whisper.cpp,
+/// llama.cpp) does not link it.
+pub fn alloc_ctx_tensors(caller: &str, ctx: Context, buft: BufferType) -> Result<Buffer, Failure> {
+    (meta_buffer_type(caller, buft)?.alloc_ctx_tensors)(caller, ctx, buft)
+}
+
 impl MetaDevice {
     fn is_over(
         &self,
@@ -256,7 +266,11 @@ impl MetaDevice {
             simple.push(d.buffer_type_checked(caller)?);
         }
         let names = try_collect(simple.iter().map(|b| c_bytes(b.name(caller))))?;
-        let context = try_box(MetaBufferType { name: joined_name(&names)?, simple })?;
+        let context = try_box(MetaBufferType {
+            name: joined_name(&names)?,
+            simple,
+            alloc_ctx_tensors: buffer::alloc_ctx_tensors,
+        })?;
         let mut object = try_box(ggml_backend_buffer_type {
             iface: BUFT_IFACE,
             device: device.as_ptr(),

@@ -188,10 +188,11 @@ fn load_best(name: &str, search_dirs: &[SearchDir]) -> Option<Reg> {
     for dir in search_dirs {
         scored_variants(dir, name, &mut candidates);
     }
-    // Highest score first; equal scores keep discovery order.
-    candidates.sort_by_key(|&(score, _)| core::cmp::Reverse(score));
-    for (_, path) in &candidates {
-        if let Some(reg) = load_logged(path) {
+    // Highest score first; equal scores in discovery order (the first of the highest is taken
+    // each time: a directory holds a handful of variants, and a sort would cost more code).
+    while let Some(best) = (0..candidates.len()).rev().max_by_key(|&i| candidates[i].0) {
+        let (_, path) = candidates.remove(best);
+        if let Some(reg) = load_logged(&path) {
             return Some(reg);
         }
     }
