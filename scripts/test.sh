@@ -7,11 +7,9 @@
 #                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
-#                           (the layout check and ctest -L lean); the suite runs through ctest
-#                           for every family and through cargo under qemu for the phones'
-#                           targets (ctests/programs.txt lists its programs for both, so each
-#                           runs once per family and target); then every fuzz target briefly
-#                           (scripts/checks/fuzz-smoke.sh), the phones (scripts/phones/test-phones.sh), the
+#                           (the layout check and ctest -L lean); then every fuzz target
+#                           briefly (scripts/checks/fuzz-smoke.sh), the phones' targets under
+#                           qemu (scripts/phones/test-phones.sh: the same ctest suite), the
 #                           npm package (packages/react-native/test/install.sh) and the
 #                           footprint check (benches/footprint.sh); what CI runs
 set -euo pipefail
