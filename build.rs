@@ -77,13 +77,13 @@ fn main() {
     }
 
     // The package's prefix of ggml's names (src/abi/prefix.rs): symbols and types in lower case,
-    // macros and environment variables in upper case.
+    // macros and environment variables in upper case; empty ("-") for upstream's own names.
     let package = facts(family, "package").join("");
     let prefix = families
         .get(package.as_str())
+        .filter(|package| package.contains_key("prefix"))
         .map(|package| facts(package, "prefix").join(""))
-        .filter(|prefix| !prefix.is_empty())
-        .unwrap_or_else(|| panic!("releases.txt: family {name} serves package '{package}', which has no prefix"));
+        .unwrap_or_else(|| panic!("releases.txt: family {name} serves package '{package}', which has no prefix line"));
     println!("cargo:rustc-env=WSP_SYMBOL_PREFIX={prefix}");
     println!("cargo:rustc-env=WSP_MACRO_PREFIX={}", prefix.to_uppercase());
 

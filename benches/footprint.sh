@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 releases=("$@")
 if [ ${#releases[@]} -eq 0 ]; then
-    releases=("$(scripts/release/release-table.sh newest | tail -1)" "$(scripts/release/release-table.sh newest --all | tail -1)")
+    releases=("$(scripts/release/release-table.sh newest | tail -1)" "$(scripts/release/release-table.sh newest --apps | tail -1)")
 fi
 
 # the packages' Android build flags (android/src/main/CMakeLists.txt of both packages)

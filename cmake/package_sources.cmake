@@ -87,6 +87,10 @@ endforeach()
 set(_cpu_entry "${WSP_PACKAGE_CPP}/ggml-cpu/ggml-cpu.cpp")
 list(REMOVE_ITEM _cpu_sources "${_cpu_entry}")
 add_library(wsp_package_base_objects OBJECT ${_base_sources})
+# ggml.c reports ggml's version and commit, which upstream's own CMake build defines; the npm
+# packages' copies fall back to "unknown" without them, as it is given here.
+target_compile_definitions(wsp_package_base_objects PRIVATE ${WSP_PACKAGE_MACRO}GGML_VERSION="unknown"
+                           ${WSP_PACKAGE_MACRO}GGML_COMMIT="unknown")
 add_library(wsp_package_cpu_objects OBJECT ${_cpu_sources})
 add_library(wsp_package_cpu_module OBJECT "${_cpu_entry}")
 foreach(target wsp_package_base_objects wsp_package_cpu_objects wsp_package_cpu_module)

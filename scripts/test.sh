@@ -73,11 +73,11 @@ for release in "${releases[@]}"; do
     if [ "$suite" = full ] && [ -n "$($table fact "$release" vulkan)" ]; then vulkan=ON; fi
     package_release=$release
     case "$release" in *@*) ;; *) package_release=whisper.rn@$release ;; esac
-    # A lean suite's end-to-end program is llama.rn's generation from a synthetic model of a few
+    # A lean suite's end-to-end program is llama.cpp's generation (llama.rn's or upstream's) from a synthetic model of a few
     # megabytes, where compiling llama.cpp optimized takes twice as long as the whole suite at
     # -O0, or whisper.rn's transcription of real speech, which runs four times longer at -O0.
     package_flags=-O2
-    if [ "$suite" = lean ] && [ "${package_release%@*}" = llama.rn ]; then package_flags=-O0; fi
+    if [ "$suite" = lean ] && [ "${package_release%@*}" != whisper.rn ]; then package_flags=-O0; fi
     cmake -S . -B "$build" -DWSP_GGML_BACKEND_RELEASE="$package_release" -DWSP_GGML_BACKEND_RPC="$full" \
         -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_VULKAN="$vulkan" \
         -DWSP_GGML_BACKEND_PACKAGE_FLAGS="$package_flags" \

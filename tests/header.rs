@@ -1,6 +1,7 @@
 //! The checked-in C headers are what cbindgen makes of the Rust sources, one per package of the
 //! release table with its prefix on every ggml name (the sources name them without it):
-//! include/wsp_ggml_backend.h for whisper.rn, include/lm_ggml_backend.h for llama.rn. A change
+//! include/wsp_ggml_backend.h for whisper.rn, include/lm_ggml_backend.h for llama.rn,
+//! include/ggml_backend.h for plain ggml (llama-cpp-python's, no prefix). A change
 //! to the ABI in Rust that is not reflected in include/ fails here.
 //! `UPDATE_HEADER=1 cargo test --test header` rewrites them.
 
@@ -51,7 +52,8 @@ fn packages() -> Vec<(&'static str, &'static str)> {
         .lines()
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| match line.split_whitespace().collect::<Vec<_>>().as_slice() {
-            [package, "prefix", prefix] => Some((*package, *prefix)),
+            // "-": upstream's own names, no prefix
+            [package, "prefix", prefix] => Some((*package, if *prefix == "-" { "" } else { *prefix })),
             _ => None,
         })
         .collect()

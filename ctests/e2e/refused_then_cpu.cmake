@@ -1,6 +1,7 @@
 # cmake -DLIBRARY=<example built with this library> -DREFERENCE=<the same built with the reference layer>
 #       -DARGS=<its arguments, with --accel-fixture OPS:device-memory --fail-then-cpu> -DCPU_OUTPUT=<file>
 #       [-DWRAPPER=<command the library's run goes through, such as valgrind's memcheck>]
+#       [-DPREFIX=<the package's prefix of ggml's names: wsp_, lm_; none for plain ggml>]
 #       -P refused_then_cpu.cmake
 # An accelerator whose memory the CPU cannot use, holding a tensor (a KV cache) that a graph
 # writes with an op the accelerator refuses (issue 42; llama.rn issue #389), so that the graph can
@@ -30,7 +31,7 @@ if(NOT lib_rc STREQUAL "0")
     message(FATAL_ERROR "${WRAPPER} ${LIBRARY} ${ARGS} failed (${lib_rc}):\n${lib_err}")
 endif()
 
-# the scheduler's line: "<prefix>ggml_backend_sched_<export>: <reason>; backends tried: ACCEL, CPU; ..."
+# the scheduler's line: "<PREFIX>ggml_backend_sched_<export>: <reason>; backends tried: ACCEL, CPU; ..."
 set(logged "${reason}; backends tried: ACCEL, CPU; the graph is not run\n")
 set(count 0)
 set(rest "${lib_err}")
@@ -39,7 +40,7 @@ while(at GREATER -1)
     math(EXPR count "${count} + 1")
     string(SUBSTRING "${rest}" 0 ${at} before)
     string(REGEX MATCH "[^\n]*$" line_start "${before}")
-    if(NOT line_start MATCHES "^[a-z]+_ggml_backend_sched_[a-z_]+: $")
+    if(NOT line_start MATCHES "^${PREFIX}ggml_backend_sched_[a-z_]+: $")
         message(FATAL_ERROR "the reason is logged by '${line_start}', not by a scheduler export:\n${lib_err}")
     endif()
     string(LENGTH "${logged}" length)

@@ -6,7 +6,7 @@
 //
 // Prints, on stdout, what two builds must agree on bit for bit:
 //   --devices   the device listing llama.rn's JSI code gives the app (llamaGetBackendDevicesInfo:
-//               rn-common.hpp's backend_devices_info, unchanged), then each device's type,
+//               rn-common.hpp's backend_devices_info, unchanged; llama.rn only), then each device's type,
 //               device_id and reg, the inputs of its de-duplication of GPUs
 //   prompt: the fixed prompt's 12 token ids, decoded in one batch
 //   token K: ID logits=HASH for each of N generated tokens (default 32), the greedy choice and
@@ -37,11 +37,15 @@
 #include "../rpc/rpc_device.h"
 
 using json = nlohmann::ordered_json;
-// llama.rn's helpers, unchanged: static functions this program does not call
+// llama.rn's helpers, unchanged: static functions this program does not call (plain llama.cpp
+// has none: its listing is the devices' own lines below)
+#if __has_include("rn-common.hpp")
+#define GENERATE_RN_COMMON 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "rn-common.hpp"
 #pragma GCC diagnostic pop
+#endif
 
 #include <cstdint>
 #include <cstdio>
@@ -116,7 +120,9 @@ const char * type_name(enum wsp_ggml_backend_dev_type type) {
 }
 
 void print_devices() {
+#ifdef GENERATE_RN_COMMON
     std::printf("devices info: %s\n", rnllama::backend_devices_info().c_str());
+#endif
     for (size_t i = 0; i < wsp_ggml_backend_dev_count(); i++) {
         wsp_ggml_backend_dev_t dev = wsp_ggml_backend_dev_get(i);
         wsp_ggml_backend_dev_props props;

@@ -6,7 +6,8 @@
 #
 #   scripts/fetch/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
-#   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9)
+#   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9), or
+#   llama-cpp-python@VERSION (0.3.35: plain ggml, from PyPI)
 #   scripts/fetch/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's)
 set -euo pipefail
@@ -44,13 +45,53 @@ if [ "$VERSION" = --all ]; then
     for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
     exit "$failed"
 fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+# Plain ggml: llama.cpp and its ggml as PyPI's llama-cpp-python vendors them (its sdist, pinned
+# by sha256 in llama-cpp-python-sdist.sh), laid out as the npm packages' cpp/ folder is: ggml's
+# headers and sources, its CPU backend in ggml-cpu/, llama.cpp's sources and models, and the
+# JSON header the examples use; beside it llama.cpp's own test programs, tests/, which find
+# ggml's private headers as ../ggml/src/ (a link to cpp/).
+case "$VERSION" in
+    llama-cpp-python@*)
+        VERSION=${VERSION#*@}
+        dest="$root/third_party/llama-cpp-python-$VERSION"
+        source "$root/scripts/fetch/llama-cpp-python-sdist.sh"
+        sha256=$(sdist_sha256 "$VERSION")
+        if [ -n "$sha256" ] && [ "$(cat "$dest/.integrity" 2>/dev/null)" = "$sha256" ] && [ -f "$dest/tests/test-alloc.cpp" ]; then
+            exit 0
+        fi
+        work=$(mktemp -d)
+        trap 'rm -rf "$work" "$dest.new.$$"' EXIT
+        sdist=$(sdist_fetch "$VERSION" "$work")
+        vendored="llama_cpp_python-$VERSION/vendor/llama.cpp"
+        tar -xzf "$sdist" -C "$work" --wildcards "$vendored/ggml/include" "$vendored/ggml/src" "$vendored/src" \
+            "$vendored/include" "$vendored/vendor/nlohmann" "$vendored/LICENSE" "$vendored/tests/*.cpp" \
+            "$vendored/tests/*.h"
+        from="$work/$vendored"
+        cpp="$dest.new.$$/cpp"
+        mkdir -p "$cpp"
+        cp "$from"/ggml/include/*.h "$from"/include/*.h "$from/LICENSE" "$cpp/"
+        find "$from/ggml/src" "$from/src" -maxdepth 1 -type f \( -name '*.c' -o -name '*.cpp' -o -name '*.h' \) \
+            -exec cp {} "$cpp/" \;
+        cp -r "$from/ggml/src/ggml-cpu" "$from/src/models" "$from/vendor/nlohmann" "$cpp/"
+        cp -r "$from/tests" "$dest.new.$$/"
+        mkdir -p "$dest.new.$$/ggml"
+        ln -s ../cpp "$dest.new.$$/ggml/src"
+        echo "$sha256" > "$dest.new.$$/.integrity"
+        rm -rf "$dest"
+        mv "$dest.new.$$" "$dest"
+        echo "fetch-reference: llama-cpp-python $VERSION's llama.cpp and ggml unpacked into $dest" >&2
+        exit 0
+        ;;
+esac
+
 read -r _ folder INTEGRITY < <(awk -v v="$VERSION" '$1 == v' <<<"$RELEASES") || true
 if [ -z "${INTEGRITY:-}" ]; then
     echo "fetch-reference: unknown release '$VERSION' (known: $(awk 'NF { print $1 }' <<<"$RELEASES" | paste -sd " "))" >&2
     exit 2
 fi
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
 dest="$root/third_party/$folder"
 stamp="$dest/.integrity"
 

@@ -57,7 +57,7 @@ while [ "${1:-}" = --release ]; do
     releases+=("$2")
     shift 2
 done
-[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(scripts/release/release-table.sh newest --all)
+[ ${#releases[@]} -gt 0 ] || while read -r build; do releases+=("$build"); done < <(scripts/release/release-table.sh newest --apps)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android

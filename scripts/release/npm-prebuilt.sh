@@ -88,7 +88,7 @@ check() {
 
 # each package's newest release (the last of its families' releases in the table)
 fat=integrations/react-native/ios/fat-archive.py
-newest=$(scripts/release/release-table.sh newest --all | awk '{ package = index($0, "@") ? substr($0, 1, index($0, "@") - 1) : "whisper.rn"; last[package] = $0 } END { for (p in last) print last[p] }' | sort)
+newest=$(scripts/release/release-table.sh newest --apps | awk '{ package = index($0, "@") ? substr($0, 1, index($0, "@") - 1) : "whisper.rn"; last[package] = $0 } END { for (p in last) print last[p] }' | sort)
 for release in $newest; do
     rm -rf "$out/$(wsp_prebuilt_dir "$(wsp_release "$release" && echo "$wsp_build")")"
 done

@@ -38,7 +38,8 @@ def read_table():
     for name in release_table("families").split():
         facts = {key: release_table("of", name, key).split()
                  for key in ("releases", "package", "feature", "symbols", "builtins", "capabilities")}
-        facts["prefix"] = release_table("package", facts["package"][0], "prefix").split()
+        # none ("-") for plain ggml's names
+        facts["prefix"] = release_table("package", facts["package"][0], "prefix").split() or [""]
         families[name] = facts
     what = collections.OrderedDict(line.split("\t", 1) for line in release_table("capability-texts").splitlines())
     return families, what

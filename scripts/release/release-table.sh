@@ -10,10 +10,11 @@
 #                                               empty for -)
 #   scripts/release/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
 #                                               some family serves
-#   scripts/release/release-table.sh newest [--all]     each whisper.rn family's newest release (the one
-#                                               its tests build against), in the table's order;
-#                                               --all: then every other package's, as
-#                                               PACKAGE@VERSION
+#   scripts/release/release-table.sh newest [--all|--apps]  each whisper.rn family's newest release
+#                                               (the one its tests build against), in the table's
+#                                               order; --all: then every other package's, as
+#                                               PACKAGE@VERSION; --apps: then the other React
+#                                               Native packages' (llama.rn's, not plain ggml's)
 #   scripts/release/release-table.sh capabilities       every capability some family has, one a line
 #   scripts/release/release-table.sh families           every family, in the table's order
 #   scripts/release/release-table.sh of FAMILY KEY      the values of a family's KEY (space-separated;
@@ -38,13 +39,15 @@ split_release() {
     esac
 }
 
-# each family's newest release, PACKAGE@VERSION for another package than whisper.rn
+# each family's newest release, PACKAGE@VERSION for another package than whisper.rn: whisper.rn's
+# alone, every package's (all), or the React Native packages' (apps: those with an Android build)
 newest() {
-    awk -v all="$1" '
+    awk -v which="$1" '
+        !/^#/ && $2 == "android_cmake" && $3 != "-" { app[$1] = 1 }
         !/^#/ && $2 == "package" { package[$1] = $3 }
         !/^#/ && $2 == "releases" {
             if (package[$1] == "whisper.rn") print $NF
-            else if (all) print package[$1] "@" $NF
+            else if (which == "all" || (which == "apps" && app[package[$1]])) print package[$1] "@" $NF
         }' "$table"
 }
 
@@ -74,7 +77,11 @@ case "${1:-}" in
              !/^#/ && $2 == "releases" && package[$1] == p { for (i = 3; i <= NF; i++) print $i }' "$table"
         ;;
     newest)
-        if [ "${2:-}" = --all ]; then newest 1; else newest ""; fi
+        case "${2:-}" in
+            --all) newest all ;;
+            --apps) newest apps ;;
+            *) newest "" ;;
+        esac
         ;;
     capabilities)
         awk '!/^#/ && $2 == "capabilities" { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$table" | LC_ALL=C sort -u
@@ -94,7 +101,7 @@ case "${1:-}" in
              END { if (name) print name "\t" text }' "$table"
         ;;
     *)
-        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all] | capabilities | families | of FAMILY KEY | capability-texts" >&2
+        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all|--apps] | capabilities | families | of FAMILY KEY | capability-texts" >&2
         exit 2
         ;;
 esac

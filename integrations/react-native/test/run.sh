@@ -5,7 +5,7 @@
 # part, and the podspec change for every whisper.rn release and every llama.rn 0.12 release.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-for build in $("$here/../../../scripts/release/release-table.sh" newest --all); do
+for build in $("$here/../../../scripts/release/release-table.sh" newest --apps); do
     "$here/android-on-linux.sh" "$build"
 done
 "$here/android-on-linux.sh" --unserved
