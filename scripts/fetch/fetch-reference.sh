@@ -9,7 +9,7 @@
 #   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9), or
 #   llama-cpp-python@VERSION (0.3.35: plain ggml, from PyPI)
 #   scripts/fetch/fetch-reference.sh --all        every one of them, side by side (most of the time is
-#                                           npm's)
+#                                           npm's), and the table's llama-cpp-python releases
 set -euo pipefail
 
 # release  folder under third_party/  npm integrity of the tarball
@@ -35,9 +35,11 @@ llama.rn@0.12.9 llama.rn-0.12.9 sha512-uRsTVARp1KnDkDg00FvOGIrN6SZfMqYVJfCOdxN9F
 
 VERSION=${1:-0.4.3}
 VERSION=${VERSION#whisper.rn@}  # whisper.rn's releases are named by their version alone
+root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "$VERSION" = --all ]; then
     pids=()
-    for release in $(awk 'NF { print $1 }' <<<"$RELEASES"); do
+    for release in $(awk 'NF { print $1 }' <<<"$RELEASES") \
+        $("$root/scripts/release/release-table.sh" releases llama-cpp-python | sed 's/^/llama-cpp-python@/'); do
         "$0" "$release" &
         pids+=($!)
     done
@@ -45,7 +47,6 @@ if [ "$VERSION" = --all ]; then
     for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
     exit "$failed"
 fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # Plain ggml: llama.cpp and its ggml as PyPI's llama-cpp-python vendors them (its sdist, pinned
 # by sha256 in llama-cpp-python-sdist.sh), laid out as the npm packages' cpp/ folder is: ggml's
