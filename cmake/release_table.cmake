@@ -17,6 +17,9 @@
 #                                  macros; under whisper.rn's prefix too, which the C suite's
 #                                  programs are written with)
 #       <prefix>_BUILTINS          the built-in backends its registry knows, in order
+#       <prefix>_IOS_BUILTINS      the backends the package's iOS build builds in (the package's
+#                                  ios_builtins)
+#       <prefix>_PODSPEC           the package's podspec, in the package's folder
 #       <prefix>_SYMBOLS           the file under ctests/ that lists its functions
 #       <prefix>_RPC               the llama-cpp-python release whose ggml-rpc builds against it
 #       <prefix>_VULKAN            the llama-cpp-python release whose ggml-vulkan builds against it
@@ -78,6 +81,8 @@ function(wsp_release_facts release prefix)
     endforeach()
     _wsp_release_fact("${package}" prefix symbol_prefix)
     string(TOUPPER "${symbol_prefix}" macro_prefix)
+    _wsp_release_fact("${package}" ios_builtins ios_builtins)
+    _wsp_release_fact("${package}" podspec podspec)
     _wsp_release_fact("${family}" feature feature)
     _wsp_release_fact("${family}" capabilities capabilities)
     _wsp_release_fact("${family}" builtins builtins)
@@ -106,6 +111,8 @@ function(wsp_release_facts release prefix)
     set(${prefix}_CAPABILITIES "${capabilities}" PARENT_SCOPE)
     set(${prefix}_DEFINITIONS "${definitions}" PARENT_SCOPE)
     set(${prefix}_BUILTINS "${builtins}" PARENT_SCOPE)
+    set(${prefix}_IOS_BUILTINS "${ios_builtins}" PARENT_SCOPE)
+    set(${prefix}_PODSPEC "${podspec}" PARENT_SCOPE)
     set(${prefix}_SYMBOLS "${symbols}" PARENT_SCOPE)
     set(${prefix}_RPC "${rpc}" PARENT_SCOPE)
     set(${prefix}_VULKAN "${vulkan}" PARENT_SCOPE)

@@ -3,7 +3,9 @@
 #   generate          linked statically with this library
 #   generate-shared   linked with libwsp_ggml_backend.so (found through the rpath)
 #   generate-ref      linked with llama.rn's own backend layer, for comparison
-# Each carries the ACCEL fixture (--accel-fixture) and, with ggml's RPC backend, takes --rpc.
+# Each carries the ACCEL fixture (--accel-fixture) and, with ggml's RPC backend, takes --rpc. Built as
+# llama.rn builds for iOS (cmake/package_metal.cmake: Metal over the stand-in, BLAS where there is a
+# CBLAS), two more: generate-metal with this library, generate-ref-metal with llama.rn's layer.
 
 file(GLOB _llama_sources CONFIGURE_DEPENDS "${WSP_PACKAGE_CPP}/llama*.cpp" "${WSP_PACKAGE_CPP}/unicode*.cpp"
      "${WSP_PACKAGE_CPP}/models/*.cpp")
@@ -17,6 +19,12 @@ wsp_example(generate generate/generate.cpp
 wsp_example(generate-shared generate/generate.cpp wsp_llama_rn_llama wsp_ggml_backend_shared wsp_package_core)
 wsp_example(generate-ref generate/generate.cpp
     "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_package_reference,wsp_package_core>")
+if(TARGET wsp_package_reference_metal)
+    wsp_example(generate-metal generate/generate.cpp
+        "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_metal_static,wsp_package_metal,wsp_package_core>")
+    wsp_example(generate-ref-metal generate/generate.cpp
+        "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_package_reference_metal,wsp_package_metal,wsp_package_core>")
+endif()
 
 # End to end, with the synthetic model of scripts/models/make-llama-model.py (scripts/setup.sh makes it):
 # the Rust-linked builds must print exactly the reference build's device listing, tokens and the

@@ -3,7 +3,7 @@
 #   transcribe          linked statically with this library
 #   transcribe-shared   linked with libwsp_ggml_backend.so (found through the rpath)
 #   transcribe-ref      linked with whisper.rn's ggml-backend.cpp/-reg.cpp, for comparison
-# and two built as whisper.rn builds for iOS (WSP_GGML_USE_METAL, cmake/whisper_rn_metal.cmake): a
+# and two built as whisper.rn builds for iOS (WSP_GGML_USE_METAL, cmake/package_metal.cmake): a
 # built-in Metal backend (whisper.rn's Metal C++ over the stand-in of ctests/metal; 0.4.3: the
 # ACCEL fixture) registered before the CPU, which transcribe --gpu lets whisper use:
 #   transcribe-metal      linked statically with this library built with the feature metal
@@ -31,9 +31,9 @@ wsp_transcribe(transcribe-shared
 wsp_transcribe(transcribe-ref
     "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_package_reference,wsp_package_core>")
 wsp_transcribe(transcribe-ref-metal
-    "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_package_reference_metal,wsp_whisper_rn_metal,wsp_package_core>")
+    "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_package_reference_metal,wsp_package_metal,wsp_package_core>")
 wsp_transcribe(transcribe-metal
-    "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_ggml_backend_metal_static,wsp_whisper_rn_metal,wsp_package_core>")
+    "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_ggml_backend_metal_static,wsp_package_metal,wsp_package_core>")
 if(WSP_GGML_BACKEND_VULKAN)
     wsp_transcribe(transcribe-vulkan
         "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_vulkan_static,wsp_ggml_vulkan,wsp_package_core>")
@@ -60,7 +60,7 @@ function(wsp_whisper_decode target whisper)
         -Wl,--wrap=wsp_ggml_gallocr_alloc_graph -Wl,--wrap=wsp_ggml_gallocr_reserve_n)
 endfunction()
 wsp_whisper_decode(whisper_decode wsp_whisper_rn_whisper wsp_ggml_backend_static)
-wsp_whisper_decode(whisper_decode-metal wsp_whisper_rn_whisper_metal wsp_ggml_backend_metal_static wsp_whisper_rn_metal)
+wsp_whisper_decode(whisper_decode-metal wsp_whisper_rn_whisper_metal wsp_ggml_backend_metal_static wsp_package_metal)
 if(WSP_GGML_BACKEND_VULKAN)
     wsp_whisper_decode(whisper_decode-vulkan wsp_whisper_rn_whisper wsp_ggml_backend_vulkan_static wsp_ggml_vulkan)
 endif()

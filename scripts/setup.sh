@@ -43,9 +43,11 @@ for pair in "${tools[@]}"; do
 done
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
-# libclang, for bindgen in the layout check (layout-check/)
+# libclang, for bindgen in the layout check (layout-check/); a CBLAS, for llama.rn's BLAS backend
+# in the Metal tests (llama.rn's iOS build has Accelerate's)
 if [ "$mode" != main ]; then
     compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null || missing+=(libclang-dev)
+    compgen -G "/usr/include/*/cblas.h" >/dev/null || [ -e /usr/include/cblas.h ] || missing+=(libblas-dev)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

@@ -1,4 +1,5 @@
-# Helpers of the end-to-end test scripts (e2e_accel.cmake, gpu_e2e.cmake), for cmake -P.
+# Helpers of the end-to-end test scripts (e2e_accel.cmake, gpu_e2e.cmake, generate_gpu.cmake), for
+# cmake -P.
 
 # e2e_require(<script> VARIABLES <name>... FILES <name>...): every -D<name> given, every file there
 function(e2e_require script)
@@ -40,4 +41,76 @@ function(e2e_same_text setting who text whom other)
     if(NOT text STREQUAL other)
         message(FATAL_ERROR "${setting}, ${who} heard\n  ${text}but ${whom}\n  ${other}")
     endif()
+endfunction()
+
+# e2e_same_splits(<what> <GPU> <with_cpu> <reference stderr> <library stderr>): both layers' split
+# listings (every "## SPLIT" line of <PREFIX>GGML_SCHED_DEBUG=1: backend, inputs and their sizes, for
+# every graph) and their "splits:" lines (examples/common/gpu_report.hpp) must be the same; the
+# backend GPU must have run splits of <what>'s graphs, and with <with_cpu> the CPU too. Sets
+# split_count (splits listed), gpu_splits, cpu_splits and splits_line.
+function(e2e_same_splits what gpu with_cpu ref_err lib_err)
+    foreach(side ref lib)
+        string(REGEX MATCHALL "## SPLIT #[^\n]*" ${side}_listing "${${side}_err}")
+        list(LENGTH ${side}_listing ${side}_count)
+    endforeach()
+    if(NOT ref_count EQUAL lib_count)
+        message(FATAL_ERROR "the reference listed ${ref_count} splits, the library ${lib_count}")
+    endif()
+    if(ref_count EQUAL 0)
+        message(FATAL_ERROR "no split listing (GGML_SCHED_DEBUG=1):\n${ref_err}")
+    endif()
+    if(NOT ref_listing STREQUAL lib_listing)
+        math(EXPR last "${ref_count} - 1")
+        foreach(i RANGE ${last})
+            list(GET ref_listing ${i} a)
+            list(GET lib_listing ${i} b)
+            if(NOT a STREQUAL b)
+                message(FATAL_ERROR "split listings differ at split ${i} of ${ref_count}:\n  reference: ${a}\n  library:   ${b}")
+            endif()
+        endforeach()
+        message(FATAL_ERROR "split listings differ")
+    endif()
+
+    line_of(ref_splits splits "${ref_err}")
+    line_of(lib_splits splits "${lib_err}")
+    if(NOT ref_splits STREQUAL lib_splits)
+        message(FATAL_ERROR "the layers split ${what}'s graphs differently:\n  library:   ${lib_splits}\n  reference: ${ref_splits}")
+    endif()
+    string(REGEX MATCH "backends=([^ ]*)" _ "${lib_splits}")
+    set(backends "${CMAKE_MATCH_1}")
+    string(REGEX MATCH "(^|,)${gpu}:([0-9]+)" _ "${backends}")
+    set(gpu_splits "${CMAKE_MATCH_2}")
+    string(REGEX MATCH "(^|,)CPU:([0-9]+)" _ "${backends}")
+    set(cpu_splits "${CMAKE_MATCH_2}")
+    if(NOT gpu_splits GREATER 0)
+        message(FATAL_ERROR "no split of ${what}'s graphs ran on ${gpu}: ${lib_splits}")
+    endif()
+    if(with_cpu AND NOT cpu_splits GREATER 0)
+        message(FATAL_ERROR "${what}'s graphs were not split between ${gpu} and the CPU: ${lib_splits}")
+    endif()
+    if(NOT cpu_splits)
+        set(cpu_splits 0)
+    endif()
+    set(split_count ${ref_count} PARENT_SCOPE)
+    set(gpu_splits ${gpu_splits} PARENT_SCOPE)
+    set(cpu_splits ${cpu_splits} PARENT_SCOPE)
+    set(splits_line "${lib_splits}" PARENT_SCOPE)
+endfunction()
+
+# e2e_same_counter(<var> <counter> <GPU> <reference stderr> <library stderr>): a stand-in's line on
+# stderr ("<counter>: ... computes=N ..."): it did compute, the same work through both layers
+# (graphs, nodes and, for Metal, reorderings); <var> is the line
+function(e2e_same_counter var counter gpu ref_err lib_err)
+    foreach(side ref lib)
+        string(REGEX MATCH "(${counter}): [^\n]*" line "${${side}_err}")
+        string(REGEX MATCH "computes=([0-9]+)" _ "${line}")
+        if(NOT CMAKE_MATCH_1 GREATER 0)
+            message(FATAL_ERROR "${gpu} computed nothing (${side}): ${line}")
+        endif()
+        set(${side}_computed "${line}")
+    endforeach()
+    if(NOT ref_computed STREQUAL lib_computed)
+        message(FATAL_ERROR "the GPU computed different work:\n  reference: ${ref_computed}\n  library:   ${lib_computed}")
+    endif()
+    set(${var} "${lib_computed}" PARENT_SCOPE)
 endfunction()

@@ -1,6 +1,7 @@
-// A host-memory stand-in for the Objective-C half of whisper.rn's Metal backend (0.5.5 and 0.7.x),
-// so that its C++ half (ggml-metal.cpp, -device.cpp, -ops.cpp, -common.cpp and, from 0.7, -tuning.cpp)
-// builds and runs unchanged on Linux. See ctests/fixtures/metal_standin.h for what it promises.
+// A host-memory stand-in for the Objective-C half of a package's Metal backend (whisper.rn 0.5.5 and
+// 0.7.x, llama.rn 0.12.x), so that its C++ half (ggml-metal.cpp, -device.cpp, -ops.cpp, -common.cpp
+// and, in whisper.rn 0.7, -tuning.cpp) builds and runs unchanged on Linux. See
+// ctests/fixtures/metal_standin.h for what it promises.
 //
 // On Apple, ggml-metal-device.m and ggml-metal-context.m implement the functions that
 // ggml-metal-device.h and ggml-metal-context.h declare, over MTLDevice, MTLBuffer and command buffers.
@@ -8,19 +9,28 @@
 //   - a device is a struct of properties (a unified-memory GPU: shared buffers, no residency sets);
 //   - a buffer is page-aligned host memory, shared or "private" alike (get_base gives a real address,
 //     which the private CPU backend below dereferences);
-//   - a context (one per backend) owns a private CPU backend of whisper.rn and hands it every graph:
+//   - a context (one per backend) owns a private CPU backend of the package and hands it every graph:
 //     the results are the CPU's, bit for bit; graph_optimize runs Metal's own node reordering
-//     (wsp_ggml_graph_optimize, ggml-metal-common.cpp) unless WSP_GGML_METAL_GRAPH_OPTIMIZE_DISABLE is set;
+//     (wsp_ggml_graph_optimize, ggml-metal-common.cpp) unless <PREFIX>GGML_METAL_GRAPH_OPTIMIZE_DISABLE is set;
 //   - everything is synchronous, so events only count;
 //   - supports_op is the CPU device's answer, except for the ops of standin_cpu_only_ops, so that
-//     whisper's graphs split between Metal and the CPU.
+//     whisper's graphs split between Metal and the CPU (llama's have neither: they split where
+//     llama.cpp keeps the input layer on the CPU).
 // Pipelines, function constants, encoders and command buffers belong to kernel encoding
 // (ggml-metal-ops.cpp), which graph_compute never reaches here: those functions abort with a message.
 //
-// It implements two versions of that Objective-C API: 0.5.5's (one device), and with
-// METAL_STANDIN_DEVICES 0.7.4's (several devices, events, copies between devices, a name per device);
-// cmake/whisper_rn_metal.cmake tells them apart by ggml-metal-device.h.
+// The versions of that Objective-C API differ in what cmake/package_metal.cmake finds in
+// ggml-metal-device.h, one macro each:
+//   METAL_STANDIN_DEVICES         several devices (device_init(int device, ...)), events, copies
+//                                 between devices, a name per device "MTL<i>" (whisper.rn 0.7,
+//                                 llama.rn); without it one device (whisper.rn 0.5.5)
+//   METAL_STANDIN_DEVICE_COUNT    device_init is told the device count; properties of the physical and
+//                                 virtual device and the GPU family; device_id_token (whisper.rn 0.7)
+//   METAL_STANDIN_RSETS_OF_DEVICE rsets_init takes the device (whisper.rn 0.7, llama.rn 0.12.9)
+//   METAL_STANDIN_DEVICE_ID       the properties name the device model (whisper.rn 0.7, llama.rn 0.12.5 on)
+// Environment variables and log lines carry the package's prefix (ggml_names.h).
 #include "metal_standin.h"
+#include "ggml_names.h"
 
 #include "ggml-metal-device.h"
 #include "ggml-metal-context.h"
@@ -43,7 +53,7 @@
 #define STANDIN_GPU_NAME      "Metal stand-in (host memory)"
 #define STANDIN_GPU_FAMILY    7      // answers supports_family(1..7), as an A14-class GPU
 #define STANDIN_TG_MEMORY     32768  // threadgroup memory, bytes
-#define STANDIN_OFFLOAD_BATCH 32     // op_offload_min_batch_size unless WSP_GGML_OP_OFFLOAD_MIN_BATCH says otherwise
+#define STANDIN_OFFLOAD_BATCH 32     // op_offload_min_batch_size unless <PREFIX>GGML_OP_OFFLOAD_MIN_BATCH says otherwise
 // a buffer of at most 4 GiB and 8 GiB of "GPU" memory where size_t holds that; on 32-bit targets, what it can
 #if SIZE_MAX > 0xFFFFFFFFu
 #define STANDIN_MAX_BUFFER ((size_t) 1 << 32)
@@ -206,7 +216,7 @@ wsp_ggml_metal_device_t wsp_ggml_metal_library_get_device(wsp_ggml_metal_library
 // residency sets: not used (props.use_residency_sets is false)
 //
 
-#ifdef METAL_STANDIN_DEVICES
+#ifdef METAL_STANDIN_RSETS_OF_DEVICE
 wsp_ggml_metal_rsets_t wsp_ggml_metal_rsets_init(wsp_ggml_metal_device_t dev) {
     (void) dev;
 #else
@@ -227,8 +237,10 @@ void wsp_ggml_metal_device_rsets_keep_alive(wsp_ggml_metal_device_t dev) { (void
 
 static bool standin_env(const char * name) { return getenv(name) != NULL; }
 
-#ifdef METAL_STANDIN_DEVICES
+#if defined(METAL_STANDIN_DEVICE_COUNT)
 wsp_ggml_metal_device_t wsp_ggml_metal_device_init(int device, int n_devices) {
+#elif defined(METAL_STANDIN_DEVICES)
+wsp_ggml_metal_device_t wsp_ggml_metal_device_init(int device) {
 #else
 wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
 #endif
@@ -236,20 +248,26 @@ wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
     WSP_GGML_ASSERT(dev != NULL);
     struct wsp_ggml_metal_device_props * p = &dev->props;
 #ifdef METAL_STANDIN_DEVICES
-    // one physical device; WSP_GGML_METAL_DEVICES asks for virtual ones on top of it
-    p->device      = device;
+    // one physical device; <PREFIX>GGML_METAL_DEVICES asks for virtual ones on top of it
+    p->device = device;
+    snprintf(p->name, sizeof(p->name), "MTL%d", device);
+#ifdef METAL_STANDIN_DEVICE_COUNT
     p->device_phys = 0;
     p->device_virt = device;
-    snprintf(p->name, sizeof(p->name), "MTL%d", device);
+    p->gpu_family  = STANDIN_GPU_FAMILY;
     if (n_devices > 1) {
         snprintf(p->desc, sizeof(p->desc), "%s, virtual device %d of %d", STANDIN_GPU_NAME, device, n_devices);
     } else {
         snprintf(p->desc, sizeof(p->desc), "%s", STANDIN_GPU_NAME);
     }
-    p->device_id  = WSP_GGML_METAL_DEVICE_GENERIC;
-    p->gpu_family = STANDIN_GPU_FAMILY;
+#else
+    snprintf(p->desc, sizeof(p->desc), "%s", STANDIN_GPU_NAME);
+#endif
 #else
     snprintf(p->name, sizeof(p->name), "%s", STANDIN_GPU_NAME);
+#endif
+#ifdef METAL_STANDIN_DEVICE_ID
+    p->device_id = WSP_GGML_METAL_DEVICE_GENERIC;
 #endif
     p->max_buffer_size            = STANDIN_MAX_BUFFER;
     p->max_working_set_size       = STANDIN_MEMORY;
@@ -261,16 +279,17 @@ wsp_ggml_metal_device_t wsp_ggml_metal_device_init(void) {
     p->has_tensor                 = false;
     p->use_residency_sets         = false;
     // the same switches as on Apple; a "private" buffer is host memory all the same
-    p->use_shared_buffers = !standin_env("WSP_GGML_METAL_SHARED_BUFFERS_DISABLE") || standin_env("WSP_GGML_METAL_SHARED_BUFFERS_ENABLE");
+    p->use_shared_buffers = !standin_env(GGML_ENV("GGML_METAL_SHARED_BUFFERS_DISABLE")) ||
+                            standin_env(GGML_ENV("GGML_METAL_SHARED_BUFFERS_ENABLE"));
     p->supports_gpu_family_apple7 = true;
-    const char * min_batch = getenv("WSP_GGML_OP_OFFLOAD_MIN_BATCH");
+    const char * min_batch = getenv(GGML_ENV("GGML_OP_OFFLOAD_MIN_BATCH"));
     p->op_offload_min_batch_size = min_batch ? atoi(min_batch) : STANDIN_OFFLOAD_BATCH;
 
     dev->library = wsp_ggml_metal_library_init(dev);
 #ifdef METAL_STANDIN_DEVICES
-    WSP_GGML_LOG_INFO("%s: %s (%s): graphs computed by whisper.rn's CPU backend\n", __func__, p->name, p->desc);
+    WSP_GGML_LOG_INFO("%s: %s (%s): graphs computed by the package's CPU backend\n", __func__, p->name, p->desc);
 #else
-    WSP_GGML_LOG_INFO("%s: %s: graphs computed by whisper.rn's CPU backend\n", __func__, p->name);
+    WSP_GGML_LOG_INFO("%s: %s: graphs computed by the package's CPU backend\n", __func__, p->name);
 #endif
     return dev;
 }
@@ -308,11 +327,13 @@ bool wsp_ggml_metal_device_supports_op(wsp_ggml_metal_device_t dev, const struct
 
 const struct wsp_ggml_metal_device_props * wsp_ggml_metal_device_get_props(wsp_ggml_metal_device_t dev) { return &dev->props; }
 
-#ifdef METAL_STANDIN_DEVICES
+#ifdef METAL_STANDIN_DEVICE_COUNT
 const char * wsp_ggml_metal_device_id_token(enum wsp_ggml_metal_device_id id) {
     return id == WSP_GGML_METAL_DEVICE_GENERIC ? "GENERIC" : "UNKNOWN";
 }
+#endif
 
+#ifdef METAL_STANDIN_DEVICES
 //
 // events: every operation is finished when its call returns
 //
@@ -465,7 +486,7 @@ wsp_ggml_metal_t wsp_ggml_metal_init(wsp_ggml_metal_device_t dev) {
     // one thread: the graphs are small next to the cost of more threads on a shared test machine
     wsp_ggml_backend_cpu_set_n_threads(ctx->cpu, 1);
     ctx->dev      = dev;
-    ctx->optimize = getenv("WSP_GGML_METAL_GRAPH_OPTIMIZE_DISABLE") == NULL;
+    ctx->optimize = getenv(GGML_ENV("GGML_METAL_GRAPH_OPTIMIZE_DISABLE")) == NULL;
 #ifdef METAL_STANDIN_DEVICES
     snprintf(ctx->name, sizeof(ctx->name), "%s", dev->props.name);
     ctx->ev_cpy = wsp_ggml_metal_device_event_init(dev);

@@ -2,7 +2,7 @@
 // from a model with no vocabulary, such as scripts/models/make-llama-model.py's synthetic one.
 //
 //   generate [-t N] [-n N] [--devices] [--cache-type-k TYPE] [--accel-fixture OPS [--fail-then-cpu]]
-//            [--rpc HOST:PORT] model.gguf
+//            [--rpc HOST:PORT] [--splits] model.gguf
 //
 // Prints, on stdout, what two builds must agree on bit for bit:
 //   --devices   the device listing llama.rn's JSI code gives the app (llamaGetBackendDevicesInfo:
@@ -18,7 +18,11 @@
 // GPU, which llama.cpp offloads every layer to, so that each graph splits between it and the
 // CPU; it prints "accel: computes=N" on stderr. --rpc offloads to ggml's RPC server at HOST:PORT
 // (examples/rpc) instead. --cache-type-k TYPE (a ggml type name: f16, bf16, q8_0, ...) sets the K
-// cache's type (llama_context_params.type_k; default f16).
+// cache's type (llama_context_params.type_k; default f16). llama.cpp also offloads to a GPU the
+// build has built in (examples/llama_rn.cmake: generate-metal, generate-ref-metal; linked with the
+// Metal stand-in, stderr then gets "metal: computes=N nodes=M optimized=K"). --splits (with
+// <PREFIX>GGML_SCHED_DEBUG=1 in the environment) passes the scheduler's split listing to stderr
+// and counts it ("splits: ...", examples/common/gpu_report.hpp).
 //
 // --fail-then-cpu expects llama.cpp to refuse the accelerator: the context made on a model
 // offloaded to it must be NULL (the app's side of a scheduler that cannot place llama.cpp's
@@ -32,8 +36,10 @@
 // them to llama.rn's (the generated prefix map).
 
 #include "accel_fixture.h"
+#include "ggml_names.h"
 #include "llama.h"
 #include "nlohmann/json.hpp"
+#include "../common/gpu_report.hpp"
 #include "../rpc/rpc_device.h"
 
 using json = nlohmann::ordered_json;
@@ -66,7 +72,7 @@ void quiet_log(enum wsp_ggml_log_level level, const char * text, void *) {
 int usage(const char * program) {
     std::fprintf(stderr,
                  "usage: %s [-t N] [-n N] [--devices] [--cache-type-k TYPE] [--accel-fixture OPS [--fail-then-cpu]] "
-                 "[--rpc HOST:PORT] model.gguf\n",
+                 "[--rpc HOST:PORT] [--splits] model.gguf\n",
                  program);
     return 2;
 }
@@ -196,6 +202,7 @@ int main(int argc, char ** argv) {
     int n_generate = 32;
     bool devices = false;
     bool fail_then_cpu = false;
+    bool splits = false;
     enum wsp_ggml_type type_k = WSP_GGML_TYPE_F16;  // llama_context_default_params'
     const char * accel_ops = nullptr;
     const char * rpc_endpoint = nullptr;
@@ -207,6 +214,8 @@ int main(int argc, char ** argv) {
             n_generate = std::atoi(argv[++i]);
         } else if (std::strcmp(argv[i], "--devices") == 0) {
             devices = true;
+        } else if (std::strcmp(argv[i], "--splits") == 0) {
+            splits = true;
         } else if (std::strcmp(argv[i], "--fail-then-cpu") == 0) {
             fail_then_cpu = true;
         } else if (std::strcmp(argv[i], "--cache-type-k") == 0 && i + 1 < argc) {
@@ -229,7 +238,17 @@ int main(int argc, char ** argv) {
         (fail_then_cpu && accel_ops == nullptr)) {
         return usage(argv[0]);
     }
-    llama_log_set(quiet_log, nullptr);
+    if (splits && std::getenv(GGML_ENV("GGML_SCHED_DEBUG")) == nullptr) {
+        std::fprintf(stderr, "--splits reads the scheduler's debug listing: set %s=1\n", GGML_ENV("GGML_SCHED_DEBUG"));
+        return 2;
+    }
+    split_log split_counts;
+    split_counts.echo = split_echo::splits_and_errors;
+    if (splits) {
+        llama_log_set(count_splits, &split_counts);
+    } else {
+        llama_log_set(quiet_log, nullptr);
+    }
     if (accel_ops != nullptr && !accel_fixture_register("--accel-fixture", accel_ops)) {
         return 2;
     }
@@ -283,6 +302,10 @@ int main(int argc, char ** argv) {
         std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
                      counters.nodes_computed);
     }
+    if (splits) {
+        print_splits(split_counts);
+    }
+    print_metal_counters();
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();

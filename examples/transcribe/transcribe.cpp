@@ -34,10 +34,7 @@
 // (examples/CMakeLists.txt: transcribe-metal, transcribe-ref-metal; linked with the Metal stand-in
 // of ctests/metal, stderr then gets "metal: computes=N nodes=M optimized=K", the graphs it
 // computed). --splits (with WSP_GGML_SCHED_DEBUG=1 in the environment) counts the splits of every
-// graph the scheduler plans from its debug listing:
-//   splits: graphs=G splits=S accel_splits=A per_graph=S1/A1,S2/A2x3,... backends=B1:N1,B2:N2
-// per_graph in planning order, with xN for N graphs in a row planned the same way; backends: the
-// splits of each backend (by name, sorted).
+// graph the scheduler plans from its debug listing ("splits: ...", examples/common/gpu_report.hpp).
 //
 // --fail-then-cpu (with --accel-fixture or --gpu) expects whisper to refuse the GPU: the context
 // made with it must be NULL (the app's side of a scheduler that cannot place whisper's graphs,
@@ -51,8 +48,8 @@
 // option; it excludes --accel-fixture, which is a GPU too).
 
 #include "accel_fixture.h"
-#include "metal_standin.h"
 #include "whisper.h"
+#include "../common/gpu_report.hpp"
 #include "../common/wav.h"
 #include "../rpc/rpc_device.h"
 
@@ -62,12 +59,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <string>
 #include <vector>
-
-// Defined only in builds linked with the Metal stand-in (ctests/fixtures/metal_standin.h).
-extern "C" void metal_standin_counters(struct metal_standin_counters * out) __attribute__((weak));
 
 namespace {
 
@@ -115,68 +108,6 @@ void capture_timings(enum wsp_ggml_log_level, const char * text, void * user_dat
             std::sscanf(at + label.size(), "%lf ms / %d", &phase.total_ms, &phase.count);
         }
     }
-}
-
-// The splits of each graph the scheduler planned, read from its WSP_GGML_SCHED_DEBUG listing
-// (one "## SPLIT #i: BACKEND # n inputs" line per split, i from 0 for every graph). Both backend
-// layers print the marker and the name in one piece of text.
-struct split_count {
-    int splits = 0;
-    int accel = 0;  // of them on ACCEL
-};
-
-struct split_log {
-    bool quiet = false;
-    std::vector<split_count> graphs;
-    std::map<std::string, int> by_backend;
-};
-
-void count_splits(enum wsp_ggml_log_level, const char * text, void * user_data) {
-    auto * log = static_cast<split_log *>(user_data);
-    static const char marker[] = "## SPLIT #";
-    for (const char * at = std::strstr(text, marker); at != nullptr; at = std::strstr(at + 1, marker)) {
-        int index = -1;
-        char backend[32] = "";
-        if (std::sscanf(at + sizeof(marker) - 1, "%d: %31s", &index, backend) != 2) {
-            continue;
-        }
-        if (index == 0 || log->graphs.empty()) {
-            log->graphs.emplace_back();
-        }
-        log->graphs.back().splits++;
-        log->graphs.back().accel += std::strcmp(backend, "ACCEL") == 0;
-        log->by_backend[backend]++;
-    }
-    if (!log->quiet) {
-        std::fputs(text, stderr);
-    }
-}
-
-void print_splits(const split_log & log) {
-    int total = 0, accel = 0;
-    std::string per_graph;
-    for (size_t i = 0; i < log.graphs.size();) {
-        size_t same = i + 1;
-        while (same < log.graphs.size() && log.graphs[same].splits == log.graphs[i].splits &&
-               log.graphs[same].accel == log.graphs[i].accel) {
-            same++;
-        }
-        per_graph += (i ? "," : "") + std::to_string(log.graphs[i].splits) + "/" + std::to_string(log.graphs[i].accel);
-        if (same - i > 1) {
-            per_graph += "x" + std::to_string(same - i);
-        }
-        for (size_t k = i; k < same; k++) {
-            total += log.graphs[k].splits;
-            accel += log.graphs[k].accel;
-        }
-        i = same;
-    }
-    std::string backends;
-    for (const auto & entry : log.by_backend) {
-        backends += (backends.empty() ? "" : ",") + entry.first + ":" + std::to_string(entry.second);
-    }
-    std::fprintf(stderr, "splits: graphs=%zu splits=%d accel_splits=%d per_graph=%s backends=%s\n", log.graphs.size(), total,
-                 accel, per_graph.c_str(), backends.c_str());
 }
 
 int usage(const char * argv0) {
@@ -264,7 +195,7 @@ int main(int argc, char ** argv) {
         return 2;
     }
     split_log split_counts;
-    split_counts.quiet = quiet;
+    split_counts.echo = quiet ? split_echo::nothing : split_echo::everything;
     if (splits) {
         whisper_log_set(count_splits, &split_counts);
     } else if (fail_then_cpu) {
@@ -380,12 +311,7 @@ int main(int argc, char ** argv) {
         std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops ? accel_ops : "default",
                      accel_counters.graph_computes, accel_counters.nodes_computed);
     }
-    if (metal_standin_counters != nullptr) {
-        struct metal_standin_counters counters;
-        metal_standin_counters(&counters);
-        std::fprintf(stderr, "metal: computes=%ld nodes=%ld optimized=%ld\n", counters.graph_computes, counters.nodes_computed,
-                     counters.graph_optimizes);
-    }
+    print_metal_counters();
     whisper_free(ctx);
     return 0;
 }
