@@ -32,6 +32,10 @@ endif()
 if(WSP_GGML_BACKEND_TESTS)
     set(WSP_LLAMA_MODEL "${_model_dir}/llama-synthetic.gguf" CACHE FILEPATH
         "synthetic llama model for the end-to-end tests (scripts/models/make-llama-model.sh)")
+    # llama.cpp and the layer in a shared library of their own (ctests/two_copies)
+    wsp_example_side(generate-side generate/generate.cpp generate_main PROGRAM generate
+        ARGS --devices -t 1 -n 8 ${WSP_LLAMA_MODEL}
+        LIBRARIES "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_static,wsp_package_core>")
     set(_generate_env "${WSP_PACKAGE_MACRO}GGML_NO_BACKTRACE=1")
     foreach(threads 1 2)
         set(args --devices -t ${threads} ${WSP_LLAMA_MODEL})

@@ -104,6 +104,10 @@ if(WSP_GGML_BACKEND_TESTS)
     endif()
     set(WSP_MODEL "${_model_dir}/ggml-tiny.en.bin" CACHE FILEPATH "whisper model for the end-to-end tests")
     set(WSP_SAMPLE_DIR "${_sample_dir}" CACHE PATH "speech samples for the end-to-end tests")
+    # whisper.rn's C++ and the layer in a shared library of their own (ctests/two_copies)
+    wsp_example_side(transcribe-side transcribe/transcribe.cpp transcribe_main PROGRAM transcribe
+        ARGS -q -t 1 --audio-ctx 256 ${WSP_MODEL} ${WSP_SAMPLE_DIR}/sample2.wav
+        LIBRARIES "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_static,wsp_package_core>")
     # whisper encodes its full 30 s window whatever the audio: six times the work of a 5.12 s
     # window (256 frames), which holds every sample (3.4-4.7 s). The statically linked builds at 1
     # thread encode the full window, as whisper.rn does by default; the other builds, and whisper

@@ -7,7 +7,8 @@
 #                           CMake/ctest
 #   scripts/test.sh --all   also every other family of the release table (releases.txt), each
 #                           against its newest release: in full or lean as its `suite` says
-#                           (the layout check and ctest -L lean); then every fuzz target
+#                           (the layout check and ctest -L lean); then whisper.rn's and plain
+#                           ggml's copies of the library in one process (ctests/two_copies), every fuzz target
 #                           briefly (scripts/checks/fuzz-smoke.sh), the phones' targets under
 #                           qemu (scripts/phones/test-phones.sh: the same ctest suite), the
 #                           npm package (packages/react-native/test/install.sh) and the
@@ -100,6 +101,16 @@ for release in "${releases[@]}"; do
     fi
 done
 if $all; then
+    # whisper.rn's newest (wsp_) and plain ggml's newest (no prefix) in one process, each with its
+    # own copy of the library (ctests/two_copies), as an app holding whisper.rn and llama.rn 0.13
+    wsp_build="" plain_build=""
+    for release in "${releases[@]}"; do
+        case "$($table prefix "$release")" in
+            wsp_) wsp_build=build/ctest-$release ;;
+            "") plain_build=build/ctest-$release ;;
+        esac
+    done
+    timed "two copies" ctests/two_copies/run.sh "$wsp_build" "$plain_build"
     # every fuzz target built and run briefly from its seeds (so that they keep building)
     timed "fuzz smoke" "$root/scripts/checks/fuzz-smoke.sh" 10
     # arm64 and 32-bit ARM under qemu, the Android and iOS archives, whisper.rn's Android build
