@@ -12,7 +12,9 @@
 #                     (ggml_backend_cpu_set_use_ref) through graph copy and
 #                     compare_graph_backend, and their gradients against finite differences;
 #                     an op subset that fits CI (UPSTREAM_BACKEND_OPS_TEST, _GRAD; the full run by hand:
-#                     test-backend-ops.ref and .rs with "test -b CPU" and "grad -b CPU")
+#                     test-backend-ops.ref and .rs with "test -b CPU" and "grad -b CPU"); and
+#                     every case's supports_op through the device ("support", all ops: 0.2 s).
+#                     Its perf mode prints times, nothing to compare.
 # The others of tests/ do not reach the backend layer (test-quantize-fns, test-rope: the CPU's
 # kernels directly) or need llama.cpp's common library, a tokenizer or a model file.
 
@@ -41,7 +43,8 @@ set(_upstream_runs
     "opt|test-opt|"
     "gguf|test-gguf|"
     "backend_ops.test|test-backend-ops|test -b CPU -o ${UPSTREAM_BACKEND_OPS_TEST}"
-    "backend_ops.grad|test-backend-ops|grad -b CPU -o ${UPSTREAM_BACKEND_OPS_GRAD}")
+    "backend_ops.grad|test-backend-ops|grad -b CPU -o ${UPSTREAM_BACKEND_OPS_GRAD}"
+    "backend_ops.support|test-backend-ops|support -b CPU")
 foreach(test test-alloc test-opt test-gguf test-backend-ops)
     foreach(layer ref rs rs-so)
         _upstream_program(${test} ${layer})
