@@ -2,7 +2,8 @@
 # ios_builtins name), with a Metal backend that runs on Linux, for the metal.* tests
 # (ctests/CMakeLists.txt) and the examples' *-metal programs:
 #   wsp_package_metal               the Metal backend (and where the package's iOS build has BLAS,
-#                                   llama.rn's, and this machine a CBLAS, the BLAS backend): the package's Metal C++ (every .cpp of
+#                                   llama.rn's, and this machine a CBLAS, the BLAS backend): the
+#                                   package's Metal C++ (every .cpp of
 #                                   cpp/ggml-metal/, unchanged) and the stand-in for its Objective-C
 #                                   half (ctests/metal/metal_standin.c), where the stand-in implements
 #                                   the release's Objective-C API (whisper.rn 0.5.5's and 0.7's, llama.rn
@@ -51,9 +52,6 @@ endif()
 set(WSP_METAL_TEST_DEFINITIONS "")
 if(WSP_METAL_KIND STREQUAL "accel")
     set(WSP_METAL_TEST_DEFINITIONS METAL_TEST_ACCEL)
-endif()
-
-if(WSP_METAL_KIND STREQUAL "accel")
     add_library(wsp_package_metal STATIC "${PROJECT_SOURCE_DIR}/ctests/metal/accel_metal_reg.c"
                 "${PROJECT_SOURCE_DIR}/ctests/fixtures/accel_fixture.c")
     wsp_package_options(wsp_package_metal)
