@@ -54,10 +54,10 @@ for release in "${releases[@]}"; do
         if [ "$abi" = arm64 ]; then
             cross=(-DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=aarch64-linux-gnu)
         fi
-        cmake -S . -B "$dir" "${cross[@]}" -DWSP_GGML_BACKEND_RELEASE="$release" -DWSP_GGML_BACKEND_TESTS=OFF \
-            -DWSP_GGML_BACKEND_RPC=OFF -DWSP_GGML_BACKEND_PACKAGE_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
+        cmake -S . -B "$dir" "${cross[@]}" -DGGMLRS_RELEASE="$release" -DGGMLRS_TESTS=OFF \
+            -DGGMLRS_RPC=OFF -DGGMLRS_PACKAGE_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
             -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections" \
-            -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target/footprint" >"$dir.log" 2>&1 ||
+            -DGGMLRS_CARGO_TARGET_DIR="$root/target/footprint" >"$dir.log" 2>&1 ||
             { tail -20 "$dir.log" >&2; exit 1; }
         cmake --build "$dir" -j "$(nproc)" --target "$program" "$program-ref" wsp_package_reference >>"$dir.log" 2>&1 ||
             { tail -20 "$dir.log" >&2; exit 1; }

@@ -9,7 +9,7 @@ execute_process(
     RESULT_VARIABLE _fetch_rpc_result)
 if(NOT _fetch_rpc_result EQUAL 0)
     message(FATAL_ERROR "fetching ggml-rpc failed (pip and PyPI must be reachable); "
-                        "configure with -DWSP_GGML_BACKEND_RPC=OFF to build without it")
+                        "configure with -DGGMLRS_RPC=OFF to build without it")
 endif()
 
 set(_rpc_dir "${PROJECT_SOURCE_DIR}/third_party/ggml-rpc-${WSP_RELEASE_RPC}")

@@ -13,13 +13,13 @@
 # it uses.
 
 execute_process(
-    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-vulkan.sh" "${WSP_WHISPER_RN_RELEASE}"
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch/fetch-vulkan.sh" "${GGMLRS_WHISPER_RN_RELEASE}"
     OUTPUT_VARIABLE _vulkan_archive OUTPUT_STRIP_TRAILING_WHITESPACE
     RESULT_VARIABLE _fetch_vulkan_result)
 if(NOT _fetch_vulkan_result EQUAL 0)
     # the script's own messages are on stderr, above; a tool that reports on stdout is shown here
     message(FATAL_ERROR "building ggml-vulkan failed (pip and PyPI must be reachable, and apt-get for "
-                        "the Vulkan headers and glslc); configure with -DWSP_GGML_BACKEND_VULKAN=OFF to build without it. "
+                        "the Vulkan headers and glslc); configure with -DGGMLRS_VULKAN=OFF to build without it. "
                         "Its output: ${_vulkan_archive}")
 endif()
 find_package(Vulkan REQUIRED)

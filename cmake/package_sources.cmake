@@ -42,10 +42,10 @@ set(WSP_PACKAGE_ARCH_FLAGS ${_arch_fields})
 function(wsp_package_common_options target)
     target_include_directories(${target} PUBLIC "${WSP_PACKAGE_CPP}" "${WSP_PACKAGE_CPP}/ggml-cpu")
     target_compile_definitions(${target} PRIVATE ${WSP_PACKAGE_MACRO}GGML_USE_CPU_REPACK _GNU_SOURCE)
-    separate_arguments(_package_flags UNIX_COMMAND "${WSP_GGML_BACKEND_PACKAGE_FLAGS}")
+    separate_arguments(_package_flags UNIX_COMMAND "${GGMLRS_PACKAGE_FLAGS}")
     target_compile_options(${target} PRIVATE ${_package_flags} ${WSP_PACKAGE_ARCH_FLAGS})
     set_target_properties(${target} PROPERTIES C_STANDARD 11 CXX_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
-    if(WSP_GGML_BACKEND_SANITIZE)
+    if(GGMLRS_SANITIZE)
         # AddressSanitizer (not UBSan: the package's own code is not under test), so that
         # ggml-alloc and the CPU kernels reading or writing past what this library allocated
         # are caught where it happens.

@@ -1,6 +1,6 @@
 # Which Rust target the library is built for, and how cargo is called for it. A cross toolchain
 # (the NDK's, or cmake/linux-cross.cmake) must not end up linking the host's library, so:
-#   WSP_RUST_TARGET        the triple (empty: the host), from WSP_GGML_BACKEND_RUST_TARGET or,
+#   WSP_RUST_TARGET        the triple (empty: the host), from GGMLRS_RUST_TARGET or,
 #                          when cross compiling, mapped from ANDROID_ABI / CMAKE_SYSTEM_PROCESSOR
 #   WSP_RUST_ARCH          its architecture (the triple's first part; the host's when native),
 #                          which picks whisper.rn's per-arch sources and flags
@@ -9,7 +9,7 @@
 #   WSP_CARGO_TARGET_ARGS  --target <triple>, or nothing
 #   WSP_CARGO_BUILD        the command that builds the library (release, --lib, --target)
 
-set(WSP_RUST_TARGET "${WSP_GGML_BACKEND_RUST_TARGET}")
+set(WSP_RUST_TARGET "${GGMLRS_RUST_TARGET}")
 if(NOT WSP_RUST_TARGET AND CMAKE_CROSSCOMPILING)
     # As cargo-ndk maps Android ABIs, and the GNU/Linux targets scripts/phones/cross.sh tests.
     set(_android_triples arm64-v8a:aarch64-linux-android armeabi-v7a:armv7-linux-androideabi
@@ -31,7 +31,7 @@ if(NOT WSP_RUST_TARGET AND CMAKE_CROSSCOMPILING)
         endif()
     endforeach()
     if(NOT WSP_RUST_TARGET)
-        message(FATAL_ERROR "no Rust target known for '${_key}': set WSP_GGML_BACKEND_RUST_TARGET to its triple")
+        message(FATAL_ERROR "no Rust target known for '${_key}': set GGMLRS_RUST_TARGET to its triple")
     endif()
 endif()
 

@@ -29,7 +29,7 @@ endif()
 # End to end, with the synthetic model of scripts/models/make-llama-model.py (scripts/setup.sh makes it):
 # the Rust-linked builds must print exactly the reference build's device listing, tokens and the
 # bits of their logits, at 1 and 2 threads.
-if(WSP_GGML_BACKEND_TESTS)
+if(GGMLRS_TESTS)
     set(WSP_LLAMA_MODEL "${_model_dir}/llama-synthetic.gguf" CACHE FILEPATH
         "synthetic llama model for the end-to-end tests (scripts/models/make-llama-model.sh)")
     # llama.cpp and the layer in a shared library of their own (ctests/two_copies)
@@ -62,7 +62,7 @@ if(WSP_GGML_BACKEND_TESTS)
 
     # the static build on ACCEL + CPU under memcheck (a few tokens)
     find_program(VALGRIND valgrind)
-    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
+    if(VALGRIND AND NOT GGMLRS_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
         add_test(NAME memcheck.generate.accel
                  COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                          --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp
@@ -85,7 +85,7 @@ endif()
 # The out-of-memory sweep (ctests/oom/llama_faults.cpp, ctests/fixtures/fault_sweep.h): a
 # llama.cpp context's creation and generation with each of the library's allocations failing in
 # turn, linked with the library's count-allocations build (which can fail them).
-if(WSP_GGML_BACKEND_TESTS)
+if(GGMLRS_TESTS)
     wsp_example(llama-faults ../ctests/oom/llama_faults.cpp
         "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
     # its functions named in a crash's backtrace (fault_sweep.h tells the caller's crashes apart)

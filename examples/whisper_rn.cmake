@@ -8,11 +8,11 @@
 # ACCEL fixture) registered before the CPU, which transcribe --gpu lets whisper use:
 #   transcribe-metal      linked statically with this library built with the feature metal
 #   transcribe-ref-metal  linked with whisper.rn's backend layer built with WSP_GGML_USE_METAL
-# and with ggml's Vulkan backend (WSP_GGML_BACKEND_VULKAN, cmake/ggml_vulkan.cmake) built in,
+# and with ggml's Vulkan backend (GGMLRS_VULKAN, cmake/ggml_vulkan.cmake) built in,
 # registered before the CPU, which transcribe --gpu lets whisper use:
 #   transcribe-vulkan      linked statically with this library built with the feature vulkan
 #   transcribe-ref-vulkan  linked with whisper.rn's backend layer built with WSP_GGML_USE_VULKAN
-# With ggml's RPC backend (WSP_GGML_BACKEND_RPC), all take --rpc, and examples/rpc adds
+# With ggml's RPC backend (GGMLRS_RPC), all take --rpc, and examples/rpc adds
 #   rpc-server          ggml's RPC server on whisper.rn's CPU backend, linked with this library
 #   rpc-server-ref      the same, linked with whisper.rn's backend layer
 
@@ -34,7 +34,7 @@ wsp_transcribe(transcribe-ref-metal
     "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_package_reference_metal,wsp_package_metal,wsp_package_core>")
 wsp_transcribe(transcribe-metal
     "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper_metal,wsp_ggml_backend_metal_static,wsp_package_metal,wsp_package_core>")
-if(WSP_GGML_BACKEND_VULKAN)
+if(GGMLRS_VULKAN)
     wsp_transcribe(transcribe-vulkan
         "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_vulkan_static,wsp_ggml_vulkan,wsp_package_core>")
     wsp_transcribe(transcribe-ref-vulkan
@@ -61,7 +61,7 @@ function(wsp_whisper_decode target whisper)
 endfunction()
 wsp_whisper_decode(whisper_decode wsp_whisper_rn_whisper wsp_ggml_backend_static)
 wsp_whisper_decode(whisper_decode-metal wsp_whisper_rn_whisper_metal wsp_ggml_backend_metal_static wsp_package_metal)
-if(WSP_GGML_BACKEND_VULKAN)
+if(GGMLRS_VULKAN)
     wsp_whisper_decode(whisper_decode-vulkan wsp_whisper_rn_whisper wsp_ggml_backend_vulkan_static wsp_ggml_vulkan)
 endif()
 
@@ -86,7 +86,7 @@ if(EXISTS "${WSP_PACKAGE_CPP}/parakeet.cpp")
         wsp_whisper_rn_parakeet wsp_ggml_backend_shared wsp_package_core)
     wsp_parakeet_tokens(parakeet-tokens-ref
         "$<LINK_GROUP:RESCAN,wsp_whisper_rn_parakeet,wsp_package_reference,wsp_package_core>")
-    if(WSP_GGML_BACKEND_VULKAN)
+    if(GGMLRS_VULKAN)
         wsp_parakeet_tokens(parakeet-tokens-vulkan
             "$<LINK_GROUP:RESCAN,wsp_whisper_rn_parakeet,wsp_ggml_backend_vulkan_static,wsp_ggml_vulkan,wsp_package_core>")
         wsp_parakeet_tokens(parakeet-tokens-ref-vulkan
@@ -96,7 +96,7 @@ endif()
 
 # End to end: every sample transcribed by the Rust-linked builds gives exactly the reference
 # build's text, at 1 and 2 threads. scripts/setup.sh makes the model and the samples.
-if(WSP_GGML_BACKEND_TESTS)
+if(GGMLRS_TESTS)
     # Where scripts/models/make-samples.sh puts them (the same variable).
     set(_sample_dir "$ENV{HOME}/.cache/wsp-ggml-backend/samples")
     if(DEFINED ENV{WSP_SAMPLE_DIR})
@@ -176,7 +176,7 @@ if(WSP_GGML_BACKEND_TESTS)
     # whisper's decoder on ACCEL + CPU under memcheck (model loading, the prompt and 5 tokens,
     # about 20 s; a whole transcription would run the encoder under valgrind for many minutes)
     find_program(VALGRIND valgrind)
-    if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
+    if(VALGRIND AND NOT GGMLRS_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
         add_test(NAME memcheck.whisper_decode.accel
                  COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                          --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp
@@ -217,7 +217,7 @@ if(WSP_GGML_BACKEND_TESTS)
         endforeach()
         # the library's static build under memcheck: a clip that fits the model's audio context
         # and one that needs the dynamic encoder graph (about 15 s)
-        if(VALGRIND AND NOT WSP_GGML_BACKEND_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
+        if(VALGRIND AND NOT GGMLRS_SANITIZE AND NOT CMAKE_CROSSCOMPILING)
             add_test(NAME memcheck.parakeet
                      COMMAND "${VALGRIND}" --tool=memcheck --error-exitcode=99 --leak-check=full
                              --errors-for-leak-kinds=definite --suppressions=${PROJECT_SOURCE_DIR}/ctests/valgrind.supp
@@ -231,7 +231,7 @@ endif()
 # The out-of-memory sweep (ctests/oom/whisper_faults.cpp, ctests/fixtures/fault_sweep.h): whisper's
 # decode with each of the library's allocations failing in turn, linked with the library's
 # count-allocations build (which can fail them).
-if(WSP_GGML_BACKEND_TESTS)
+if(GGMLRS_TESTS)
     wsp_example(whisper-faults ../ctests/oom/whisper_faults.cpp
         "$<LINK_GROUP:RESCAN,wsp_whisper_rn_whisper,wsp_ggml_backend_alloc_count_static,wsp_package_core>")
     # its functions named in a crash's backtrace (fault_sweep.h tells the caller's crashes apart)

@@ -40,10 +40,10 @@ if [ "$release" != 0.4.3 ]; then
         gpu_programs+=(whisper_decode-vulkan whisper_decode-ref-vulkan)
         export $(scripts/fetch/fetch-vulkan.sh --environment)
     fi
-    cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
-        -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON -DWSP_GGML_BACKEND_RPC=OFF \
-        -DWSP_GGML_BACKEND_VULKAN=$vulkan -DWSP_WHISPER_RN_RELEASE="$release" \
-        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DGGMLRS_TESTS=OFF \
+        -DGGMLRS_EXAMPLES=ON -DGGMLRS_BENCHES=ON -DGGMLRS_RPC=OFF \
+        -DGGMLRS_VULKAN=$vulkan -DGGMLRS_WHISPER_RN_RELEASE="$release" \
+        -DGGMLRS_CARGO_TARGET_DIR="$root/target" >/dev/null
     cmake --build "build/bench-$release" -j "$(nproc)" --target \
         sched_overhead sched_overhead-ref whisper_decode whisper_decode-ref "${gpu_programs[@]}" >/dev/null
     python3 benches/run.py --build "build/bench-$release" --model "$model" --samples "$samples" \
@@ -54,9 +54,9 @@ fi
 
 # This library into target/ (cargo build --release), the count-allocations variant into
 # target/alloc-count, whisper.rn's objects and the programs into build/bench.
-cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF \
-    -DWSP_GGML_BACKEND_EXAMPLES=ON -DWSP_GGML_BACKEND_BENCHES=ON \
-    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGGMLRS_TESTS=OFF \
+    -DGGMLRS_EXAMPLES=ON -DGGMLRS_BENCHES=ON \
+    -DGGMLRS_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build build/bench -j "$(nproc)" --target \
     sched_overhead sched_overhead-ref tensor_io tensor_io-ref sched_allocs-alloc-count whisper_decode whisper_decode-ref \
     transcribe transcribe-ref transcribe-alloc-count >/dev/null

@@ -24,8 +24,8 @@ scripts/setup.sh
 build=build/release
 if [ "$release" != whisper.rn@0.4.3 ]; then build=build/release-${release/@/-}; fi
 # CMake refuses a release it does not serve, and names those it does.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWSP_GGML_BACKEND_TESTS=OFF -DWSP_GGML_BACKEND_RPC=OFF \
-    -DWSP_GGML_BACKEND_RELEASE="$release" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGGMLRS_TESTS=OFF -DGGMLRS_RPC=OFF \
+    -DGGMLRS_RELEASE="$release" >/dev/null
 
 if [ "$package" = llama.rn ]; then
     model=$(scripts/models/make-llama-model.sh)

@@ -79,10 +79,10 @@ for release in "${releases[@]}"; do
     # -O0, or whisper.rn's transcription of real speech, which runs four times longer at -O0.
     package_flags=-O2
     if [ "$suite" = lean ] && [ "${package_release%@*}" != whisper.rn ]; then package_flags=-O0; fi
-    cmake -S . -B "$build" -DWSP_GGML_BACKEND_RELEASE="$package_release" -DWSP_GGML_BACKEND_RPC="$full" \
-        -DWSP_GGML_BACKEND_MEMCHECK="$full" -DWSP_GGML_BACKEND_VULKAN="$vulkan" \
-        -DWSP_GGML_BACKEND_PACKAGE_FLAGS="$package_flags" \
-        -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    cmake -S . -B "$build" -DGGMLRS_RELEASE="$package_release" -DGGMLRS_RPC="$full" \
+        -DGGMLRS_MEMCHECK="$full" -DGGMLRS_VULKAN="$vulkan" \
+        -DGGMLRS_PACKAGE_FLAGS="$package_flags" \
+        -DGGMLRS_CARGO_TARGET_DIR="$root/target" >/dev/null
     if [ "$suite" = full ]; then
         # What only cargo tests: the unit tests and (one check for all families, run with the
         # default one) the header and the releases' headers. The conformance suite

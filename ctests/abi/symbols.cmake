@@ -1,10 +1,10 @@
-# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> [-DPREFIX=<prefix>]
+# cmake -DLIST=<symbols file> -DNM=<nm> -DSTATIC=<.a> -DSHARED=<.so> -DPREFIX=<prefix>
 #       [-DALSO=<names>] [-DABSENT=<names>] -P symbols.cmake
 # Each library defines exactly the functions of the list (one name a line, with whisper.rn's
-# prefix wsp_) among its <prefix>ggml* symbols: global or weak text/data symbols. PREFIX: the package's (releases.txt), wsp_ by default. Besides,
+# prefix wsp_) among its <prefix>ggml* symbols: global or weak text/data symbols. PREFIX: the package's (releases.txt). Besides,
 # each defines the names of ALSO and none of ABSENT (a ;-list each).
 if(NOT DEFINED PREFIX)
-    set(PREFIX wsp_)
+    message(FATAL_ERROR "symbols.cmake: give the package's PREFIX (releases.txt)")
 endif()
 file(STRINGS "${LIST}" listed)
 set(spec "")

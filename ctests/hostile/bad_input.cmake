@@ -1,5 +1,5 @@
 # cmake -DPROGRAM=<bad_input.rs> [-DREFERENCE=<bad_input.ref> -DRECORD=<file> [-DCOMPARE=ON]]
-#       [-DSYMBOL_PREFIX=lm_ -DMACRO_PREFIX=LM_] [-DRUNNER=emulator;args] -P bad_input.cmake
+#       -DSYMBOL_PREFIX=<wsp_|lm_|> -DMACRO_PREFIX=<WSP_|LM_|> [-DRUNNER=emulator;args] -P bad_input.cmake
 # Runs every case of `bad_input --list` against this library: "abort" cases must abort, "error"
 # and "ok" cases must return normally, and the output must contain the listed message (which
 # names ggml's items as whisper.rn does: with another package's prefixes, as that package does).
@@ -14,9 +14,8 @@
 #   hangs      it does not return within 3 s (killed)
 # and, with COMPARE, RECORD (checked in: ctests/hostile/reference/<family>.txt, which the README's
 # table of bad input is made from) must already say so.
-if(NOT DEFINED SYMBOL_PREFIX)
-    set(SYMBOL_PREFIX wsp_)
-    set(MACRO_PREFIX WSP_)
+if(NOT DEFINED SYMBOL_PREFIX OR NOT DEFINED MACRO_PREFIX)
+    message(FATAL_ERROR "bad_input.cmake: give the package's SYMBOL_PREFIX and MACRO_PREFIX (releases.txt)")
 endif()
 if(DEFINED REFERENCE AND NOT EXISTS "${REFERENCE}")
     message(FATAL_ERROR "${REFERENCE} is missing")

@@ -47,7 +47,7 @@ foreach(mode package subdirectory)
     set(build "${WORK}/consumer-${mode}")
     run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/ctests/install/consumer" -B "${build}" -DMODE=${mode}
         "-DCMAKE_PREFIX_PATH=${prefix}" "-DWSP_SOURCE=${SOURCE_DIR}"
-        "-DWSP_GGML_BACKEND_CARGO_TARGET_DIR=${SOURCE_DIR}/target" "-DWSP_WHISPER_RN_RELEASE=${RELEASE}"
+        "-DGGMLRS_CARGO_TARGET_DIR=${SOURCE_DIR}/target" "-DGGMLRS_WHISPER_RN_RELEASE=${RELEASE}"
         "-DWSP_CORE_LIB=${CORE_LIB}" "-DWSP_CORE_INCLUDE=${CORE_INCLUDE}"
         "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
     run("${CMAKE_COMMAND}" --build "${build}" -j 2)

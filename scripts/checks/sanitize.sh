@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the C conformance suite with AddressSanitizer and UBSan (CMake option
-# WSP_GGML_BACKEND_SANITIZE: test programs and the TEST fixture with ASan+UBSan, whisper.rn's
+# GGMLRS_SANITIZE: test programs and the TEST fixture with ASan+UBSan, whisper.rn's
 # ggml core with ASan) in build/asan, and runs it under ctest. The valgrind tests (memcheck,
 # helgrind) are not registered in such a build, and the examples (end-to-end tests) are off.
 #
@@ -22,8 +22,8 @@ fi
 build=build/asan-$release
 
 "$root/scripts/fetch/fetch-reference.sh" "$release"
-cmake -S . -B "$build" -DWSP_WHISPER_RN_RELEASE="$release" -DWSP_GGML_BACKEND_SANITIZE=ON \
-    -DWSP_GGML_BACKEND_EXAMPLES=OFF -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+cmake -S . -B "$build" -DGGMLRS_WHISPER_RN_RELEASE="$release" -DGGMLRS_SANITIZE=ON \
+    -DGGMLRS_EXAMPLES=OFF -DGGMLRS_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build "$build" -j "$jobs" >/dev/null
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"

@@ -130,9 +130,9 @@ step "unit tests"
 # on failure), run by ctest under the emulator
 build="build/cross-$target"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" \
-    -DWSP_CROSS_GNU="$gnu" "-DCMAKE_CROSSCOMPILING_EMULATOR=${runner// /;}" -DWSP_GGML_BACKEND_TESTS=ON \
-    -DWSP_GGML_BACKEND_RPC=OFF \
-    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="$root/target" >/dev/null
+    -DWSP_CROSS_GNU="$gnu" "-DCMAKE_CROSSCOMPILING_EMULATOR=${runner// /;}" -DGGMLRS_TESTS=ON \
+    -DGGMLRS_RPC=OFF \
+    -DGGMLRS_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -n 40 "$build.build.log" >&2; exit 1; }
 step "the C suite, whisper.rn and examples/transcribe built for $target"
 ctest --test-dir "$build" -LE model -j "$(nproc)" --output-on-failure > "$build.ctest.log" 2>&1 \

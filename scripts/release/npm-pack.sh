@@ -7,7 +7,7 @@
 #                   the Cargo.lock they leave, for any other release, which the app's build
 #                   compiles with cargo: from vendor/ (the crates it uses, `cargo vendor`), which
 #                   .cargo/config.toml points cargo at, so no crates.io access is needed
-#   integrations/react-native, cmake/release_table.cmake and rust_target.cmake, and the
+#   integrations/react-native, cmake/release_table.cmake, rust_target.cmake and old_option_names.cmake, and the
 #   package's own files (packages/react-native, without its test)
 # Its version is the crate's (Cargo.toml). Nothing is published.
 #
@@ -21,7 +21,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cd "$root"
 files=(Cargo.lock build.rs releases.txt src include macros/Cargo.toml macros/src
-       cmake/release_table.cmake cmake/rust_target.cmake scripts/release/release-table.sh
+       cmake/release_table.cmake cmake/rust_target.cmake cmake/old_option_names.cmake scripts/release/release-table.sh
        integrations/react-native/release.sh integrations/react-native/android integrations/react-native/ios)
 for file in "${files[@]}"; do
     mkdir -p "$stage/$(dirname "$file")"

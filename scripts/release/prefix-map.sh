@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The prefix map: a header that names every ggml identifier this repository's C and C++ sources
-# use (written with whisper.rn's prefix: wsp_ggml_backend_free, WSP_GGML_USE_CPU) as another
+# use, and the count-allocations build's own exports (written with whisper.rn's prefix:
+# wsp_ggml_backend_free, WSP_GGML_USE_CPU, wsp_rs_allocation_count) as another
 # package names it (#define wsp_ggml_backend_free lm_ggml_backend_free), so that the same
 # programs and fixtures build against that package's headers when force-included (-include).
 # The capability macros (WSP_GGML_BACKEND_<CAPABILITY>) are left alone: the builds define them
@@ -28,7 +29,7 @@ else
     echo "#define GGML_IDENT(name) name"
 fi
 find "$root/ctests" "$root/examples" "$root/benches" -name '*.c' -o -name '*.h' -o -name '*.cpp' |
-    LC_ALL=C sort | xargs grep -ohE '\b(wsp_gg(ml|uf)|WSP_GG(ML|UF))[A-Za-z0-9_]*' | LC_ALL=C sort -u |
+    LC_ALL=C sort | xargs grep -ohE '\b(wsp_(gg(ml|uf)|rs_)|WSP_GG(ML|UF))[A-Za-z0-9_]*' | LC_ALL=C sort -u |
     grep -vxF -f <(echo "$capabilities") |
     while read -r name; do
         case $name in

@@ -54,7 +54,7 @@ def tables(families, what):
     def row(cells):
         return "| " + " | ".join(cells) + " |"
 
-    table = [row(["family", "serves", "cargo feature", "CMake `-DWSP_GGML_BACKEND_RELEASE=`", "functions"]),
+    table = [row(["family", "serves", "cargo feature", "CMake `-DGGMLRS_RELEASE=`", "functions"]),
              row(["---"] * 5)]
     for name, facts in families.items():
         feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"

@@ -8,9 +8,9 @@
 //! allocation from a given point on request (fault injection: every place the library
 //! allocates must report failure where its export can, and never abort or leak). ggml core,
 //! ggml-alloc and the backends allocate with C's malloc themselves, outside these counts. The
-//! feature exports `wsp_rs_allocation_count`, `wsp_rs_live_allocations` and
-//! `wsp_rs_fail_allocation` (outside the `ggml_` namespace of the spec); the default build
-//! defines no such symbol.
+//! feature exports `rs_allocation_count`, `rs_live_allocations` and `rs_fail_allocation` under
+//! the package's prefix (`wsp_rs_allocation_count` for whisper.rn; outside the `ggml_` namespace
+//! of the spec); the default build defines no such symbol.
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::ffi::c_void;
@@ -123,6 +123,7 @@ static HEAP: CHeap = CHeap;
 #[cfg(feature = "count-allocations")]
 mod counting {
     use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+    use wsp_ggml_backend_macros::named;
 
     static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
     static LIVE: AtomicI64 = AtomicI64::new(0);
@@ -148,19 +149,22 @@ mod counting {
     /// Heap allocations (alloc, alloc_zeroed and realloc calls) made by the library's Rust
     /// code since the program started.
     #[no_mangle]
-    pub extern "C" fn wsp_rs_allocation_count() -> u64 {
+    #[named]
+    pub extern "C" fn rs_allocation_count() -> u64 {
         ALLOCATIONS.load(Ordering::Relaxed)
     }
 
     /// Blocks the library's Rust code holds now (allocated and not freed).
     #[no_mangle]
-    pub extern "C" fn wsp_rs_live_allocations() -> i64 {
+    #[named]
+    pub extern "C" fn rs_live_allocations() -> i64 {
         LIVE.load(Ordering::Relaxed)
     }
 
     /// Makes the `nth` allocation call from now fail, once (0: none fails).
     #[no_mangle]
-    pub extern "C" fn wsp_rs_fail_allocation(nth: u64) {
+    #[named]
+    pub extern "C" fn rs_fail_allocation(nth: u64) {
         let at = if nth == 0 { 0 } else { ALLOCATIONS.load(Ordering::Relaxed) + nth };
         FAIL_AT.store(at, Ordering::Relaxed);
     }

@@ -15,9 +15,11 @@
 # triple and the library's built-in backends (scripts/release/npm-prebuilt.sh), else one cargo builds with
 # the family's feature (Rust and the target's standard library needed, not the NDK's linker: a
 # staticlib is not linked), from the crates the npm package vendors (its .cargo/config.toml).
-get_filename_component(WSP_GGML_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
-set(WSP_GGML_BACKEND_RUST_TARGET "" CACHE STRING "Rust target triple (default: mapped from ANDROID_ABI)")
-set(WSP_GGML_BACKEND_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/wsp-ggml-backend" CACHE PATH
+get_filename_component(GGMLRS_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+include("${GGMLRS_SOURCE_DIR}/cmake/old_option_names.cmake")
+ggmlrs_take_old_option_names(RUST_TARGET CARGO_TARGET_DIR)
+set(GGMLRS_RUST_TARGET "" CACHE STRING "Rust target triple (default: mapped from ANDROID_ABI)")
+set(GGMLRS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/wsp-ggml-backend" CACHE PATH
     "cargo --target-dir for the library (a folder per family below it)")
 
 # The package: the nearest package.json above this folder, its top-level "name" and "version"
@@ -58,7 +60,7 @@ if(_wsp_modules_name STREQUAL "node_modules" AND EXISTS "${_wsp_app}/android/gra
 endif()
 
 # The family that serves it (cmake/release_table.cmake reads releases.txt).
-include("${WSP_GGML_BACKEND_DIR}/cmake/release_table.cmake")
+include("${GGMLRS_SOURCE_DIR}/cmake/release_table.cmake")
 wsp_release_facts("${_wsp_name}@${_wsp_version}" _wsp)
 if(NOT _wsp_FAMILY)
     wsp_served_releases("${_wsp_name}" _wsp_served)
@@ -66,13 +68,13 @@ if(NOT _wsp_FAMILY)
     message(FATAL_ERROR "wsp-ggml-backend: ${_wsp_name} ${_wsp_version} is not served; served releases: ${_wsp_served}")
 endif()
 find_program(CARGO cargo HINTS "$ENV{HOME}/.cargo/bin")
-include("${WSP_GGML_BACKEND_DIR}/cmake/rust_target.cmake")
+include("${GGMLRS_SOURCE_DIR}/cmake/rust_target.cmake")
 if(NOT WSP_RUST_TARGET)
-    message(FATAL_ERROR "wsp-ggml-backend: not a cross build; set WSP_GGML_BACKEND_RUST_TARGET")
+    message(FATAL_ERROR "wsp-ggml-backend: not a cross build; set GGMLRS_RUST_TARGET")
 endif()
 # The npm package's prebuilt archives for the family, named after its newest release as
 # scripts/release/npm-prebuilt.sh names them (release.sh's wsp_prebuilt_dir)
-set(_wsp_prebuilt "${WSP_GGML_BACKEND_DIR}/prebuilt/${_wsp_name}-${_wsp_NEWEST}/${WSP_RUST_TARGET}")
+set(_wsp_prebuilt "${GGMLRS_SOURCE_DIR}/prebuilt/${_wsp_name}-${_wsp_NEWEST}/${WSP_RUST_TARGET}")
 
 # The built-in backends of each library are those its compile flags name, as the package's own
 # registry reads them (<PREFIX>GGML_USE_<NAME>: the CPU everywhere, OpenCL in llama.rn's
@@ -80,14 +82,14 @@ set(_wsp_prebuilt "${WSP_GGML_BACKEND_DIR}/prebuilt/${_wsp_name}-${_wsp_NEWEST}/
 # those cargo features. A folder per family and set: upgrading the package to another family
 # changes the archive's path, so the archive is rebuilt.
 string(REPLACE "." "-" _wsp_package_dir "${_wsp_name}")
-file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${WSP_GGML_BACKEND_DIR}/src/*.rs"
-     "${WSP_GGML_BACKEND_DIR}/macros/src/*.rs")
+file(GLOB_RECURSE _wsp_sources CONFIGURE_DEPENDS "${GGMLRS_SOURCE_DIR}/src/*.rs"
+     "${GGMLRS_SOURCE_DIR}/macros/src/*.rs")
 add_custom_target(wsp_ggml_backend_archive)
 
 # _wsp_require_rust(): stops the configure step, saying what to install, unless cargo and the
 # Rust target's standard library are there (asked only for an archive the package has not prebuilt)
 function(_wsp_require_rust)
-    file(GLOB prebuilt LIST_DIRECTORIES true RELATIVE "${WSP_GGML_BACKEND_DIR}/prebuilt" "${WSP_GGML_BACKEND_DIR}/prebuilt/*")
+    file(GLOB prebuilt LIST_DIRECTORIES true RELATIVE "${GGMLRS_SOURCE_DIR}/prebuilt" "${GGMLRS_SOURCE_DIR}/prebuilt/*")
     list(JOIN prebuilt ", " prebuilt)
     set(why "wsp-ggml-backend: ${_wsp_name} ${_wsp_version} for ${WSP_RUST_TARGET} is built from source (this package's prebuilt libraries are for the families of ${prebuilt}), which needs Rust")
     if(NOT CARGO)
@@ -126,7 +128,7 @@ function(_wsp_archive target var)
         return()
     endif()
     _wsp_require_rust()
-    set(dir "${WSP_GGML_BACKEND_CARGO_TARGET_DIR}/${_wsp_package_dir}-${_wsp_FAMILY}/${set}")
+    set(dir "${GGMLRS_CARGO_TARGET_DIR}/${_wsp_package_dir}-${_wsp_FAMILY}/${set}")
     set(archive "${dir}/${WSP_RUST_PROFILE_DIR}/libwsp_ggml_backend.a")
     set(_wsp_how "${_wsp_how};${set}: cargo" PARENT_SCOPE)
     if(NOT TARGET wsp_ggml_backend_archive_${set})
@@ -137,12 +139,12 @@ function(_wsp_archive target var)
         add_custom_command(
             OUTPUT "${archive}"
             COMMAND ${WSP_CARGO} rustc --release --lib --quiet ${WSP_CARGO_TARGET_ARGS} ${feature_args} ${_wsp_FEATURES}
-                    --crate-type staticlib --manifest-path "${WSP_GGML_BACKEND_DIR}/Cargo.toml" --target-dir "${dir}"
-            DEPENDS ${_wsp_sources} "${WSP_GGML_BACKEND_DIR}/Cargo.toml" "${WSP_GGML_BACKEND_DIR}/build.rs"
-                    "${WSP_GGML_BACKEND_DIR}/releases.txt"
+                    --crate-type staticlib --manifest-path "${GGMLRS_SOURCE_DIR}/Cargo.toml" --target-dir "${dir}"
+            DEPENDS ${_wsp_sources} "${GGMLRS_SOURCE_DIR}/Cargo.toml" "${GGMLRS_SOURCE_DIR}/build.rs"
+                    "${GGMLRS_SOURCE_DIR}/releases.txt"
             COMMENT "cargo rustc --crate-type staticlib --target ${WSP_RUST_TARGET} (wsp-ggml-backend for ${_wsp_name} ${_wsp_version}, family ${_wsp_FAMILY}, built in: ${features})"
             # (in the package's folder: its .cargo/config.toml points cargo at the vendored crates)
-            WORKING_DIRECTORY "${WSP_GGML_BACKEND_DIR}"
+            WORKING_DIRECTORY "${GGMLRS_SOURCE_DIR}"
             VERBATIM)
         add_custom_target(wsp_ggml_backend_archive_${set} DEPENDS "${archive}")
         add_dependencies(wsp_ggml_backend_archive wsp_ggml_backend_archive_${set})

@@ -81,7 +81,7 @@ if [ -n "$installed" ]; then
     work="$root/build/integration-android/installed-$release"
     # as the NDK's toolchain maps arm64-v8a; linked into a GNU/Linux library with stand-ins for
     # the bionic functions Rust's standard library for Android calls (test/bionic_standin.c)
-    rust_target=(-DWSP_GGML_BACKEND_RUST_TARGET=aarch64-linux-android)
+    rust_target=(-DGGMLRS_RUST_TARGET=aarch64-linux-android)
 else
     ref=$(reference "$release")
     work="$root/build/integration-android/${unserved:-$release}"
@@ -192,7 +192,7 @@ mkdir -p "$build/.cmake/api/v1/query"
 touch "$build/.cmake/api/v1/query/codemodel-v2"
 configure=(cmake -DCMAKE_BUILD_TYPE=Release -Wno-dev --no-warn-unused-cli "${rust_target[@]}"
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=$gnu "${compiler[@]}" -DANDROID_ABI=arm64-v8a
-    -DWSP_GGML_BACKEND_CARGO_TARGET_DIR="${WSP_INTEGRATION_CARGO_DIR:-$root/build/integration-android/cargo}" "${from_source[@]}"
+    -DGGMLRS_CARGO_TARGET_DIR="${WSP_INTEGRATION_CARGO_DIR:-$root/build/integration-android/cargo}" "${from_source[@]}"
     -DLOG_LIB="$work/stubs/liblog.so" "-DCMAKE_SHARED_LINKER_FLAGS=$link_flags"
     -DReactAndroid_DIR="$work/stubs/cmake" -Dfbjni_DIR="$work/stubs/cmake" -DREACT_NATIVE_MINOR_VERSION=76
     -DCMAKE_C_FLAGS=-D_GNU_SOURCE "-DCMAKE_CXX_FLAGS=$cxx_flags")
