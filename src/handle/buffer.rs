@@ -14,6 +14,12 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// released, a usage set. Through this layer only: the buffer object is this library's, and C
 /// code changes it through the API (whisper.rn's C++, its backends, ggml-alloc, RPC and Vulkan
 /// never write its fields).
+///
+/// Its reader is the scheduler's reading of a graph (`sched::reading`): a tensor's buffer facts
+/// (its buffer type, the weights usage, host memory) stand while the count is the one they were
+/// read at. It is one count for the process because a buffer does not know which schedulers have
+/// read it (several may: a model's weights serve every scheduler of its contexts), so a change
+/// cannot be told to them one by one.
 static CHANGES: AtomicU64 = AtomicU64::new(0);
 
 /// The number of buffer changes so far (see `CHANGES`): while it stays the same, every buffer

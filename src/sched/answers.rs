@@ -16,7 +16,7 @@
 //! every backend): its answers are then kept within one graph only, and no plan is reused
 //! (see [`super::memo::PlanMemo`]).
 
-use super::table::Tid;
+use super::table::{BuftId, Tid};
 use crate::abi::env_var;
 use crate::base::fallible::{reserve_total, try_collect, OutOfMemory};
 use crate::handle::{Description, Tensor};
@@ -77,6 +77,9 @@ pub struct Answers {
     ask_again: Vec<bool>,
     /// The answers forgotten since the graph began.
     forgotten: Vec<Forgotten>,
+    /// Whether a backend can use a buffer type, as asked while planning this graph (a buffer
+    /// type's id is its address, which another one may take after it is gone).
+    bufts: Vec<(usize, BuftId, bool)>,
 }
 
 impl Answers {
@@ -95,6 +98,7 @@ impl Answers {
             answers: Vec::new(),
             ask_again: try_collect(names.iter().map(|n| all || listed(n.as_ref())))?,
             forgotten: Vec::new(),
+            bufts: Vec::new(),
         })
     }
 
@@ -125,9 +129,10 @@ impl Answers {
     }
 
     /// Before planning a graph of `n_tensors` ids: room for them, and the answers of backends
-    /// whose answers are not kept forgotten.
+    /// whose answers are not kept forgotten, as are those about buffer types.
     pub fn begin_graph(&mut self, n_tensors: usize) {
         self.grow(n_tensors);
+        self.bufts.clear();
         for (backend, _) in self.ask_again.iter().enumerate().filter(|(_, &again)| again) {
             self.answers.iter_mut().skip(backend).step_by(self.n_backends).for_each(|a| *a = NOT_ASKED);
         }
@@ -222,6 +227,19 @@ impl Answers {
     #[inline(always)]
     pub fn offload_op(&mut self, tid: Tid, backend: usize, ask: impl FnOnce() -> bool) -> bool {
         self.kept_or_asked(tid, backend, OFFLOAD, ask)
+    }
+
+    /// Whether `backend` can use buffer type `buft`, asked once per graph.
+    pub fn supports_buft(&mut self, backend: usize, buft: BuftId, ask: impl FnOnce() -> bool) -> bool {
+        if let Some(&(_, _, yes)) = self.bufts.iter().find(|&&(b, t, _)| b == backend && t == buft) {
+            return yes;
+        }
+        let yes = ask();
+        // A cache: without room, the question is asked again next time.
+        if self.bufts.try_reserve(1).is_ok() {
+            self.bufts.push((backend, buft, yes));
+        }
+        yes
     }
 }
 

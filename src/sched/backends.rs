@@ -1,12 +1,16 @@
 //! The backends a scheduler is made over, checked as the reference asserts them: between 1 and
-//! [`MAX_BACKENDS`], none NULL, the last a CPU backend, each able to use its buffer type.
+//! [`MAX_BACKENDS`], none NULL, the last a CPU backend, each able to use its buffer type; and the
+//! set the scheduler keeps of them.
 
+use super::table::BuftId;
 use super::MAX_BACKENDS;
 use crate::abi::*;
-use crate::base::fallible::{try_collect, try_vec};
+use crate::base::fallible::{try_collect, try_vec, OutOfMemory};
 use crate::handle::{Backend, BufferType, Device};
+use alloc::borrow::Cow;
+use alloc::string::String;
 use alloc::vec::Vec;
-use core::ffi::c_int;
+use core::ffi::{c_int, CStr};
 
 /// Why `sched_new` refuses its arguments (the reference asserts).
 #[derive(Debug, PartialEq, Eq)]
@@ -79,5 +83,51 @@ impl SchedBackends {
             chosen.push(buft);
         }
         Ok(SchedBackends { backends, devices, bufts: chosen })
+    }
+}
+
+/// The backends a scheduler runs, fixed when it is made: each one's device, name (for the names
+/// of copies and the messages) and compute buffer type, in priority order.
+pub(super) struct BackendSet {
+    pub(super) backends: Vec<Backend>,
+    pub(super) devices: Vec<Device>,
+    pub(super) names: Vec<Vec<u8>>,
+    pub(super) bufts: Vec<BufferType>,
+    /// The buffer types as the planner compares them.
+    pub(super) buft_ids: Vec<BuftId>,
+}
+
+impl BackendSet {
+    pub(super) fn new(caller: &str, spec: SchedBackends) -> Result<Self, OutOfMemory> {
+        let SchedBackends { backends, devices, bufts } = spec;
+        let mut names = try_vec(backends.len())?;
+        for b in &backends {
+            // SAFETY: a backend's name is a string that lives as long as the backend.
+            let name = unsafe { CStr::from_ptr(b.name(caller)) }.to_bytes();
+            names.push(try_collect(name.iter().copied())?);
+        }
+        let buft_ids = try_collect(bufts.iter().map(|b| b.id()))?;
+        Ok(BackendSet { backends, devices, names, bufts, buft_ids })
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.backends.len()
+    }
+
+    /// The name of the backend at `index`, for messages and listings.
+    pub(super) fn name(&self, index: usize) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.names[index])
+    }
+
+    /// The buffer type of a backend id (-1, an unassigned leaf, has none).
+    pub(super) fn buft_of(&self, id: c_int) -> Option<BufferType> {
+        usize::try_from(id).ok().and_then(|i| self.bufts.get(i).copied())
+    }
+
+    /// Waits for every backend.
+    pub(super) fn synchronize(&self) {
+        for &backend in &self.backends {
+            backend.synchronize();
+        }
     }
 }

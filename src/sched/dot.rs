@@ -18,14 +18,14 @@ fn escape(text: &str) -> String {
 }
 
 /// Writes the current splits of `graph` to `path`; failures are logged, not fatal.
-pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: &[u8]) {
+pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
     let nodes = graph.nodes();
     let mut out = String::from("digraph splits {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");
-    let backend_name = |b: usize| sched.backend_name(caller, b);
-    for (b, _) in sched.backends.iter().enumerate() {
+    let backend_name = |b: usize| sched.backends.name(b);
+    for b in 0..sched.backends.len() {
         let _ = writeln!(out, "  // backend {b}: {} = {}", backend_name(b), COLOURS[b % COLOURS.len()]);
     }
-    for (s, split) in sched.plan.splits.iter().enumerate() {
+    for (s, split) in sched.planning.plan.splits.iter().enumerate() {
         let _ = writeln!(
             out,
             "  subgraph cluster_{s} {{\n    label=\"split {s}: {} ({} inputs)\";",
@@ -33,7 +33,7 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
             split.inputs.len()
         );
         for (i, &node) in nodes.iter().enumerate().take(split.i_end).skip(split.i_start) {
-            let backend = sched.table.backend.get(sched.node_tids[i] as usize).copied().unwrap_or(-1);
+            let backend = sched.reading.table.backend.get(sched.reading.node_tids[i] as usize).copied().unwrap_or(-1);
             let colour = if backend >= 0 { COLOURS[backend as usize % COLOURS.len()] } else { "white" };
             let shape = if node.is_view_op() { ", shape=ellipse" } else { "" };
             let _ = writeln!(
@@ -48,7 +48,7 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
     }
     // Sources a node reads through a copy made for its split's backend: dashed, from the original.
     let rewritten: BTreeMap<(usize, usize), usize> =
-        sched.plan.rewrites.iter().map(|r| ((r.node as usize, r.slot as usize), r.src as usize)).collect();
+        sched.planning.plan.rewrites.iter().map(|r| ((r.node as usize, r.slot as usize), r.src as usize)).collect();
     for (i, &node) in nodes.iter().enumerate() {
         for (slot, src) in node.srcs().iter().enumerate().filter_map(|(slot, &s)| Some((slot, s?))) {
             match rewritten.get(&(i, slot)) {
@@ -56,7 +56,7 @@ pub(super) fn write_splits(sched: &Scheduler, caller: &str, graph: Graph, path: 
                     let _ = writeln!(
                         out,
                         "  n{:p} -> n{:p} [style=dashed, color=red, label=\"copy {}\"];",
-                        sched.tensors[original].as_ptr(),
+                        sched.reading.tensors[original].as_ptr(),
                         node.as_ptr(),
                         escape(&src.name())
                     );

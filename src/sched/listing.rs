@@ -3,23 +3,23 @@
 
 use super::Scheduler;
 use crate::base::report::log_debug;
-use crate::handle::{c_str_lossy, Graph, Tensor};
+use crate::handle::{Graph, Tensor};
 use alloc::format;
 use alloc::string::String;
 
 impl Scheduler {
     /// The debug listing of GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
-    pub(super) fn print_assignments(&self, caller: &str, graph: Graph) {
+    pub(super) fn print_assignments(&self, graph: Graph) {
         let mut next_split = 0;
         for (i, &node) in graph.nodes().iter().enumerate() {
-            if let Some(split) = self.plan.splits.get(next_split).filter(|s| s.i_start == i) {
+            if let Some(split) = self.planning.plan.splits.get(next_split).filter(|s| s.i_start == i) {
                 let mut line = format!(
                     "\n## SPLIT #{next_split}: {} # {} inputs",
-                    self.backend_name(caller, split.backend),
+                    self.backends.name(split.backend),
                     split.inputs.len()
                 );
-                for (k, &input) in self.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
-                    let t = self.tensors[input as usize];
+                for (k, &input) in self.planning.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
+                    let t = self.reading.tensors[input as usize];
                     line +=
                         &format!("{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), fmt_size(t.nbytes()));
                 }
@@ -39,7 +39,7 @@ impl Scheduler {
                 "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",
                 node.name(),
                 fmt_size(node.nbytes()),
-                self.assigned_backend_name(caller, node),
+                self.assigned_backend_name(node),
                 ""
             );
             for &src in node.srcs().iter().flatten() {
@@ -47,7 +47,7 @@ impl Scheduler {
                     " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]",
                     src.name(),
                     fmt_size(src.nbytes()),
-                    self.assigned_backend_name(caller, src),
+                    self.assigned_backend_name(src),
                     ""
                 );
             }
@@ -55,14 +55,10 @@ impl Scheduler {
         }
     }
 
-    pub(super) fn backend_name(&self, caller: &str, backend: usize) -> String {
-        // SAFETY: a backend's name is a string that lives as long as the backend.
-        unsafe { c_str_lossy(self.backends[backend].name(caller)) }.into_owned()
-    }
-
-    fn assigned_backend_name(&self, caller: &str, tensor: Tensor) -> String {
-        match self.table.lookup(tensor.addr()).map(|tid| self.table.backend[tid as usize]) {
-            Some(b) if b >= 0 => self.backend_name(caller, b as usize),
+    fn assigned_backend_name(&self, tensor: Tensor) -> String {
+        let table = &self.reading.table;
+        match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
+            Some(b) if b >= 0 => self.backends.name(b as usize).into_owned(),
             _ => "NULL".into(),
         }
     }

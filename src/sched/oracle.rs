@@ -6,17 +6,21 @@ use super::plan::Oracle;
 use super::table::{BuftId, Tid};
 use crate::abi::*;
 use crate::handle::{BufferType, Device, Tensor};
-use alloc::vec::Vec;
 
 /// Answers the planner's questions from the real backends, each question once (see
 /// [`Answers`]; the passes ask the same questions many times).
 pub(super) struct BackendOracle<'a> {
-    pub(super) caller: &'a str,
+    caller: &'a str,
     /// The device of each backend, in the scheduler's order.
-    pub(super) devices: &'a [Device],
-    pub(super) tensors: &'a [Tensor],
-    pub(super) answers: &'a mut Answers,
-    pub(super) buft_support: &'a mut Vec<(usize, BuftId, bool)>,
+    devices: &'a [Device],
+    tensors: &'a [Tensor],
+    answers: &'a mut Answers,
+}
+
+impl<'a> BackendOracle<'a> {
+    pub(super) fn new(caller: &'a str, devices: &'a [Device], tensors: &'a [Tensor], answers: &'a mut Answers) -> Self {
+        BackendOracle { caller, devices, tensors, answers }
+    }
 }
 
 impl Oracle for BackendOracle<'_> {
@@ -31,16 +35,11 @@ impl Oracle for BackendOracle<'_> {
     }
 
     fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {
-        if let Some(&(_, _, yes)) = self.buft_support.iter().find(|&&(b, t, _)| b == backend && t == buft) {
-            return yes;
-        }
-        // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
-        let handle = unsafe { BufferType::from_raw(buft as *mut ggml_backend_buffer_type) };
-        let yes = handle.is_some_and(|b| self.devices[backend].supports_buft(self.caller, b));
-        // A cache: without room, the question is asked again next time.
-        if self.buft_support.try_reserve(1).is_ok() {
-            self.buft_support.push((backend, buft, yes));
-        }
-        yes
+        let (caller, device) = (self.caller, self.devices[backend]);
+        self.answers.supports_buft(backend, buft, || {
+            // SAFETY: a BuftId is the address of a live buffer type of this scheduler's tensors.
+            let handle = unsafe { BufferType::from_raw(buft as *mut ggml_backend_buffer_type) };
+            handle.is_some_and(|b| device.supports_buft(caller, b))
+        })
     }
 }

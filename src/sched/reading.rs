@@ -2,16 +2,136 @@
 //! the graph is rebuilt in the same memory), and its [`TensorInfo`](super::table::TensorInfo), read once per split and only
 //! where it may have changed.
 
-use super::table::{Tid, NO_TENSOR};
-use super::Scheduler;
+use super::answers::Answers;
+use super::table::{TensorTable, Tid, NO_TENSOR};
 use crate::abi::*;
-use crate::handle::{BufferType, Tensor};
+use crate::base::fallible::{reserve_total, try_vec, OutOfMemory};
+use crate::handle::{BufferType, Graph, Tensor};
+use alloc::vec::Vec;
 
 /// How many ids ahead of the one read the kept descriptions are asked for: about a memory
 /// latency's worth of tensors (on whisper's decoder 6 measured a little better than 3 and 12).
 const PREFETCH_AHEAD: usize = 6;
 
-impl Scheduler {
+/// What reading a graph builds, the planner's inputs: an id per tensor, each id's tensor and
+/// description ([`TensorTable`]), the graph's nodes and leafs as ids, and the backends' answers
+/// kept while a tensor stays the same ([`Answers`]).
+///
+/// Invariants: `tensors[tid]` is the tensor the table maps to `tid`; every per-id array has room
+/// for the ids below `room_end`; after [`Self::read`] succeeds, every id of `node_tids` and
+/// `leaf_tids`, and of their sources, is refreshed in this reading's epoch.
+pub(super) struct GraphReading {
+    /// Per-tensor descriptions and decisions, by id.
+    pub(super) table: TensorTable,
+    /// The tensor of each id.
+    pub(super) tensors: Vec<Tensor>,
+    pub(super) answers: Answers,
+    pub(super) node_tids: Vec<Tid>,
+    pub(super) leaf_tids: Vec<Tid>,
+    /// Counts readings, to refresh each tensor's info once per reading.
+    epoch: u32,
+    /// The [`buffer_changes`](crate::handle::buffer_changes) count when this reading began: a
+    /// tensor's buffer facts read since then stand.
+    buffer_changes: u64,
+    /// Ids below this have room in every per-id array (see [`Self::make_room_for_ids`]).
+    room_end: usize,
+    /// Reading ran out of room and memory for more: what it read is not to be used.
+    out_of_room: bool,
+    /// This reading found a planning input other than at the last plan (a tensor info, an id,
+    /// or an assignment from before the graph).
+    inputs_changed: bool,
+}
+
+impl GraphReading {
+    /// Tables for `n_backends` backends with room for graphs of `graph_size` tensors (they grow
+    /// for larger ones).
+    pub(super) fn new(n_backends: usize, graph_size: usize, answers: Answers) -> Result<Self, OutOfMemory> {
+        Ok(GraphReading {
+            table: TensorTable::new(n_backends, graph_size)?,
+            tensors: try_vec(graph_size)?,
+            answers,
+            node_tids: try_vec(graph_size)?,
+            leaf_tids: try_vec(graph_size)?,
+            epoch: 0,
+            buffer_changes: 0,
+            room_end: 0,
+            out_of_room: false,
+            inputs_changed: true,
+        })
+    }
+
+    /// Reads `graph`'s leafs, then its nodes. Assignments made before it (no reset since the
+    /// last graph, or by hand) count as changed planning inputs.
+    pub(super) fn read(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+        self.buffer_changes = crate::handle::buffer_changes();
+        self.inputs_changed = !self.table.is_empty();
+        self.make_room(graph)?;
+        self.answers.begin_reading();
+        self.node_tids.clear();
+        self.leaf_tids.clear();
+        for &leaf in graph.leafs() {
+            let tid = self.refresh(leaf);
+            self.leaf_tids.push(tid);
+        }
+        for &node in graph.nodes() {
+            let tid = self.refresh(node);
+            self.node_tids.push(tid);
+        }
+        if self.out_of_room {
+            return Err(OutOfMemory);
+        }
+        Ok(())
+    }
+
+    /// Whether the last reading found a planning input other than at the last plan.
+    pub(super) fn inputs_changed(&self) -> bool {
+        self.inputs_changed
+    }
+
+    /// Room for reading `graph`, taken before it is read, so that the tables do not grow
+    /// halfway: its nodes and leafs (a view or source outside it, and what that reads, take
+    /// more room as they are met: [`Self::grow_room`]).
+    fn make_room(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
+        let (n_nodes, n_leafs) = (graph.nodes().len(), graph.leafs().len());
+        self.out_of_room = false;
+        self.make_room_for_ids(n_nodes + n_leafs)?;
+        reserve_total(&mut self.node_tids, n_nodes)?;
+        reserve_total(&mut self.leaf_tids, n_leafs)
+    }
+
+    /// Room in every per-id array for `n` more ids than are in use (nothing to do, mostly: the
+    /// graph read for every token is as large as the one before).
+    #[inline]
+    pub(super) fn make_room_for_ids(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        if self.table.len() + n <= self.room_end && self.table.map_has_room(n) {
+            return Ok(());
+        }
+        self.grow_for_ids(n)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_for_ids(&mut self, n: usize) -> Result<(), OutOfMemory> {
+        self.table.make_room(n)?;
+        let total = self.table.len() + n;
+        reserve_total(&mut self.tensors, total)?;
+        self.answers.make_room(total)?;
+        self.room_end = self.room_end.max(total);
+        Ok(())
+    }
+
+    /// More room, for tensors read outside the graph; without memory for it, reading goes on
+    /// without adding ids (a tensor met then is read as id 0) and [`Self::read`] reports it.
+    #[cold]
+    #[inline(never)]
+    fn grow_room(&mut self) {
+        let more = self.table.len().max(64);
+        if self.make_room_for_ids(more).is_err() {
+            self.out_of_room = true;
+        }
+    }
+
     /// The id of a tensor, recording it when new (unless the id was this tensor's before: its
     /// record stands, as every id the table added was recorded).
     #[inline(always)]
@@ -30,15 +150,13 @@ impl Scheduler {
         let (tid, added) = self.table.id_from_map(tensor.addr());
         if added {
             self.record(tid, tensor);
-            self.plan_inputs_changed = true;
+            self.inputs_changed = true;
         }
         tid
     }
 
-    /// Records a new id's tensor. Like the table, these arrays only grow: a new id after a
-    /// reset reuses a forgotten tensor's entries. Its copy slots are left as they are: a new
-    /// id has no copy requested (the table's copy bits start clear), and a copy slot is read
-    /// only after the request that writes it.
+    /// Records a new id's tensor. Like the table, this array only grows: a new id after a
+    /// reset reuses a forgotten tensor's entry.
     #[inline(always)]
     fn record(&mut self, tid: Tid, tensor: Tensor) {
         let i = tid as usize;
@@ -46,7 +164,6 @@ impl Scheduler {
             self.tensors[i] = tensor;
         } else {
             self.tensors.push(tensor);
-            self.copies.extend(core::iter::repeat_n(None, self.n_backends() * self.n_copies));
         }
     }
 
@@ -205,7 +322,7 @@ impl Scheduler {
         let info = &mut self.table.info[tid as usize];
         info.view_src = view_src_tid;
         info.src_mask = src_mask;
-        self.plan_inputs_changed |= *info != old;
+        self.inputs_changed |= *info != old;
         self.read_op_facts(tid, t);
     }
 
@@ -216,7 +333,7 @@ impl Scheduler {
         let read = (t.is_input(), t.is_view_op(), ignores_weights(t.op()));
         if (info.input, info.is_view_op, info.ignores_weights) != read {
             (info.input, info.is_view_op, info.ignores_weights) = read;
-            self.plan_inputs_changed = true;
+            self.inputs_changed = true;
         }
     }
 
@@ -239,7 +356,7 @@ impl Scheduler {
         let read = (storage_buft, preallocated, weights.is_some(), host);
         if (info.storage_buft, info.preallocated, info.weights, info.host) != read {
             (info.storage_buft, info.preallocated, info.weights, info.host) = read;
-            self.plan_inputs_changed = true;
+            self.inputs_changed = true;
         }
     }
 }

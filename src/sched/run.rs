@@ -2,15 +2,63 @@
 //! the events of pipeline-parallel mode (and, with an eval callback, in runs the callback asks
 //! to see).
 
-use super::{EvalCallback, Scheduler};
+use super::{EvalCallback, Scheduler, MAX_COPIES};
 use crate::abi::*;
-use crate::handle::{Backend, Event, Graph, Tensor};
+use crate::base::fallible::{try_vec, OutOfMemory};
+use crate::handle::{Backend, Device, Event, Graph, Tensor};
+use alloc::vec::Vec;
 
-impl Scheduler {
+/// Pipeline-parallel mode: each graph input and split input has `n_copies` copies, one per
+/// evaluation in flight, and each backend an event per copy that says when it is done with it.
+///
+/// Invariants: `cur_copy` and `next_copy` are below `n_copies`; `events` is empty with one copy,
+/// else has an entry per backend (None where its device has no events).
+pub(super) struct Pipeline {
+    pub(super) n_copies: usize,
+    /// The copy of the graph allocated last.
+    pub(super) cur_copy: usize,
+    /// The copy the next allocation takes.
+    next_copy: usize,
+    /// `[backend][copy]`, in pipeline-parallel mode on devices with events.
+    events: Vec<[Option<Event>; MAX_COPIES]>,
+}
+
+impl Pipeline {
+    /// One copy, or `MAX_COPIES` when `parallel`, with an event per copy on each device.
+    pub(super) fn new(devices: &[Device], parallel: bool) -> Result<Self, OutOfMemory> {
+        let n_copies = if parallel { MAX_COPIES } else { 1 };
+        let n_events = if parallel { devices.len() } else { 0 };
+        let mut events = try_vec(n_events)?;
+        for device in &devices[..n_events] {
+            events.push(core::array::from_fn(|_| device.event_new()));
+        }
+        Ok(Pipeline { n_copies, cur_copy: 0, next_copy: 0, events })
+    }
+
+    /// Takes the next copy for a graph being allocated.
+    pub(super) fn advance(&mut self) {
+        self.cur_copy = self.next_copy;
+        self.next_copy = (self.next_copy + 1) % self.n_copies;
+    }
+
+    /// Starts again from copy 0 (keeps repeated graphs stable).
+    pub(super) fn restart(&mut self) {
+        self.next_copy = 0;
+    }
+
     fn event(&self, backend: usize) -> Option<Event> {
         self.events.get(backend).and_then(|e| e[self.cur_copy])
     }
 
+    /// Frees the events.
+    pub(super) fn free_events(&self, caller: &str) {
+        for event in self.events.iter().flatten().flatten() {
+            event.free(caller);
+        }
+    }
+}
+
+impl Scheduler {
     /// Waits until the split's backend no longer uses its inputs' memory: on the host when the
     /// copy is made by the host, on the backend's own queue otherwise.
     fn wait_for_split_backend(&self, caller: &str, backend: Backend, event: Option<Event>, on_host: bool) {
@@ -24,29 +72,29 @@ impl Scheduler {
     /// Copies each split's inputs in and runs it.
     pub(super) fn compute_splits(&self, caller: &str) -> ggml_status {
         let mut prev_backend: Option<usize> = None;
-        for s in 0..self.plan.splits.len() {
-            let split = self.plan.splits[s].clone();
-            let split_backend = self.backends[split.backend];
-            let event = self.event(split.backend);
+        let plan = &self.planning.plan;
+        for (split, &split_graph) in plan.splits.iter().zip(&self.made.split_graphs) {
+            let split_backend = self.backends.backends[split.backend];
+            let event = self.pipeline.event(split.backend);
 
             // 0.7: ggml-alloc may have given this split memory a split of another backend still
             // uses, and without inputs nothing else waits for that one.
             if cfg!(split_event_per_split) && split.inputs.is_empty() {
                 if let Some(prev) = prev_backend.filter(|&prev| prev != split.backend) {
-                    self.wait_for_split_backend(caller, self.backends[prev], self.event(prev), true);
+                    self.wait_for_split_backend(caller, self.backends.backends[prev], self.pipeline.event(prev), true);
                 }
             }
 
-            for &input_tid in &self.plan.split_inputs[split.inputs.clone()] {
-                let input = self.tensors[input_tid as usize];
-                let input_copy = self.current_copy(input_tid, split.backend);
+            for &input_tid in &plan.split_inputs[split.inputs.clone()] {
+                let input = self.reading.tensors[input_tid as usize];
+                let input_copy = self.made.copy(input_tid, split.backend, self.pipeline.cur_copy);
                 if input.is_input() {
                     // User inputs are copied at once, before the user can overwrite them.
                     self.wait_for_split_backend(caller, split_backend, event, true);
                     crate::buffer::tensor_io::copy(caller, input, input_copy);
                 } else {
                     self.wait_for_split_backend(caller, split_backend, event, false);
-                    let input_backend = self.backends[self.table.backend[input_tid as usize] as usize];
+                    let input_backend = self.backends.backends[self.reading.table.backend[input_tid as usize] as usize];
                     // SAFETY: a copy has its original's layout; both are allocated.
                     if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
                         input_backend.synchronize();
@@ -56,7 +104,7 @@ impl Scheduler {
                 }
             }
 
-            let mut split_graph = self.split_graphs[s];
+            let mut split_graph = split_graph;
             let status = match self.callback_eval {
                 // SAFETY: a view of the user's graph, allocated by this scheduler.
                 None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
