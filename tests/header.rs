@@ -5,19 +5,22 @@
 //! to the ABI in Rust that is not reflected in include/ fails here.
 //! `UPDATE_HEADER=1 cargo test --test header` rewrites them.
 
+mod table;
+
 use std::path::Path;
+use table::{root, table};
 
 #[test]
 fn checked_in_headers_match_the_rust_sources() {
     let stale: Vec<String> =
-        packages().into_iter().filter_map(|(package, prefix)| stale_header(package, prefix)).collect();
+        packages().into_iter().filter_map(|(package, prefix)| stale_header(&package, &prefix)).collect();
     assert!(stale.is_empty(), "out of date: {}; run UPDATE_HEADER=1 cargo test --test header", stale.join(", "));
 }
 
 /// The package's header, generated and compared with (or, with UPDATE_HEADER, written to) the
 /// checked-in one: its path when they differ.
 fn stale_header(package: &str, prefix: &str) -> Option<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     // cbindgen reads a copy of the sources and of its configuration with the prefix on every ggml
     // name, so that it lays out and wraps the lines the C compiler will read.
     let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("prefixed-src-{package}"));
@@ -46,17 +49,9 @@ fn stale_header(package: &str, prefix: &str) -> Option<String> {
     (std::fs::read(&header).unwrap_or_default() != generated).then_some(name)
 }
 
-/// The packages of the release table and their prefixes.
-fn packages() -> Vec<(&'static str, &'static str)> {
-    include_str!("../releases.txt")
-        .lines()
-        .filter(|line| !line.starts_with('#'))
-        .filter_map(|line| match line.split_whitespace().collect::<Vec<_>>().as_slice() {
-            // "-": upstream's own names, no prefix
-            [package, "prefix", prefix] => Some((*package, if *prefix == "-" { "" } else { *prefix })),
-            _ => None,
-        })
-        .collect()
+/// The packages of the release table and their prefixes (empty: upstream's own names).
+fn packages() -> Vec<(String, String)> {
+    table(&["packages"]).lines().map(|package| (package.to_owned(), table(&["package", package, "prefix"]))).collect()
 }
 
 /// The `.rs` files under `from`, prefixed, under `to`.
@@ -74,15 +69,8 @@ fn copy_prefixed(from: &Path, to: &Path, prefix: &str) {
 }
 
 /// Every capability some family of the release table has.
-fn capabilities() -> std::collections::BTreeSet<&'static str> {
-    include_str!("../releases.txt")
-        .lines()
-        .filter(|line| !line.starts_with('#'))
-        .filter_map(|line| line.split_whitespace().collect::<Vec<_>>().split_first().map(|(_, rest)| rest.to_vec()))
-        .filter(|rest| rest.first() == Some(&"capabilities"))
-        .flat_map(|rest| rest.into_iter().skip(1))
-        .filter(|&capability| capability != "-")
-        .collect()
+fn capabilities() -> Vec<String> {
+    table(&["capabilities"]).lines().map(str::to_owned).collect()
 }
 
 /// `text` with `prefix` before every name that begins with `ggml_` (in upper case before `GGML_`).

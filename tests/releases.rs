@@ -15,13 +15,12 @@
 //!
 //! Only the host compilers are used and nothing is linked, so this runs in every build.
 
+mod table;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use table::{root, table};
 
 /// The one program ctests/programs.txt judges so.
 fn program_judged(judged: &str) -> PathBuf {
@@ -54,17 +53,6 @@ struct Build {
     name: String,
     releases: Vec<String>,
     macros: Vec<String>,
-}
-
-/// An answer of scripts/release/release-table.sh, the release table's reader for scripts and tests.
-fn table(query: &[&str]) -> String {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/release/release-table.sh"))
-        .args(query)
-        .output()
-        .expect("run scripts/release/release-table.sh");
-    assert!(out.status.success(), "release-table.sh {query:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("the table is text").trim().to_owned()
 }
 
 /// whisper.rn's families (llama.rn's are compared with their releases by the layout check and

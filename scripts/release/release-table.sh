@@ -15,6 +15,7 @@
 #                                               order; --all: then every other package's, as
 #                                               PACKAGE@VERSION; --apps: then the other React
 #                                               Native packages' (llama.rn's, not plain ggml's)
+#   scripts/release/release-table.sh packages           every package, one a line, in the table's order
 #   scripts/release/release-table.sh capabilities       every capability some family has, one a line
 #   scripts/release/release-table.sh families           every family, in the table's order
 #   scripts/release/release-table.sh of FAMILY KEY      the values of a family's KEY (space-separated;
@@ -83,6 +84,9 @@ case "${1:-}" in
             *) newest "" ;;
         esac
         ;;
+    packages)
+        awk '!/^#/ && $2 == "prefix" { print $1 }' "$table"
+        ;;
     capabilities)
         awk '!/^#/ && $2 == "capabilities" { for (i = 3; i <= NF; i++) if ($i != "-") print $i }' "$table" | LC_ALL=C sort -u
         ;;
@@ -101,7 +105,7 @@ case "${1:-}" in
              END { if (name) print name "\t" text }' "$table"
         ;;
     *)
-        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all|--apps] | capabilities | families | of FAMILY KEY | capability-texts" >&2
+        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all|--apps] | packages | capabilities | families | of FAMILY KEY | capability-texts" >&2
         exit 2
         ;;
 esac
