@@ -73,7 +73,7 @@ impl Scheduler {
     pub(super) fn compute_splits(&self, caller: &str) -> ggml_status {
         let mut prev_backend: Option<usize> = None;
         let plan = &self.planning.plan;
-        for (split, &split_graph) in plan.splits.iter().zip(&self.made.split_graphs) {
+        for (s, split) in plan.splits.iter().enumerate() {
             let split_backend = self.backends.backends[split.backend];
             let event = self.pipeline.event(split.backend);
 
@@ -104,7 +104,7 @@ impl Scheduler {
                 }
             }
 
-            let mut split_graph = split_graph;
+            let mut split_graph = self.made.split_graphs[s];
             let status = match self.callback_eval {
                 // SAFETY: a view of the user's graph, allocated by this scheduler.
                 None => unsafe { split_backend.graph_compute(caller, &mut split_graph) },
