@@ -222,6 +222,17 @@ struct ggml_backend_buffer {
   enum ggml_backend_buffer_usage usage;
 };
 
+#if defined(GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+// `struct ggml_backend_graph_optimize_params`: given to a backend's graph_optimize, so that a
+// backend that runs parts of a graph out of order (on concurrent streams) keeps a tensor
+// allocated until a node where they have joined.
+struct ggml_backend_graph_optimize_params {
+  // Keep `tensor` allocated at least until `until` (a node of the same graph) is computed.
+  void (*add_alloc_dep)(void *user_data, struct ggml_tensor *tensor, struct ggml_tensor *until);
+  void *user_data;
+};
+#endif
+
 // `struct ggml_backend_i`
 struct ggml_backend_i {
   const char *(*get_name)(ggml_backend_t backend);
@@ -275,9 +286,17 @@ struct ggml_backend_i {
   enum ggml_status (*graph_compute)(ggml_backend_t backend, struct ggml_cgraph *cgraph);
   void (*event_record)(ggml_backend_t backend, ggml_backend_event_t event);
   void (*event_wait)(ggml_backend_t backend, ggml_backend_event_t event);
-#if defined(GGML_BACKEND_API_V2)
+#if (defined(GGML_BACKEND_API_V2) && !defined(GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS))
   // Reorders a split's nodes before it is computed (0.5).
   void (*graph_optimize)(ggml_backend_t backend, struct ggml_cgraph *cgraph)
+#endif
+  ;
+#if defined(GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+  // Reorders a split's nodes before it is computed, and may keep tensors allocated until a
+  // later node through `params` (plain ggml 0.3.36).
+  void (*graph_optimize)(ggml_backend_t backend,
+                         struct ggml_cgraph *cgraph,
+                         struct ggml_backend_graph_optimize_params *params)
 #endif
   ;
 };
@@ -724,6 +743,11 @@ bool ggml_backend_buft_is_host(ggml_backend_buffer_type_t buft);
 // `buft` is NULL or a live buffer type.
 ggml_backend_dev_t ggml_backend_buft_get_device(ggml_backend_buffer_type_t buft);
 
+#if defined(GGML_BACKEND_OP_ALLOC_SIZE_MAY_EXPAND)
+// Whether a buffer type may give the output of `op` more than its bytes.
+bool ggml_op_alloc_size_may_expand(enum ggml_op op);
+#endif
+
 // # Safety
 // `device` is NULL or a live device.
 const char *ggml_backend_dev_name(ggml_backend_dev_t device);
@@ -918,6 +942,16 @@ bool ggml_backend_compare_graph_backend(ggml_backend_t backend1,
 // # Safety
 // None (any value is accepted).
 const char *ggml_backend_meta_split_axis_name(enum ggml_backend_meta_split_axis split_axis);
+#endif
+
+#if (defined(GGML_BACKEND_META) && defined(GGML_BACKEND_META_SET_USAGE))
+// Sets the usage of a meta buffer's simple buffers; aborts for another buffer (as the
+// reference asserts; nothing to return).
+//
+// # Safety
+// `buffer` is NULL or a live buffer.
+void ggml_backend_meta_buffer_set_usage(ggml_backend_buffer_t buffer,
+                                        enum ggml_backend_buffer_usage usage);
 #endif
 
 #if defined(GGML_BACKEND_META)

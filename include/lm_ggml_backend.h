@@ -224,6 +224,17 @@ struct lm_ggml_backend_buffer {
   enum lm_ggml_backend_buffer_usage usage;
 };
 
+#if defined(LM_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+// `struct lm_ggml_backend_graph_optimize_params`: given to a backend's graph_optimize, so that a
+// backend that runs parts of a graph out of order (on concurrent streams) keeps a tensor
+// allocated until a node where they have joined.
+struct lm_ggml_backend_graph_optimize_params {
+  // Keep `tensor` allocated at least until `until` (a node of the same graph) is computed.
+  void (*add_alloc_dep)(void *user_data, struct lm_ggml_tensor *tensor, struct lm_ggml_tensor *until);
+  void *user_data;
+};
+#endif
+
 // `struct lm_ggml_backend_i`
 struct lm_ggml_backend_i {
   const char *(*get_name)(lm_ggml_backend_t backend);
@@ -278,9 +289,17 @@ struct lm_ggml_backend_i {
   enum lm_ggml_status (*graph_compute)(lm_ggml_backend_t backend, struct lm_ggml_cgraph *cgraph);
   void (*event_record)(lm_ggml_backend_t backend, lm_ggml_backend_event_t event);
   void (*event_wait)(lm_ggml_backend_t backend, lm_ggml_backend_event_t event);
-#if defined(LM_GGML_BACKEND_API_V2)
+#if (defined(LM_GGML_BACKEND_API_V2) && !defined(LM_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS))
   // Reorders a split's nodes before it is computed (0.5).
   void (*graph_optimize)(lm_ggml_backend_t backend, struct lm_ggml_cgraph *cgraph)
+#endif
+  ;
+#if defined(LM_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+  // Reorders a split's nodes before it is computed, and may keep tensors allocated until a
+  // later node through `params` (plain ggml 0.3.36).
+  void (*graph_optimize)(lm_ggml_backend_t backend,
+                         struct lm_ggml_cgraph *cgraph,
+                         struct lm_ggml_backend_graph_optimize_params *params)
 #endif
   ;
 };
@@ -730,6 +749,11 @@ bool lm_ggml_backend_buft_is_host(lm_ggml_backend_buffer_type_t buft);
 // `buft` is NULL or a live buffer type.
 lm_ggml_backend_dev_t lm_ggml_backend_buft_get_device(lm_ggml_backend_buffer_type_t buft);
 
+#if defined(LM_GGML_BACKEND_OP_ALLOC_SIZE_MAY_EXPAND)
+// Whether a buffer type may give the output of `op` more than its bytes.
+bool lm_ggml_op_alloc_size_may_expand(enum lm_ggml_op op);
+#endif
+
 // # Safety
 // `device` is NULL or a live device.
 const char *lm_ggml_backend_dev_name(lm_ggml_backend_dev_t device);
@@ -926,6 +950,16 @@ bool lm_ggml_backend_compare_graph_backend(lm_ggml_backend_t backend1,
 // # Safety
 // None (any value is accepted).
 const char *lm_ggml_backend_meta_split_axis_name(enum lm_ggml_backend_meta_split_axis split_axis);
+#endif
+
+#if (defined(LM_GGML_BACKEND_META) && defined(LM_GGML_BACKEND_META_SET_USAGE))
+// Sets the usage of a meta buffer's simple buffers; aborts for another buffer (as the
+// reference asserts; nothing to return).
+//
+// # Safety
+// `buffer` is NULL or a live buffer.
+void lm_ggml_backend_meta_buffer_set_usage(lm_ggml_backend_buffer_t buffer,
+                                           enum lm_ggml_backend_buffer_usage usage);
 #endif
 
 #if defined(LM_GGML_BACKEND_META)

@@ -225,6 +225,19 @@ struct wsp_ggml_backend_buffer {
   enum wsp_ggml_backend_buffer_usage usage;
 };
 
+#if defined(WSP_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+// `struct wsp_ggml_backend_graph_optimize_params`: given to a backend's graph_optimize, so that a
+// backend that runs parts of a graph out of order (on concurrent streams) keeps a tensor
+// allocated until a node where they have joined.
+struct wsp_ggml_backend_graph_optimize_params {
+  // Keep `tensor` allocated at least until `until` (a node of the same graph) is computed.
+  void (*add_alloc_dep)(void *user_data,
+                        struct wsp_ggml_tensor *tensor,
+                        struct wsp_ggml_tensor *until);
+  void *user_data;
+};
+#endif
+
 // `struct wsp_ggml_backend_i`
 struct wsp_ggml_backend_i {
   const char *(*get_name)(wsp_ggml_backend_t backend);
@@ -279,9 +292,17 @@ struct wsp_ggml_backend_i {
   enum wsp_ggml_status (*graph_compute)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph);
   void (*event_record)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
   void (*event_wait)(wsp_ggml_backend_t backend, wsp_ggml_backend_event_t event);
-#if defined(WSP_GGML_BACKEND_API_V2)
+#if (defined(WSP_GGML_BACKEND_API_V2) && !defined(WSP_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS))
   // Reorders a split's nodes before it is computed (0.5).
   void (*graph_optimize)(wsp_ggml_backend_t backend, struct wsp_ggml_cgraph *cgraph)
+#endif
+  ;
+#if defined(WSP_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS)
+  // Reorders a split's nodes before it is computed, and may keep tensors allocated until a
+  // later node through `params` (plain ggml 0.3.36).
+  void (*graph_optimize)(wsp_ggml_backend_t backend,
+                         struct wsp_ggml_cgraph *cgraph,
+                         struct wsp_ggml_backend_graph_optimize_params *params)
 #endif
   ;
 };
@@ -733,6 +754,11 @@ bool wsp_ggml_backend_buft_is_host(wsp_ggml_backend_buffer_type_t buft);
 // `buft` is NULL or a live buffer type.
 wsp_ggml_backend_dev_t wsp_ggml_backend_buft_get_device(wsp_ggml_backend_buffer_type_t buft);
 
+#if defined(WSP_GGML_BACKEND_OP_ALLOC_SIZE_MAY_EXPAND)
+// Whether a buffer type may give the output of `op` more than its bytes.
+bool wsp_ggml_op_alloc_size_may_expand(enum wsp_ggml_op op);
+#endif
+
 // # Safety
 // `device` is NULL or a live device.
 const char *wsp_ggml_backend_dev_name(wsp_ggml_backend_dev_t device);
@@ -931,6 +957,16 @@ bool wsp_ggml_backend_compare_graph_backend(wsp_ggml_backend_t backend1,
 // # Safety
 // None (any value is accepted).
 const char *wsp_ggml_backend_meta_split_axis_name(enum wsp_ggml_backend_meta_split_axis split_axis);
+#endif
+
+#if (defined(WSP_GGML_BACKEND_META) && defined(WSP_GGML_BACKEND_META_SET_USAGE))
+// Sets the usage of a meta buffer's simple buffers; aborts for another buffer (as the
+// reference asserts; nothing to return).
+//
+// # Safety
+// `buffer` is NULL or a live buffer.
+void wsp_ggml_backend_meta_buffer_set_usage(wsp_ggml_backend_buffer_t buffer,
+                                            enum wsp_ggml_backend_buffer_usage usage);
 #endif
 
 #if defined(WSP_GGML_BACKEND_META)

@@ -7,7 +7,7 @@
 #   scripts/fetch/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
 #   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9), or
-#   llama-cpp-python@VERSION (0.3.35: plain ggml, from PyPI)
+#   llama-cpp-python@VERSION (0.3.36: plain ggml, from PyPI)
 #   scripts/fetch/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's), and the table's llama-cpp-python releases
 set -euo pipefail

@@ -21,6 +21,7 @@ set -euo pipefail
 RELEASES='
 0.3.14 src/ggml-rpc/ggml-rpc.cpp include/ggml-rpc.h
 0.3.35 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
+0.3.36 src/ggml-rpc/ggml-rpc.cpp src/ggml-rpc/transport.cpp src/ggml-rpc/transport.h include/ggml-rpc.h
 '
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

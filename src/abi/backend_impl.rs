@@ -202,8 +202,30 @@ pub struct ggml_backend_i {
     pub event_record: Option<unsafe extern "C" fn(backend: ggml_backend_t, event: ggml_backend_event_t)>,
     pub event_wait: Option<unsafe extern "C" fn(backend: ggml_backend_t, event: ggml_backend_event_t)>,
     /// Reorders a split's nodes before it is computed (0.5).
-    #[cfg(api_v2)]
+    #[cfg(all(api_v2, not(graph_optimize_params)))]
     pub graph_optimize: Option<unsafe extern "C" fn(backend: ggml_backend_t, cgraph: *mut ggml_cgraph)>,
+    /// Reorders a split's nodes before it is computed, and may keep tensors allocated until a
+    /// later node through `params` (plain ggml 0.3.36).
+    #[cfg(graph_optimize_params)]
+    pub graph_optimize: Option<
+        unsafe extern "C" fn(
+            backend: ggml_backend_t,
+            cgraph: *mut ggml_cgraph,
+            params: *mut ggml_backend_graph_optimize_params,
+        ),
+    >,
+}
+
+/// `struct ggml_backend_graph_optimize_params`: given to a backend's graph_optimize, so that a
+/// backend that runs parts of a graph out of order (on concurrent streams) keeps a tensor
+/// allocated until a node where they have joined.
+#[cfg(graph_optimize_params)]
+#[repr(C)]
+pub struct ggml_backend_graph_optimize_params {
+    /// Keep `tensor` allocated at least until `until` (a node of the same graph) is computed.
+    pub add_alloc_dep:
+        Option<unsafe extern "C" fn(user_data: *mut c_void, tensor: *mut ggml_tensor, until: *mut ggml_tensor)>,
+    pub user_data: *mut c_void,
 }
 
 /// `struct ggml_backend`

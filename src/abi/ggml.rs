@@ -58,6 +58,7 @@ pub mod op {
     pub const DIV: ggml_op = 8;
     pub const SQR: ggml_op = 9;
     pub const COS: ggml_op = 13;
+    pub const CUMSUM: ggml_op = 16;
     pub const SUM: ggml_op = 14;
     pub const SUM_ROWS: ggml_op = 15;
     pub const COUNT_EQUAL: ggml_op = 19;

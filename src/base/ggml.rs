@@ -80,6 +80,14 @@ extern "C" {
     ) -> ggml_backend_buffer_t;
 }
 
+// Whether a type is quantized, where a buffer type's expansion of a tensor is checked (plain ggml
+// 0.3.36: see handle::alloc_size_may_expand).
+#[cfg(op_alloc_size_may_expand)]
+#[prefixed]
+extern "C" {
+    pub fn ggml_is_quantized(r#type: ggml_type) -> bool;
+}
+
 /// The bytes ggml needs for a tensor's header in a context.
 pub fn tensor_overhead() -> usize {
     // SAFETY: no arguments; ggml returns a constant.

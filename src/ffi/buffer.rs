@@ -130,7 +130,13 @@ pub unsafe extern "C" fn ggml_backend_buffer_set_usage(
     buffer: ggml_backend_buffer_t,
     usage: ggml_backend_buffer_usage,
 ) {
-    buffer::set_usage(arg!(buffer), usage)
+    let buffer = arg!(buffer);
+    buffer::set_usage(buffer, usage);
+    // From plain ggml 0.3.36 a meta buffer passes it on to its simple buffers.
+    #[cfg(meta_set_usage)]
+    if crate::meta::buffer::is_meta_buffer(buffer) {
+        checked!(crate::meta::buffer::meta_buffer(FN, buffer)).set_usage(usage);
+    }
 }
 
 /// # Safety

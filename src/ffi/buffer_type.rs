@@ -67,3 +67,11 @@ pub unsafe extern "C" fn ggml_backend_buft_is_host(buft: ggml_backend_buffer_typ
 pub unsafe extern "C" fn ggml_backend_buft_get_device(buft: ggml_backend_buffer_type_t) -> ggml_backend_dev_t {
     arg!(buft).device().to_c()
 }
+
+/// Whether a buffer type may give the output of `op` more than its bytes.
+#[cfg(op_alloc_size_may_expand)]
+#[no_mangle]
+#[named]
+pub extern "C" fn ggml_op_alloc_size_may_expand(op: ggml_op) -> bool {
+    crate::handle::alloc_size_may_expand(op)
+}

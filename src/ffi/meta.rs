@@ -21,6 +21,21 @@ pub unsafe extern "C" fn ggml_backend_meta_split_axis_name(split_axis: ggml_back
     }
 }
 
+/// Sets the usage of a meta buffer's simple buffers; aborts for another buffer (as the
+/// reference asserts; nothing to return).
+///
+/// # Safety
+/// `buffer` is NULL or a live buffer.
+#[cfg(meta_set_usage)]
+#[no_mangle]
+#[named]
+pub unsafe extern "C" fn ggml_backend_meta_buffer_set_usage(
+    buffer: ggml_backend_buffer_t,
+    usage: ggml_backend_buffer_usage,
+) {
+    checked!(buffer::meta_buffer(FN, arg!(buffer))).set_usage(usage)
+}
+
 /// False for NULL.
 ///
 /// # Safety

@@ -180,15 +180,29 @@ impl Backend {
     }
 
     /// Lets the backend reorder a graph's nodes before they are allocated and computed; false
-    /// when it has no such entry (optional), and the order is unchanged.
+    /// when it has no such entry (optional), and the order is unchanged. From plain ggml 0.3.36
+    /// the backend may also keep tensors allocated until a later node: it adds those pairs to
+    /// `deps`.
     ///
     /// # Safety
     /// The graph and its tensors are live.
     #[cfg(api_v2)]
-    pub unsafe fn graph_optimize(self, graph: *mut ggml_cgraph) -> bool {
+    pub unsafe fn graph_optimize(
+        self,
+        graph: *mut ggml_cgraph,
+        #[cfg(graph_optimize_params)] deps: &mut super::AllocDeps,
+    ) -> bool {
         let Some(optimize) = self.raw().iface.graph_optimize else { return false };
+        // SAFETY: the caller's promise; the params point at `deps`, borrowed for the call.
+        #[cfg(graph_optimize_params)]
+        unsafe {
+            optimize(self.as_ptr(), graph, &mut deps.params())
+        };
         // SAFETY: the caller's promise.
-        unsafe { optimize(self.as_ptr(), graph) };
+        #[cfg(not(graph_optimize_params))]
+        unsafe {
+            optimize(self.as_ptr(), graph)
+        };
         true
     }
 

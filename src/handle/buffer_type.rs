@@ -63,9 +63,36 @@ impl BufferType {
                 // SAFETY: the entry of a live buffer type, called with it, with a live tensor.
                 let size = unsafe { get_alloc_size(self.as_ptr(), tensor.as_ptr()) };
                 debug_assert!(size >= tensor.nbytes());
+                #[cfg(op_alloc_size_may_expand)]
+                if size > tensor.nbytes() {
+                    self.check_expansion(tensor);
+                }
                 size
             }
             None => tensor.nbytes(),
+        }
+    }
+
+    /// Logs (once) a buffer type that gives a tensor more than its bytes where plain ggml 0.3.36
+    /// says none may (the reference asserts): the size stands, as the backend needs it.
+    #[cfg(op_alloc_size_may_expand)]
+    #[cold]
+    #[inline(never)]
+    fn check_expansion(self, tensor: Tensor) {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        static LOGGED: AtomicBool = AtomicBool::new(false);
+        let op = tensor.op();
+        if super::is_view_op(op) || op == GGML_OP_NONE || tensor.is_quantized() || super::alloc_size_may_expand(op) {
+            return;
+        }
+        if !LOGGED.swap(true, Ordering::Relaxed) {
+            crate::base::report::log_error!(
+                "{PREFIX}ggml_backend_buft_get_alloc_size: buffer type {} gives tensor {} (op {}) more than its bytes, which {PREFIX}ggml_op_alloc_size_may_expand does not allow for its op; the size stands (logged once)\n",
+                // SAFETY: a buffer type's name is a string that lives as long as it does.
+                unsafe { super::c_str_lossy(self.name(symbol!("ggml_backend_buft_get_alloc_size"))) },
+                tensor.name(),
+                tensor.op_name()
+            );
         }
     }
 

@@ -11,6 +11,8 @@
 //! value for it (`checked!`: NULL, false, a failed status, 0; an abort where they return
 //! nothing).
 
+#[cfg(graph_optimize_params)]
+mod alloc_deps;
 mod arg;
 mod backend;
 mod buffer;
@@ -25,6 +27,8 @@ mod reg;
 mod tensor;
 
 use crate::base::report::Refused;
+#[cfg(graph_optimize_params)]
+pub use alloc_deps::{AllocDeps, KeptUntil};
 pub(crate) use arg::arg;
 pub use arg::{from_c_array, FromC, ToC};
 pub use backend::Backend;
@@ -41,6 +45,8 @@ pub use event::Event;
 pub use graph::OwnedGraph;
 pub use graph::{graph_over, Graph};
 pub use reg::Reg;
+#[cfg(op_alloc_size_may_expand)]
+pub use tensor::alloc_size_may_expand;
 #[cfg(meta)]
 pub use tensor::Fingerprint;
 pub use tensor::{c_str_lossy, is_view_op, Description, Tensor};

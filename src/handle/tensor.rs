@@ -98,6 +98,14 @@ impl Tensor {
         get!(self, op)
     }
 
+    /// Whether its type is a quantized one.
+    #[cfg(op_alloc_size_may_expand)]
+    pub fn is_quantized(self) -> bool {
+        let r#type = get!(self, r#type);
+        // SAFETY: ggml's function of a live tensor's type.
+        unsafe { crate::base::ggml::ggml_is_quantized(r#type) }
+    }
+
     pub fn op_name(self) -> Cow<'static, str> {
         // SAFETY: ggml returns a static string for any op value.
         unsafe { c_str_lossy(crate::base::ggml::ggml_op_name(self.op())) }
@@ -385,6 +393,14 @@ pub type Fingerprint = (Description, usize);
 /// Reshapes, views, permutes and transposes: ops that compute nothing.
 pub fn is_view_op(op: ggml_op) -> bool {
     matches!(op, GGML_OP_VIEW | GGML_OP_RESHAPE | GGML_OP_PERMUTE | GGML_OP_TRANSPOSE)
+}
+
+/// Ops whose output a buffer type may give more than its bytes, for data the backend keeps while
+/// computing it (plain ggml 0.3.36's list; besides these only empty ops and quantized types may).
+#[cfg(op_alloc_size_may_expand)]
+pub fn alloc_size_may_expand(op: ggml_op) -> bool {
+    use crate::abi::op::*;
+    matches!(op, FLASH_ATTN_EXT | MUL_MAT | MUL_MAT_ID | CUMSUM | ARGSORT | TOP_K)
 }
 
 /// Borrows a C string for messages; NULL and invalid UTF-8 are shown, not trusted.

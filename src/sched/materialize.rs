@@ -3,6 +3,8 @@
 //! handed to ggml-alloc and each split's nodes as a view of the user's graph.
 
 use super::alloc_graph::AllocGraph;
+#[cfg(graph_optimize_params)]
+use super::alloc_graph::AllocGraphBuilder;
 use super::arena::TensorArena;
 use super::backends::BackendSet;
 use super::plan::Plan;
@@ -51,6 +53,9 @@ pub(super) struct Materialized {
     /// Each split's nodes as a view of the user's graph.
     pub(super) split_graphs: Vec<ggml_cgraph>,
     room: SplitRoom,
+    /// What the backends asked to keep allocated while reordering the splits.
+    #[cfg(graph_optimize_params)]
+    deps: crate::handle::AllocDeps,
 }
 
 impl Materialized {
@@ -63,6 +68,8 @@ impl Materialized {
             alloc_graph: AllocGraph::default(),
             split_graphs: Vec::new(),
             room: SplitRoom::default(),
+            #[cfg(graph_optimize_params)]
+            deps: Default::default(),
         }
     }
 
@@ -152,7 +159,9 @@ impl Materialized {
     /// Builds the graph for ggml-alloc: before each split its inputs (a dependency on the
     /// source, then the copy), then its nodes; in parallel mode every copy is also a leaf so
     /// that it is allocated first; then the graph's own leafs. From whisper.rn 0.6 each split's
-    /// backend may reorder the split's nodes first (`graph_optimize`), which are then read again.
+    /// backend may reorder the split's nodes first (`graph_optimize`), which are then read again;
+    /// from plain ggml 0.3.36 it may also keep tensors allocated until a later node, which a view
+    /// node after that node does (see [`Self::push_nodes_keeping`]).
     pub(super) fn build_alloc_graph(
         &mut self,
         plan: &Plan,
@@ -160,16 +169,30 @@ impl Materialized {
         #[cfg_attr(not(api_v2), allow(unused_variables))] backends: &BackendSet,
         graph: Graph,
         cur_copy: usize,
-    ) {
+    ) -> Result<(), OutOfMemory> {
         self.split_graphs.clear();
+        #[cfg(graph_optimize_params)]
+        self.deps.clear();
+        for split in &plan.splits {
+            let split_graph = graph.view(split.i_start, split.i_end);
+            #[cfg(api_v2)]
+            let split_graph = optimize_split(
+                split_graph,
+                split,
+                reading,
+                backends,
+                #[cfg(graph_optimize_params)]
+                &mut self.deps,
+            );
+            self.split_graphs.push(split_graph);
+        }
+        #[cfg(graph_optimize_params)]
+        self.make_room_for_kept(plan)?;
+
         // Taken out while it is written, so that the arena and the copies stay usable.
         let mut alloc_graph = core::mem::take(&mut self.alloc_graph);
         let mut builder = alloc_graph.start();
         for split in &plan.splits {
-            let split_graph = graph.view(split.i_start, split.i_end);
-            #[cfg(api_v2)]
-            let split_graph = optimize_split(split_graph, split, reading, backends);
-            self.split_graphs.push(split_graph);
             for &input_tid in &plan.split_inputs[split.inputs.clone()] {
                 let input = reading.tensors[input_tid as usize];
                 // A view of the input that keeps it alive until its copy is made.
@@ -180,7 +203,16 @@ impl Materialized {
             }
             let nodes = split.i_start..split.i_end;
             let assigned = reading.node_tids[nodes.clone()].iter().map(|&tid| reading.table.backend[tid as usize]);
+            #[cfg(graph_optimize_params)]
+            if !self.deps.is_empty() {
+                self.push_nodes_keeping(&mut builder, &graph.nodes()[nodes], assigned, split.backend as c_int);
+                continue;
+            }
             builder.push_nodes(&graph.nodes()[nodes], assigned);
+        }
+        #[cfg(graph_optimize_params)]
+        if let Some(last) = plan.splits.last() {
+            self.push_unplaced_kept(&mut builder, last.backend as c_int);
         }
 
         if self.n_copies > 1 {
@@ -208,6 +240,92 @@ impl Materialized {
         for split_graph in &mut self.split_graphs {
             split_graph.uid = crate::base::ggml::next_graph_uid();
         }
+        Ok(())
+    }
+
+    /// Room for the view nodes that keep tensors allocated (one per `GGML_MAX_SRC` tensors kept
+    /// until a node), besides the split inputs' views still to be made.
+    #[cfg(graph_optimize_params)]
+    fn make_room_for_kept(&mut self, plan: &Plan) -> Result<(), OutOfMemory> {
+        if self.deps.lost_one() {
+            return Err(OutOfMemory);
+        }
+        if self.deps.is_empty() {
+            return Ok(());
+        }
+        self.deps.group();
+        let kept = self.deps.all();
+        let mut n_views = 0;
+        let mut i = 0;
+        while i < kept.len() {
+            let n = kept[i..].iter().take_while(|k| k.until == kept[i].until).count();
+            n_views += n.div_ceil(GGML_MAX_SRC);
+            i += n;
+        }
+        self.arena.make_room(plan.split_inputs.len() + n_views)?;
+        self.alloc_graph.make_room(self.room.nodes + n_views, self.room.leafs)
+    }
+
+    /// A split's nodes one by one, each followed by the views that keep the tensors asked to stay
+    /// allocated until it (on the split's backend).
+    #[cfg(graph_optimize_params)]
+    fn push_nodes_keeping(
+        &mut self,
+        builder: &mut AllocGraphBuilder<'_>,
+        nodes: &[Tensor],
+        assigned: impl Iterator<Item = c_int>,
+        backend: c_int,
+    ) {
+        for (&node, id) in nodes.iter().zip(assigned) {
+            builder.push_node(node, id);
+            let kept = self.deps.kept_until(node);
+            for k in kept.iter_mut() {
+                k.placed = true;
+            }
+            push_keeping_views(&mut self.arena, builder, kept, backend);
+        }
+    }
+
+    /// The tensors a backend asked to keep until a tensor that is not a node of the graph (the
+    /// reference aborts): kept to the end of the graph instead, with a log line.
+    #[cfg(graph_optimize_params)]
+    fn push_unplaced_kept(&mut self, builder: &mut AllocGraphBuilder<'_>, backend: c_int) {
+        let kept = self.deps.all();
+        let start = kept.iter().position(|k| !k.placed);
+        if let Some(start) = start {
+            crate::base::report::log_error!(
+                "{PREFIX}ggml_backend_sched: a backend's graph_optimize kept a tensor ({}) until a tensor that is not a node of the graph ({}); kept to the end of the graph\n",
+                kept[start].tensor.name(),
+                kept[start].until.name()
+            );
+        }
+        let mut i = 0;
+        while i < kept.len() {
+            let n = kept[i..].iter().take_while(|k| k.until == kept[i].until).count();
+            if !kept[i].placed {
+                push_keeping_views(&mut self.arena, builder, &kept[i..i + n], backend);
+            }
+            i += n;
+        }
+    }
+}
+
+/// Views that keep `kept` allocated, `GGML_MAX_SRC` tensors each (the first the view's source).
+#[cfg(graph_optimize_params)]
+fn push_keeping_views(
+    arena: &mut TensorArena,
+    builder: &mut AllocGraphBuilder<'_>,
+    kept: &[crate::handle::KeptUntil],
+    backend: c_int,
+) {
+    for chunk in kept.chunks(GGML_MAX_SRC) {
+        let first = chunk[0].tensor;
+        let view = arena.alloc(first.dependent_view());
+        view.set_name(&[first.name_bytes(), b" (view)"]);
+        for (slot, k) in chunk.iter().enumerate().skip(1) {
+            view.set_src(slot, k.tensor);
+        }
+        builder.push_node(view, backend);
     }
 }
 
@@ -219,9 +337,16 @@ fn optimize_split(
     split: &super::plan::Split,
     reading: &mut GraphReading,
     backends: &BackendSet,
+    #[cfg(graph_optimize_params)] deps: &mut crate::handle::AllocDeps,
 ) -> ggml_cgraph {
+    let backend = backends.backends[split.backend];
     // SAFETY: a view of the user's live graph.
-    if unsafe { backends.backends[split.backend].graph_optimize(&mut split_graph) } {
+    #[cfg(not(graph_optimize_params))]
+    let reordered = unsafe { backend.graph_optimize(&mut split_graph) };
+    // SAFETY: a view of the user's live graph.
+    #[cfg(graph_optimize_params)]
+    let reordered = unsafe { backend.graph_optimize(&mut split_graph, deps) };
+    if reordered {
         // SAFETY: the view still shares the user's live graph.
         let view = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
         for (j, &node) in (split.i_start..split.i_end).zip(view.nodes()) {

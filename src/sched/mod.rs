@@ -296,7 +296,7 @@ impl Scheduler {
         if let Some(path) = &self.dot_path {
             dot::write_splits(self, graph, path);
         }
-        self.made.build_alloc_graph(plan, &mut self.reading, &self.backends, graph, cur_copy);
+        self.made.build_alloc_graph(plan, &mut self.reading, &self.backends, graph, cur_copy)?;
         #[cfg(sched_debug_realloc)]
         self.realloc_check.record(graph, plan.splits.len(), self.pipeline.n_copies);
         Ok(())

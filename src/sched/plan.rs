@@ -92,16 +92,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Room for planning the graph of `nodes` (in `table`), so that planning allocates nothing:
-    /// each node starts at most one split, and each source read reads at most one input, one
-    /// copy and one rewrite.
-    pub fn make_room(&mut self, table: &TensorTable, nodes: &[Tid]) -> Result<(), OutOfMemory> {
+    /// Room for planning the graph of `nodes` and `n_leafs` leafs (in `table`), so that planning
+    /// allocates nothing: each node starts at most one split, each source read reads at most one
+    /// input, one copy and one rewrite, and each source or leaf is at most one graph input.
+    pub fn make_room(&mut self, table: &TensorTable, nodes: &[Tid], n_leafs: usize) -> Result<(), OutOfMemory> {
         let n_reads: usize = nodes.iter().map(|&n| table.info[n as usize].src_mask.count_ones() as usize).sum();
         reserve_total(&mut self.splits, nodes.len() + 1)?;
         reserve_total(&mut self.split_inputs, n_reads)?;
         reserve_total(&mut self.rewrites, n_reads)?;
-        reserve_total(&mut self.graph_inputs, n_reads)?;
-        reserve_total(&mut self.copy_requests, 2 * n_reads)?;
+        reserve_total(&mut self.graph_inputs, n_reads + n_leafs)?;
+        reserve_total(&mut self.copy_requests, 2 * n_reads + n_leafs)?;
         Ok(())
     }
 
@@ -344,7 +344,6 @@ impl<O: Oracle> Planner<'_, O> {
             plan.first_backend = self.backend_checked(nodes[i]);
         }
         let mut split = Split { backend: plan.first_backend, i_start: 0, i_end: 0, inputs: 0..0 };
-        let n_copies = self.config.n_copies;
         for (i, &node) in nodes.iter().enumerate().skip(first.unwrap_or(nodes.len())) {
             let info = *self.info(node);
             if info.is_view_op {
@@ -379,7 +378,9 @@ impl<O: Oracle> Planner<'_, O> {
 
             for (slot, src) in srcs {
                 let src_backend = self.backend_checked(src);
-                if n_copies > 1 && self.info(src).input && !self.table.has_copy(src, src_backend) {
+                // (From plain ggml 0.3.36 the graph inputs are the input leafs: pass 6.)
+                #[cfg(not(graph_inputs_from_leafs))]
+                if self.config.n_copies > 1 && self.info(src).input && !self.table.has_copy(src, src_backend) {
                     self.table.set_has_copy(src, src_backend);
                     plan.copy_requests.push(CopyRequest { tid: src, backend: src_backend, graph_input: true });
                     plan.graph_inputs.push(src);
@@ -402,6 +403,24 @@ impl<O: Oracle> Planner<'_, O> {
         }
         split.i_end = nodes.len();
         plan.splits.push(split);
+    }
+
+    /// Pass 6 (plain ggml 0.3.36), with pipeline copies: every input leaf is a graph input, used
+    /// or not, so that the graph for ggml-alloc does not depend on which inputs a batch uses
+    /// (ggml-alloc would allocate it again when they change).
+    #[cfg(graph_inputs_from_leafs)]
+    fn collect_graph_inputs(&mut self, leafs: &[Tid], plan: &mut Plan) {
+        for &leaf in leafs {
+            if !self.info(leaf).input {
+                continue;
+            }
+            let backend = self.backend_checked(leaf);
+            if !self.table.has_copy(leaf, backend) {
+                self.table.set_has_copy(leaf, backend);
+                plan.copy_requests.push(CopyRequest { tid: leaf, backend, graph_input: true });
+                plan.graph_inputs.push(leaf);
+            }
+        }
     }
 
     /// One backend without pipeline copies (whisper.cpp's CPU-only case): nothing to decide.
@@ -494,6 +513,10 @@ pub fn plan_graph<O: Oracle>(
     planner.settle(nodes);
     planner.assign_sources(nodes);
     planner.cut(nodes, plan);
+    #[cfg(graph_inputs_from_leafs)]
+    if config.n_copies > 1 {
+        planner.collect_graph_inputs(leafs, plan);
+    }
     planner.error.map_or(Ok(()), Err)
 }
 

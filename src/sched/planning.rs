@@ -61,7 +61,7 @@ impl Planning {
             self.memo.restore(&mut reading.table, &self.plan);
             return Ok(());
         }
-        self.plan.make_room(&reading.table, &reading.node_tids)?;
+        self.plan.make_room(&reading.table, &reading.node_tids, reading.leaf_tids.len())?;
         let mut oracle = BackendOracle::new(caller, &backends.devices, &reading.tensors, &mut reading.answers);
         let planned =
             plan_graph(&mut reading.table, config, &mut oracle, &reading.node_tids, &reading.leaf_tids, &mut self.plan);

@@ -139,6 +139,15 @@ impl MetaBuffer {
         }
     }
 
+    /// Sets the usage of its parts (plain ggml 0.3.36: a meta buffer of weights has simple
+    /// buffers of weights, which the scheduler places by).
+    #[cfg(meta_set_usage)]
+    pub fn set_usage(&self, usage: ggml_backend_buffer_usage) {
+        for part in self.parts().flatten() {
+            crate::buffer::set_usage(part, usage);
+        }
+    }
+
     /// Clears the idle set of slices, to be used from the next tensor placed in the buffer.
     pub fn rotate_compute_sets(&self) {
         let next = self.compute_index.get() ^ 1;
