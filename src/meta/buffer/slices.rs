@@ -59,7 +59,9 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) -> Resu
     let run = view_run(caller, meta, tensor)?;
     let mut slices = try_vec(n)?;
     for (j, (simple_buf, &context)) in meta.parts().zip(&set.contexts).enumerate() {
-        if simple_buf.is_some_and(crate::buffer::is_multi_buffer) {
+        // (From plain ggml 0.3.36 only a slice placed in the simple buffer itself is refused.)
+        let multi = simple_buf.is_some_and(crate::buffer::is_multi_buffer);
+        if multi && !cfg!(meta_slice_init) {
             return failed!("{caller}: multi buffers are not supported by the meta backend");
         }
         let (ne, mut nb) = split::slice_layout(&state, &tensor_ne, &tensor_nb, n, j);
@@ -103,16 +105,39 @@ pub(super) fn init_slices(caller: &str, set: &TensorSet, tensor: Tensor) -> Resu
             }
         }
         slice.set_view(slice_view_src, slice_view_offs);
+        // The buffer that holds the slice: the simple buffer, or from plain ggml 0.3.36 for a view
+        // of a meta tensor the source slice's own (which may be a part of the simple buffer).
+        let mut holder = simple_buf;
         let data = match (slice_view_src, simple_buf) {
-            (Some(v), _) => v.data().wrapping_byte_add(slice_view_offs),
+            (Some(v), _) => {
+                if cfg!(meta_slice_init) && view_of_meta.is_some() && v.buffer().is_some() {
+                    holder = v.buffer();
+                }
+                v.data().wrapping_byte_add(slice_view_offs)
+            }
+            (None, Some(_)) if multi => {
+                return failed!("{caller}: multi buffers are not supported by the meta backend");
+            }
             // The same offset into the simple buffer as into the meta buffer.
             (None, Some(b)) => {
                 crate::buffer::base(caller, b)?.wrapping_byte_add((tensor.data() as usize).wrapping_sub(META_BASE))
             }
             (None, None) => slice.data(),
         };
-        slice.set_buffer_ptr_and_data(simple_buf.map_or(core::ptr::null_mut(), Buffer::as_ptr), data);
-        slice.set_extra(tensor.extra());
+        slice.set_buffer_ptr_and_data(holder.map_or(core::ptr::null_mut(), Buffer::as_ptr), data);
+        match holder.filter(|_| cfg!(meta_slice_init)) {
+            // The backend that owns the buffer sets the slice's extra (plain ggml 0.3.36).
+            Some(buffer) => {
+                let status = buffer.init_tensor(slice);
+                if status != ggml_status::GGML_STATUS_SUCCESS {
+                    return failed!(
+                        "{caller}: the simple buffer could not initialise a slice of {} ({status:?})",
+                        tensor.name()
+                    );
+                }
+            }
+            None => slice.set_extra(tensor.extra()),
+        }
         for (i, src) in tensor.srcs().iter().enumerate() {
             match *src {
                 None => {}
