@@ -984,6 +984,19 @@ struct bad_case {
 #define FN(fn) #fn
 #define NULLMSG(fn, param) #fn ": " #param " is NULL"
 
+#ifdef WSP_GGML_BACKEND_OP_ALLOC_SIZE_MAY_EXPAND
+/* plain ggml 0.3.36: an op number past ggml.h's may not expand (the reference's switch says no) */
+static int c_op_alloc_size_may_expand_unknown(void) {
+    return wsp_ggml_op_alloc_size_may_expand((enum wsp_ggml_op) 100000);
+}
+#endif
+#ifdef WSP_GGML_BACKEND_META_SET_USAGE
+static int c_meta_buffer_set_usage_not_meta(void) {
+    wsp_ggml_backend_meta_buffer_set_usage(cpu_buffer(64), WSP_GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    return 0;
+}
+#endif
+
 static const struct bad_case cases[] = {
     /* NULL handles */
     { "buft_name_null", "error", FN(wsp_ggml_backend_buft_name), NULLMSG(wsp_ggml_backend_buft_name, buft), c_buft_name_null },
@@ -1116,6 +1129,12 @@ static const struct bad_case cases[] = {
     { "meta_view_across_segments", "error", FN(wsp_ggml_backend_graph_compute), "takes parts of several segments", c_meta_view_across_segments },
     { "meta_buft_alloc_buffer_huge", "error", FN(wsp_ggml_backend_buft_alloc_buffer), "a simple buffer allocation failed", c_meta_buft_alloc_buffer_huge },
     { "meta_alloc_ctx_part_fails", "error", FN(wsp_ggml_backend_alloc_ctx_tensors_from_buft), "allocating device 0's part of the context failed", c_meta_alloc_ctx_part_fails },
+#endif
+#ifdef WSP_GGML_BACKEND_META_SET_USAGE
+    { "meta_buffer_set_usage_not_meta", "abort", FN(wsp_ggml_backend_meta_buffer_set_usage), "buffer is not a meta buffer", c_meta_buffer_set_usage_not_meta },
+#endif
+#ifdef WSP_GGML_BACKEND_OP_ALLOC_SIZE_MAY_EXPAND
+    { "op_alloc_size_may_expand_unknown", "ok", FN(wsp_ggml_op_alloc_size_may_expand), "", c_op_alloc_size_may_expand_unknown },
 #endif
 
     /* every export with an error channel */
