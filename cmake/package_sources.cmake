@@ -64,7 +64,10 @@ set(_core_sources "")
 foreach(line IN LISTS _core_lines)
     string(REGEX REPLACE "^(c|cxx) +" "" _file "${line}")
     string(REPLACE "/arch/ARCH/" "/arch/${WSP_PACKAGE_ARCH_DIR}/" _file "${_file}")
-    list(APPEND _core_sources "${WSP_PACKAGE_CPP}/${_file}")
+    # (The list is every family's: a source this package does not have is left out.)
+    if(EXISTS "${WSP_PACKAGE_CPP}/${_file}")
+        list(APPEND _core_sources "${WSP_PACKAGE_CPP}/${_file}")
+    endif()
 endforeach()
 
 set(_base_sources "")
@@ -84,13 +87,25 @@ endforeach()
 # saves a minute of compiling per build. -fno-gnu-unique: g++ otherwise emits a STB_GNU_UNIQUE
 # symbol (a libstdc++ template static), and glibc never unmaps a library that has one, so the
 # CPU module could not be unloaded; in a static program it changes nothing.
+# wsp_unknown_version(<target> <source> <header> <NAME>): the source reports its version and commit
+# as <NAME>_VERSION and <NAME>_COMMIT, which upstream's own CMake build defines (from plain ggml
+# 0.3.36 in a generated <header> the source includes); the npm packages' copies fall back to
+# "unknown" without them, as they are given here either way.
+function(wsp_unknown_version target source header name)
+    file(STRINGS "${source}" included REGEX "^#include \"${header}\"")
+    if(included)
+        set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}-version")
+        file(WRITE "${dir}/${header}" "#pragma once\n#define ${name}_VERSION \"unknown\"\n#define ${name}_COMMIT \"unknown\"\n")
+        target_include_directories(${target} PRIVATE "${dir}")
+    else()
+        target_compile_definitions(${target} PRIVATE ${name}_VERSION="unknown" ${name}_COMMIT="unknown")
+    endif()
+endfunction()
+
 set(_cpu_entry "${WSP_PACKAGE_CPP}/ggml-cpu/ggml-cpu.cpp")
 list(REMOVE_ITEM _cpu_sources "${_cpu_entry}")
 add_library(wsp_package_base_objects OBJECT ${_base_sources})
-# ggml.c reports ggml's version and commit, which upstream's own CMake build defines; the npm
-# packages' copies fall back to "unknown" without them, as it is given here.
-target_compile_definitions(wsp_package_base_objects PRIVATE ${WSP_PACKAGE_MACRO}GGML_VERSION="unknown"
-                           ${WSP_PACKAGE_MACRO}GGML_COMMIT="unknown")
+wsp_unknown_version(wsp_package_base_objects "${WSP_PACKAGE_CPP}/ggml.c" ggml-version.h ${WSP_PACKAGE_MACRO}GGML)
 add_library(wsp_package_cpu_objects OBJECT ${_cpu_sources})
 add_library(wsp_package_cpu_module OBJECT "${_cpu_entry}")
 foreach(target wsp_package_base_objects wsp_package_cpu_objects wsp_package_cpu_module)

@@ -12,7 +12,7 @@ file(GLOB _llama_sources CONFIGURE_DEPENDS "${WSP_PACKAGE_CPP}/llama*.cpp" "${WS
 add_library(wsp_llama_rn_llama STATIC ${_llama_sources})
 wsp_package_options(wsp_llama_rn_llama)
 # what upstream's CMake build defines for llama_version() (llama.rn's sources have no such call)
-target_compile_definitions(wsp_llama_rn_llama PRIVATE LLAMA_VERSION="unknown" LLAMA_COMMIT="unknown")
+wsp_unknown_version(wsp_llama_rn_llama "${WSP_PACKAGE_CPP}/llama.cpp" llama-version.h LLAMA)
 
 wsp_example(generate generate/generate.cpp
     "$<LINK_GROUP:RESCAN,wsp_llama_rn_llama,wsp_ggml_backend_static,wsp_package_core>")
