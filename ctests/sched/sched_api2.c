@@ -231,6 +231,15 @@ static void graph_optimize(struct su_fixture * f) {
     print_order("O swap after", s.gf);
     optimize_calls("O swap again");
     wsp_ggml_free(s.ctx);
+#ifdef WSP_GGML_BACKEND_GRAPH_OPTIMIZE_PARAMS
+    // plain ggml 0.3.36: a graph_optimize that keeps each split's first node allocated until its last
+    // (the compute buffers' sizes show what ggml-alloc was told)
+    wsp_ggml_backend_sched_reset(sched);
+    test_backend_set_optimize_swap(false);
+    test_backend_set_optimize_keep(true);
+    evaluate("O keep", sched, f->cpu, f->p.t, f->p_cpu.t, 6);
+    optimize_calls("O keep");
+#endif
     wsp_ggml_backend_sched_free(sched);
     test_backend_reset_config();
 }
