@@ -6,7 +6,6 @@ use super::Scheduler;
 use crate::abi::{MACRO_PREFIX, PREFIX};
 use crate::base::report::log_error;
 use crate::handle::Graph;
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use core::fmt::Write as _;
 
@@ -47,12 +46,12 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
         out.push_str("  }\n");
     }
     // Sources a node reads through a copy made for its split's backend: dashed, from the original.
-    let rewritten: BTreeMap<(usize, usize), usize> =
-        sched.planning.plan.rewrites.iter().map(|r| ((r.node as usize, r.slot as usize), r.src as usize)).collect();
+    // The plan lists them in graph order, node by node and slot by slot, as they are met here.
+    let mut rewrites = sched.planning.plan.rewrites.iter().peekable();
     for (i, &node) in nodes.iter().enumerate() {
         for (slot, src) in node.srcs().iter().enumerate().filter_map(|(slot, &s)| Some((slot, s?))) {
-            match rewritten.get(&(i, slot)) {
-                Some(&original) => {
+            match rewrites.next_if(|r| (r.node as usize, r.slot as usize) == (i, slot)).map(|r| r.src as usize) {
+                Some(original) => {
                     let _ = writeln!(
                         out,
                         "  n{:p} -> n{:p} [style=dashed, color=red, label=\"copy {}\"];",

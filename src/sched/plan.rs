@@ -85,6 +85,7 @@ pub struct Plan {
     pub split_inputs: Vec<Tid>,
     pub graph_inputs: Vec<Tid>,
     pub copy_requests: Vec<CopyRequest>,
+    /// In graph order: node by node, each node's slots in order.
     pub rewrites: Vec<SrcRewrite>,
     /// Backend of the first split when the graph has no computing node (the reference keeps
     /// whatever its first split slot held).
