@@ -76,13 +76,15 @@ fn main() {
         );
     }
 
-    // The package's prefix of ggml's names (src/abi/prefix.rs): symbols and types in lower case,
-    // macros and environment variables in upper case; empty ("-") for upstream's own names.
+    // The prefix of ggml's names (src/abi/prefix.rs): symbols and types in lower case, macros
+    // and environment variables in upper case; empty ("-") for upstream's own names. The
+    // family's own where it has one, else its package's.
     let package = facts(family, "package").join("");
-    let prefix = families
-        .get(package.as_str())
-        .filter(|package| package.contains_key("prefix"))
-        .map(|package| facts(package, "prefix").join(""))
+    let prefix = [Some(family), families.get(package.as_str())]
+        .into_iter()
+        .flatten()
+        .find(|subject| subject.contains_key("prefix"))
+        .map(|subject| facts(subject, "prefix").join(""))
         .unwrap_or_else(|| panic!("releases.txt: family {name} serves package '{package}', which has no prefix line"));
     println!("cargo:rustc-env=WSP_SYMBOL_PREFIX={prefix}");
     println!("cargo:rustc-env=WSP_MACRO_PREFIX={}", prefix.to_uppercase());

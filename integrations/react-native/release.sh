@@ -13,8 +13,8 @@
 #                                     wsp_android_cmake, wsp_libraries, wsp_podspec,
 #                                     wsp_from_source, wsp_gradle_switch, wsp_ios_builtins,
 #                                     wsp_disable_metal, wsp_android_sets; fails, naming the
-#                                     served releases, when no family serves it (the package's
-#                                     facts set even then)
+#                                     served releases, when no family serves it or its family is
+#                                     a preview (the package's facts set even then)
 #   wsp_served PACKAGE                the package's served releases, comma-separated
 #   wsp_prebuilt_dir BUILD            the folder, in the npm package's prebuilt/, of the libraries
 #                                     built for the family whose newest release is BUILD (as
@@ -71,6 +71,10 @@ wsp_release() {
     release=$wsp_package@$wsp_version
     if ! wsp_releases=$("$wsp_release_table" fact "$release" releases 2>/dev/null); then
         echo "wsp-ggml-backend: $wsp_package $wsp_version is not served; served releases: $(wsp_served "$wsp_package")" >&2
+        return 1
+    fi
+    if [ "$("$wsp_release_table" fact "$release" preview)" = yes ]; then
+        echo "wsp-ggml-backend: $wsp_package $wsp_version is a pre-release that the library serves as a preview, but this integration does not apply to its layout yet; served releases: $(wsp_served "$wsp_package")" >&2
         return 1
     fi
     wsp_build=${wsp_releases##* }

@@ -6,7 +6,7 @@
 #
 #   scripts/fetch/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
-#   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9), or
+#   integrity (or whisper.rn@VERSION), or llama.rn@VERSION (0.12.0 to 0.12.9, the preview 0.13.0-rc.5), or
 #   llama-cpp-python@VERSION (0.3.36: plain ggml, from PyPI)
 #   scripts/fetch/fetch-reference.sh --all        every one of them, side by side (most of the time is
 #                                           npm's), and the table's llama-cpp-python releases
@@ -31,6 +31,7 @@ llama.rn@0.12.5 llama.rn-0.12.5 sha512-XCGrmf39Mh0Roo97Rwq+8j34xrAPw3faYdaFZl6GC
 llama.rn@0.12.6 llama.rn-0.12.6 sha512-qh8ysRykn0IQqN6kO7xirKhuZnZYzuI3fQWs9cFoQHpQeYfCfkhqgRuhzTw1Bh/A1H8Z2PPu5PFS45R2jfszTA==
 llama.rn@0.12.8 llama.rn-0.12.8 sha512-m70240EdSzq7fhjQ7ocmbuGvurXBiusPLdtJrFwpd3piLSOgKdspBtAMH752Fw3DU7t3k4OpySful7UsgJokYA==
 llama.rn@0.12.9 llama.rn-0.12.9 sha512-uRsTVARp1KnDkDg00FvOGIrN6SZfMqYVJfCOdxN9FSyGufLC+Aad6oFWZVEO8vmtNqu+JBlsCGevP4sJGifAvg==
+llama.rn@0.13.0-rc.5 llama.rn-0.13.0-rc.5 sha512-zLMIcRXNQbZCAo9us+imVHVYx2fezbJF8PCeTRjbx4YBU36tj3kAwp5ecr2Wrqi+1wIBsM1yYnTgCcttsyUiTg==
 '
 
 VERSION=${1:-0.4.3}
@@ -48,11 +49,25 @@ if [ "$VERSION" = --all ]; then
     exit "$failed"
 fi
 
+# flatten_llama_cpp <llama.cpp> <cpp>: a vendored llama.cpp in upstream's layout (ggml/include,
+# ggml/src, src, include) laid out in <cpp> as the npm packages' cpp/ folder is: ggml's headers
+# and sources, its CPU backend in ggml-cpu/, llama.cpp's sources and models, and the JSON header
+# the examples use
+flatten_llama_cpp() {
+    local from=$1 cpp=$2
+    mkdir -p "$cpp"
+    cp "$from"/ggml/include/*.h "$from"/include/*.h "$from/LICENSE" "$cpp/"
+    find "$from/ggml/src" "$from/src" -maxdepth 1 -type f \( -name '*.c' -o -name '*.cpp' -o -name '*.h' \) \
+        -exec cp {} "$cpp/" \;
+    cp -r "$from/ggml/src/ggml-cpu" "$from/src/models" "$from/vendor/nlohmann" "$cpp/"
+}
+
+# the parts of a vendored llama.cpp that flatten_llama_cpp reads
+llama_cpp_parts=(ggml/include ggml/src src include vendor/nlohmann LICENSE)
+
 # Plain ggml: llama.cpp and its ggml as PyPI's llama-cpp-python vendors them (its sdist, pinned
-# by sha256 in llama-cpp-python-sdist.sh), laid out as the npm packages' cpp/ folder is: ggml's
-# headers and sources, its CPU backend in ggml-cpu/, llama.cpp's sources and models, and the
-# JSON header the examples use; beside it llama.cpp's own test programs, tests/, which find
-# ggml's private headers as ../ggml/src/ (a link to cpp/).
+# by sha256 in llama-cpp-python-sdist.sh), flattened into cpp/; beside it llama.cpp's own test
+# programs, tests/, which find ggml's private headers as ../ggml/src/ (a link to cpp/).
 case "$VERSION" in
     llama-cpp-python@*)
         VERSION=${VERSION#*@}
@@ -66,16 +81,10 @@ case "$VERSION" in
         trap 'rm -rf "$work" "$dest.new.$$"' EXIT
         sdist=$(sdist_fetch "$VERSION" "$work")
         vendored="llama_cpp_python-$VERSION/vendor/llama.cpp"
-        tar -xzf "$sdist" -C "$work" --wildcards "$vendored/ggml/include" "$vendored/ggml/src" "$vendored/src" \
-            "$vendored/include" "$vendored/vendor/nlohmann" "$vendored/LICENSE" "$vendored/tests/*.cpp" \
-            "$vendored/tests/*.h"
+        tar -xzf "$sdist" -C "$work" --wildcards $(printf "$vendored/%s\n" "${llama_cpp_parts[@]}") \
+            "$vendored/tests/*.cpp" "$vendored/tests/*.h"
         from="$work/$vendored"
-        cpp="$dest.new.$$/cpp"
-        mkdir -p "$cpp"
-        cp "$from"/ggml/include/*.h "$from"/include/*.h "$from/LICENSE" "$cpp/"
-        find "$from/ggml/src" "$from/src" -maxdepth 1 -type f \( -name '*.c' -o -name '*.cpp' -o -name '*.h' \) \
-            -exec cp {} "$cpp/" \;
-        cp -r "$from/ggml/src/ggml-cpu" "$from/src/models" "$from/vendor/nlohmann" "$cpp/"
+        flatten_llama_cpp "$from" "$dest.new.$$/cpp"
         cp -r "$from/tests" "$dest.new.$$/"
         mkdir -p "$dest.new.$$/ggml"
         ln -s ../cpp "$dest.new.$$/ggml/src"
@@ -129,6 +138,13 @@ rm -rf "$unpacked"
 mkdir -p "$unpacked"
 tar -xzf "$tarball" -C "$unpacked" --strip-components=1 package/cpp package/package.json package/LICENSE \
     $(printf 'package/%s\n' "${adapted[@]}" | sort -u)
+# llama.rn from 0.13 vendors llama.cpp in upstream's layout instead of a flat, prefixed cpp/: it is
+# flattened into cpp/ beside llama.rn's own sources, as the older releases have it
+if tar -tzf "$tarball" package/vendor/llama.cpp/ggml/src/ggml-backend.cpp >/dev/null 2>&1; then
+    tar -xzf "$tarball" -C "$unpacked" --strip-components=1 $(printf 'package/vendor/llama.cpp/%s\n' "${llama_cpp_parts[@]}")
+    flatten_llama_cpp "$unpacked/vendor/llama.cpp" "$unpacked/cpp"
+    rm -rf "$unpacked/vendor"
+fi
 echo "$INTEGRITY" > "$unpacked/.integrity"
 rm -rf "$dest.old.$$"
 if [ -e "$dest" ]; then mv "$dest" "$dest.old.$$"; fi

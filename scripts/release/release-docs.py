@@ -32,14 +32,15 @@ def release_table(*query):
 
 
 def read_table():
-    """The families in the table's order, each a dict of key -> values (with its package's prefix
-    under "prefix"); the capabilities' texts."""
+    """The families in the table's order, each a dict of key -> values (with the prefix of its
+    names under "prefix": its own, else its package's); the capabilities' texts."""
     families = collections.OrderedDict()
     for name in release_table("families").split():
         facts = {key: release_table("of", name, key).split()
-                 for key in ("releases", "package", "feature", "symbols", "builtins", "capabilities")}
+                 for key in ("releases", "package", "preview", "feature", "symbols", "builtins", "capabilities")}
         # none ("-") for plain ggml's names
-        facts["prefix"] = release_table("package", facts["package"][0], "prefix").split() or [""]
+        newest = f"{facts['package'][0]}@{facts['releases'][-1]}"
+        facts["prefix"] = release_table("prefix", newest).split() or [""]
         families[name] = facts
     what = collections.OrderedDict(line.split("\t", 1) for line in release_table("capability-texts").splitlines())
     return families, what
@@ -60,7 +61,8 @@ def tables(families, what):
         feature = f"`{facts['feature'][0]}`" if facts["feature"] else "none (default)"
         package = facts["package"][0]
         cmake = " or ".join(f"`{package}@{r}`" for r in facts["releases"])
-        table.append(row([name, f"{package} " + ", ".join(f"**{r}**" for r in facts["releases"]), feature, cmake,
+        preview = " (preview: pre-releases, not yet built into apps)" if facts["preview"] == ["yes"] else ""
+        table.append(row([name, f"{package} " + ", ".join(f"**{r}**" for r in facts["releases"]) + preview, feature, cmake,
                           f"{functions(facts)} (`ctests/{facts['symbols'][0]}`)"]))
     capabilities = [row(["capability", "what"] + list(families)), row(["---"] * (2 + len(families)))]
     for capability, text in what.items():

@@ -5,16 +5,19 @@
 #   scripts/release/release-table.sh fact RELEASE KEY   the values of KEY for the family serving RELEASE
 #                                               (space-separated; exit 1 when no family does)
 #   scripts/release/release-table.sh family RELEASE     the name of the family serving RELEASE
-#   scripts/release/release-table.sh prefix RELEASE     the prefix RELEASE's package gives ggml's names
+#   scripts/release/release-table.sh prefix RELEASE     the prefix RELEASE gives ggml's names (its family's,
+#                                               else its package's)
 #   scripts/release/release-table.sh package PACKAGE KEY  a fact of the package (prefix, podspec, ...;
 #                                               empty for -)
 #   scripts/release/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
-#                                               some family serves
+#                                               some family serves, previews left out (the
+#                                               releases apps are built with)
 #   scripts/release/release-table.sh newest [--all|--apps]  each whisper.rn family's newest release
 #                                               (the one its tests build against), in the table's
 #                                               order; --all: then every other package's, as
 #                                               PACKAGE@VERSION; --apps: then the other React
-#                                               Native packages' (llama.rn's, not plain ggml's)
+#                                               Native packages' (llama.rn's, not plain ggml's),
+#                                               leaving out preview families
 #   scripts/release/release-table.sh packages           every package, one a line, in the table's order
 #   scripts/release/release-table.sh capabilities       every capability some family has, one a line
 #   scripts/release/release-table.sh families           every family, in the table's order
@@ -46,9 +49,14 @@ newest() {
     awk -v which="$1" '
         !/^#/ && $2 == "android_cmake" && $3 != "-" { app[$1] = 1 }
         !/^#/ && $2 == "package" { package[$1] = $3 }
-        !/^#/ && $2 == "releases" {
-            if (package[$1] == "whisper.rn") print $NF
-            else if (which == "all" || (which == "apps" && app[package[$1]])) print package[$1] "@" $NF
+        !/^#/ && $2 == "releases" { order[++n] = $1; newest[$1] = $NF }
+        !/^#/ && $2 == "preview" && $3 == "yes" { preview[$1] = 1 }
+        END {
+            for (i = 1; i <= n; i++) {
+                f = order[i]
+                if (package[f] == "whisper.rn") print newest[f]
+                else if (which == "all" || (which == "apps" && app[package[f]] && !preview[f])) print package[f] "@" newest[f]
+            }
         }' "$table"
 }
 
@@ -66,8 +74,13 @@ case "${1:-}" in
         echo "$family"
         ;;
     prefix)
-        read -r package _ < <(split_release "$2")
-        "$0" package "$package" prefix
+        read -r package version < <(split_release "$2")
+        family=$(family_of "$package" "$version")
+        if [ -n "$family" ] && awk -v f="$family" '!/^#/ && $1 == f && $2 == "prefix" { found = 1 } END { exit !found }' "$table"; then
+            "$0" of "$family" prefix
+        else
+            "$0" package "$package" prefix
+        fi
         ;;
     package)
         awk -v p="$2" -v k="$3" '!/^#/ && $1 == p && $2 == k { v = $3; for (i = 4; i <= NF; i++) v = v " " $i; if (v != "-") print v; found = 1 }
@@ -75,7 +88,9 @@ case "${1:-}" in
         ;;
     releases)
         awk -v p="${2:-whisper.rn}" '!/^#/ && $2 == "package" { package[$1] = $3 }
-             !/^#/ && $2 == "releases" && package[$1] == p { for (i = 3; i <= NF; i++) print $i }' "$table"
+             !/^#/ && $2 == "releases" && package[$1] == p { if (!($1 in served)) order[++n] = $1; for (i = 3; i <= NF; i++) served[$1] = served[$1] " " $i }
+             !/^#/ && $2 == "preview" && $3 == "yes" { preview[$1] = 1 }
+             END { for (i = 1; i <= n; i++) if (!preview[order[i]]) { k = split(served[order[i]], w, " "); for (j = 1; j <= k; j++) print w[j] } }' "$table"
         ;;
     newest)
         case "${2:-}" in
