@@ -16,7 +16,8 @@
 //   again: the same after clearing the memory and decoding the prompt in batches of 5
 // --accel-fixture OPS registers the ACCEL test device (ctests/fixtures/accel_fixture.h) as a
 // GPU, which llama.cpp offloads every layer to, so that each graph splits between it and the
-// CPU; it prints "accel: computes=N" on stderr. --rpc offloads to ggml's RPC server at HOST:PORT
+// CPU; it prints "accel: computes=N" on stderr, as a build whose built-in GPU is the ACCEL
+// fixture does (ctests/metal). --rpc offloads to ggml's RPC server at HOST:PORT
 // (examples/rpc) instead. --cache-type-k TYPE (a ggml type name: f16, bf16, q8_0, ...) sets the K
 // cache's type (llama_context_params.type_k; default f16). llama.cpp also offloads to a GPU the
 // build has built in (examples/llama_rn.cmake: generate-metal, generate-ref-metal; linked with the
@@ -57,6 +58,8 @@ using json = nlohmann::ordered_json;
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -125,9 +128,20 @@ const char * type_name(enum wsp_ggml_backend_dev_type type) {
     }
 }
 
+#ifdef GENERATE_RN_COMMON
+// llama.rn 0.12's backend_devices_info gives the JSON as text, 0.13's the JSON itself
+template <typename Info> std::string as_text(const Info & info) {
+    if constexpr (std::is_same_v<Info, std::string>) {
+        return info;
+    } else {
+        return info.dump();
+    }
+}
+#endif
+
 void print_devices() {
 #ifdef GENERATE_RN_COMMON
-    std::printf("devices info: %s\n", rnllama::backend_devices_info().c_str());
+    std::printf("devices info: %s\n", as_text(rnllama::backend_devices_info()).c_str());
 #endif
     for (size_t i = 0; i < wsp_ggml_backend_dev_count(); i++) {
         wsp_ggml_backend_dev_t dev = wsp_ggml_backend_dev_get(i);
@@ -296,11 +310,12 @@ int main(int argc, char ** argv) {
         llama_memory_clear(llama_get_memory(ctx), true);
         ok = generate(ctx, n_vocab, 5, n_generate, "again");
     }
-    if (accel_ops != nullptr) {
-        struct accel_fixture_counters counters;
-        accel_fixture_counters(&counters);
-        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops, counters.graph_computes,
-                     counters.nodes_computed);
+    struct accel_fixture_counters counters;
+    accel_fixture_counters(&counters);
+    // (ACCEL may also be a build's built-in GPU: the ACCEL fixture as Metal, ctests/metal)
+    if (accel_ops != nullptr || counters.graph_computes > 0) {
+        std::fprintf(stderr, "accel: ops=%s computes=%ld nodes=%ld\n", accel_ops ? accel_ops : "default",
+                     counters.graph_computes, counters.nodes_computed);
     }
     if (splits) {
         print_splits(split_counts);
