@@ -121,7 +121,8 @@ if $all; then
     timed "npm package" "$root/packages/react-native/test/install.sh"
     # what the library adds to an app's native code against the C++ it replaces (BENCHMARKS.md
     # has every package and ABI; here whisper.rn's newest on x86_64, for CI's time). The target
-    # is 200 KB and not met yet: this fails where the share grows past the measured 252,107 plus 2 %.
-    timed "footprint" "$root/benches/footprint.sh" --budget 257000 --abi x86_64 \
+    # is 200 KB and not met yet on x86_64: this fails where the share grows past the measured
+    # 227,127 plus 2 %.
+    timed "footprint" "$root/benches/footprint.sh" --budget 231670 --abi x86_64 \
         "$($table newest | tail -1)"
 fi

@@ -28,16 +28,31 @@ pub fn env(name: &CStr) -> Option<Vec<u8>> {
 /// The leading integer of environment variable `name`, as C's `atoi` reads it (0 for a value that
 /// does not start with one); None when it is unset.
 pub fn env_int(name: &CStr) -> Option<i64> {
-    let value = env(name)?;
-    let text = String::from_utf8_lossy(&value);
-    let text = text.trim_start();
-    let (sign, digits) = match text.as_bytes().first() {
-        Some(b'-') => (-1, &text[1..]),
-        Some(b'+') => (1, &text[1..]),
-        _ => (1, text),
+    Some(leading_int(&env(name)?))
+}
+
+/// What C's `atoi` reads of `text`: after white space, an optional sign and the digits that
+/// follow (0 where there are none, or more than an `i64` holds). Read as bytes: no slicing of
+/// text, whose panic path would bring Unicode tables into every app.
+fn leading_int(text: &[u8]) -> i64 {
+    let start = text.iter().position(|c| !c.is_ascii_whitespace() && *c != 0x0b).unwrap_or(text.len());
+    let (negative, digits) = match text.get(start..).unwrap_or_default() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        rest => (false, rest),
     };
-    let end = digits.bytes().position(|c| !c.is_ascii_digit()).unwrap_or(digits.len());
-    Some(sign * digits[..end].parse::<i64>().unwrap_or(0))
+    let mut value: i64 = 0;
+    for &c in digits.iter().take_while(|c| c.is_ascii_digit()) {
+        match value.checked_mul(10).and_then(|v| v.checked_add(i64::from(c - b'0'))) {
+            Some(v) => value = v,
+            None => return 0,
+        }
+    }
+    if negative {
+        -value
+    } else {
+        value
+    }
 }
 
 /// The message of the C library's last error (`errno`).
@@ -299,7 +314,16 @@ mod tests {
 
     #[test]
     fn a_numeric_variable_reads_as_atoi_would() {
-        for (value, expected) in [("1", Some(1)), (" 2x", Some(2)), ("-3", Some(-3)), ("yes", Some(0)), ("", Some(0))] {
+        for (value, expected) in [
+            ("1", Some(1)),
+            (" 2x", Some(2)),
+            ("\t\n+7 8", Some(7)),
+            ("-3", Some(-3)),
+            ("- 3", Some(0)),
+            ("yes", Some(0)),
+            ("", Some(0)),
+            ("99999999999999999999", Some(0)),
+        ] {
             std::env::set_var("WSP_OS_TEST_ENV_INT", value);
             assert_eq!(env_int(c"WSP_OS_TEST_ENV_INT"), expected, "{value:?}");
         }

@@ -27,7 +27,9 @@ impl Builtin {
     /// The name with a capital, as the reference's log lines spell it ("Vulkan").
     pub fn display_name(&self) -> String {
         let mut name = self.name.to_owned();
-        name[..1].make_ascii_uppercase();
+        if let Some(first) = name.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
         name
     }
 }

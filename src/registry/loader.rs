@@ -31,7 +31,7 @@ fn display(path: &[u8]) -> Cow<'_, str> {
 
 /// Backend names probed by `load_all`, in the reference's order (the release table's `load_all`).
 fn known_backends() -> impl Iterator<Item = &'static str> {
-    env!("WSP_LOAD_ALL").split(' ')
+    env!("WSP_LOAD_ALL").split_ascii_whitespace()
 }
 
 /// Serialises load and unload, so that two threads loading the same module register it once.

@@ -20,7 +20,6 @@ use super::table::{BuftId, Tid};
 use crate::abi::env_var;
 use crate::base::fallible::{reserve_total, try_collect, OutOfMemory};
 use crate::handle::{Description, Tensor};
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// One answer: not asked yet, no, yes.
@@ -86,12 +85,14 @@ impl Answers {
     /// `names` are the backends' names, for the environment switch.
     pub fn new(names: &[impl AsRef<[u8]>]) -> Result<Self, OutOfMemory> {
         let switch = crate::base::os::env(env_var!("GGML_SCHED_NO_ANSWER_CACHE")).unwrap_or_default();
-        Self::with_switch(names, &String::from_utf8_lossy(&switch))
+        Self::with_switch(names, &switch)
     }
 
-    fn with_switch(names: &[impl AsRef<[u8]>], switch: &str) -> Result<Self, OutOfMemory> {
-        let all = matches!(switch.trim(), "1" | "all");
-        let listed = |name: &[u8]| switch.split(',').any(|s| s.trim().as_bytes() == name);
+    /// `switch` read as bytes, ASCII white space trimmed: no text slicing, whose panic path
+    /// would bring Unicode tables into every app.
+    fn with_switch(names: &[impl AsRef<[u8]>], switch: &[u8]) -> Result<Self, OutOfMemory> {
+        let all = matches!(switch.trim_ascii(), b"1" | b"all");
+        let listed = |name: &[u8]| switch.split(|&c| c == b',').any(|s| s.trim_ascii() == name);
         Ok(Answers {
             n_backends: names.len(),
             described: Vec::new(),
@@ -269,7 +270,7 @@ mod tests {
     fn a_question_is_asked_once_while_the_tensor_is_described_the_same() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "").unwrap();
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], b"").unwrap();
         let mut calls = 0;
         answers.learn(0, t);
         assert!(ask(&mut answers, 0, 0, &mut calls));
@@ -293,7 +294,7 @@ mod tests {
     fn a_changed_description_or_source_asks_again() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["CPU"], "").unwrap();
+        let mut answers = Answers::with_switch(&["CPU"], b"").unwrap();
         let mut calls = 0;
         answers.learn(0, t);
         ask(&mut answers, 0, 0, &mut calls);
@@ -317,7 +318,7 @@ mod tests {
     fn forgotten_answers_are_listed_with_what_they_were() {
         let mut arena = TensorArena::default();
         let t = tensor(&mut arena, 8);
-        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], "").unwrap();
+        let mut answers = Answers::with_switch(&["ACCEL", "CPU"], b"").unwrap();
         answers.learn(0, t);
         answers.learn(1, t);
         answers.supports_op(0, 0, || true);
@@ -333,7 +334,7 @@ mod tests {
         answers.put_back(forgotten);
         answers.begin_reading();
         assert!(answers.take_forgotten().is_empty());
-        assert!(answers.are_kept() && !Answers::with_switch(&["ACCEL", "CPU"], "CPU").unwrap().are_kept());
+        assert!(answers.are_kept() && !Answers::with_switch(&["ACCEL", "CPU"], b"CPU").unwrap().are_kept());
     }
 
     #[test]
@@ -348,7 +349,7 @@ mod tests {
             ("all", [true, true]),
             ("GPU", [false, false]),
         ] {
-            let mut answers = Answers::with_switch(&["ACCEL", "CPU"], switch).unwrap();
+            let mut answers = Answers::with_switch(&["ACCEL", "CPU"], switch.as_bytes()).unwrap();
             answers.learn(0, t);
             let mut calls = [0, 0];
             for (backend, calls) in calls.iter_mut().enumerate() {

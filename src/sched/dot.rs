@@ -7,13 +7,29 @@ use crate::abi::{MACRO_PREFIX, PREFIX};
 use crate::base::report::log_error;
 use crate::handle::Graph;
 use alloc::string::String;
-use core::fmt::Write as _;
+use core::fmt::{self, Write as _};
 
 const COLOURS: [&str; 8] =
     ["lightblue", "palegreen", "lightsalmon", "khaki", "plum", "lightgrey", "aquamarine", "pink"];
 
-fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('"', "\\\"")
+/// `text` written inside a Graphviz string: backslashes and quotes escaped.
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while let Some((text, tail)) =
+            rest.bytes().position(|b| b == b'\\' || b == b'"').and_then(|at| rest.split_at_checked(at))
+        {
+            // the quote or backslash: one byte, so the split is at a character's boundary
+            let (special, after) = tail.split_at_checked(1).unwrap_or((tail, ""));
+            f.write_str(text)?;
+            f.write_str("\\")?;
+            f.write_str(special)?;
+            rest = after;
+        }
+        f.write_str(rest)
+    }
 }
 
 /// Writes the current splits of `graph` to `path`; failures are logged, not fatal.
@@ -28,7 +44,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
         let _ = writeln!(
             out,
             "  subgraph cluster_{s} {{\n    label=\"split {s}: {} ({} inputs)\";",
-            escape(&backend_name(split.backend)),
+            Escaped(&backend_name(split.backend)),
             split.inputs.len()
         );
         for (i, &node) in nodes.iter().enumerate().take(split.i_end).skip(split.i_start) {
@@ -39,7 +55,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
                 out,
                 "    n{:p} [label=\"#{i} {}\\n{}\", fillcolor={colour}{shape}];",
                 node.as_ptr(),
-                escape(&node.name()),
+                Escaped(&node.name()),
                 node.op_name()
             );
         }
@@ -57,7 +73,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
                         "  n{:p} -> n{:p} [style=dashed, color=red, label=\"copy {}\"];",
                         sched.reading.tensors[original].as_ptr(),
                         node.as_ptr(),
-                        escape(&src.name())
+                        Escaped(&src.name())
                     );
                 }
                 None => {
@@ -72,5 +88,17 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
             "{PREFIX}ggml_backend_sched: cannot write {MACRO_PREFIX}GGML_SCHED_DOT file {}: {e}\n",
             String::from_utf8_lossy(path)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Escaped;
+    use alloc::format;
+
+    #[test]
+    fn a_name_is_escaped_for_a_graphviz_string() {
+        assert_eq!(format!("{}", Escaped(r#"a "b" c\d é"#)), r#"a \"b\" c\\d é"#);
+        assert_eq!(format!("{}", Escaped("")), "");
     }
 }

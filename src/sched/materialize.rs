@@ -350,7 +350,7 @@ fn optimize_split(
         // SAFETY: the view still shares the user's live graph.
         let view = unsafe { Graph::from_raw(&mut split_graph) }.expect("a local is never NULL");
         for (j, &node) in (split.i_start..split.i_end).zip(view.nodes()) {
-            reading.node_tids[j] = reading.refresh(node);
+            reading.node_tids[j] = reading.refresh_out_of_line(node);
         }
     }
     split_graph

@@ -290,15 +290,15 @@ impl GraphReading {
         if hint != NO_TENSOR && self.is_fresh_id_of(hint, src) {
             return hint;
         }
-        self.refresh_source(src)
+        self.refresh_out_of_line(src)
     }
 
-    /// [`Self::refresh`] out of line, for a source whose slot held another id before. In graph
-    /// order sources come first and are fresh already; one outside the graph (rare) is read
-    /// here.
+    /// [`Self::refresh`] out of line, one copy for the rare readers: a source whose slot held
+    /// another id before (in graph order sources come first and are fresh already; one outside
+    /// the graph is read here), and a node that a backend's `graph_optimize` moved.
     #[inline(never)]
-    fn refresh_source(&mut self, src: Tensor) -> Tid {
-        self.refresh(src)
+    pub(super) fn refresh_out_of_line(&mut self, tensor: Tensor) -> Tid {
+        self.refresh(tensor)
     }
 
     /// The ids of `tid`'s sources and view source (refreshing any not seen yet), and what its
