@@ -148,6 +148,14 @@ pub trait ErrorValue: Sized {
     fn from_refused(why: Refused) -> Self {
         Self::refused(format_args!("{why}"))
     }
+
+    /// [`Self::refused`] for a NULL argument, "`func`: `param` is NULL": one call where
+    /// [`arg!`](crate::handle::arg) meets NULL, not a formatting of its own in every export.
+    #[cold]
+    #[inline(never)]
+    fn null_argument(func: &'static str, param: &'static str) -> Self {
+        Self::refused(format_args!("{func}: {param} is NULL"))
+    }
 }
 
 impl ErrorValue for () {

@@ -157,7 +157,7 @@ macro_rules! arg {
         // and C calls an interface entry with live arguments of its object.
         match unsafe { $crate::handle::FromC::into_rust($p) } {
             Some(converted) => converted,
-            None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
+            None => return $crate::base::report::ErrorValue::null_argument(FN, stringify!($p)),
         }
     };
     ($p:ident, optional) => {
@@ -173,7 +173,7 @@ macro_rules! arg {
                 values.into_iter().flatten().collect::<alloc::vec::Vec<_>>()
             }
             None if $n == 0 => alloc::vec::Vec::new(),
-            None => $crate::base::report::refuse!("{FN}: {} is NULL", stringify!($p)),
+            None => return $crate::base::report::ErrorValue::null_argument(FN, stringify!($p)),
         }
     };
     ($p:ident[$n:expr], optional) => {

@@ -32,7 +32,10 @@ impl fmt::Display for Escaped<'_> {
     }
 }
 
-/// Writes the current splits of `graph` to `path`; failures are logged, not fatal.
+/// Writes the current splits of `graph` to `path`; failures are logged, not fatal. Out of
+/// line, as [`Scheduler::print_assignments`] is.
+#[cold]
+#[inline(never)]
 pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
     let nodes = graph.nodes();
     let mut out = String::from("digraph splits {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");

@@ -4,24 +4,33 @@
 use super::Scheduler;
 use crate::base::report::log_debug;
 use crate::handle::{Graph, Tensor};
-use alloc::format;
+use alloc::borrow::Cow;
 use alloc::string::String;
+use core::fmt::{self, Write as _};
 
 impl Scheduler {
     /// The debug listing of GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
+    /// Lines are written into one string (a listing's text is not worth failing over: what
+    /// does not fit in the heap is left out). Out of line: the split that calls it runs for
+    /// every token, the listing only when asked for.
+    #[cold]
+    #[inline(never)]
     pub(super) fn print_assignments(&self, graph: Graph) {
         let mut next_split = 0;
+        let mut line = String::new();
         for (i, &node) in graph.nodes().iter().enumerate() {
             if let Some(split) = self.planning.plan.splits.get(next_split).filter(|s| s.i_start == i) {
-                let mut line = format!(
+                line.clear();
+                let _ = write!(
+                    line,
                     "\n## SPLIT #{next_split}: {} # {} inputs",
                     self.backends.name(split.backend),
                     split.inputs.len()
                 );
                 for (k, &input) in self.planning.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
                     let t = self.reading.tensors[input as usize];
-                    line +=
-                        &format!("{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), fmt_size(t.nbytes()));
+                    let _ =
+                        write!(line, "{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), Size(t.nbytes()));
                 }
                 log_debug!("{line}\n");
                 next_split += 1;
@@ -29,45 +38,68 @@ impl Scheduler {
             if node.is_view_op() || self.debug < 2 {
                 continue;
             }
-            let uses = graph.use_count(node);
+            let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
+            line.clear();
+            let _ = write!(line, "node #{i:3} ({op:>10.10}):");
+            self.write_tensor_column(&mut line, node);
+            let _ = write!(line, " use={}", graph.use_count(node));
             // From 0.6 the line shows whether the node is computed; 0.7 names unary ops by their
             // function.
             #[cfg(sched_debug_compute_flag)]
-            let uses = format!("{uses},c={}", i32::from(node.flags() & crate::abi::GGML_TENSOR_FLAG_COMPUTE != 0));
-            let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
-            let mut line = format!(
-                "node #{i:3} ({op:>10.10}): {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}] use={uses}:",
-                node.name(),
-                fmt_size(node.nbytes()),
-                self.assigned_backend_name(node),
-                ""
-            );
+            let _ = write!(line, ",c={}", i32::from(node.flags() & crate::abi::GGML_TENSOR_FLAG_COMPUTE != 0));
+            line.push(':');
             for &src in node.srcs().iter().flatten() {
-                line += &format!(
-                    " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]",
-                    src.name(),
-                    fmt_size(src.nbytes()),
-                    self.assigned_backend_name(src),
-                    ""
-                );
+                self.write_tensor_column(&mut line, src);
             }
             log_debug!("{line}\n");
         }
     }
 
-    fn assigned_backend_name(&self, tensor: Tensor) -> String {
+    /// A tensor's name, size and backend, as the listing shows a node and each of its sources.
+    fn write_tensor_column(&self, line: &mut String, tensor: Tensor) {
         let table = &self.reading.table;
-        match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
-            Some(b) if b >= 0 => self.backends.name(b as usize).into_owned(),
-            _ => "NULL".into(),
-        }
+        let backend = match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
+            Some(b) if b >= 0 => self.backends.name(b as usize),
+            _ => Cow::Borrowed("NULL"),
+        };
+        let _ =
+            write!(line, " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]", tensor.name(), Size(tensor.nbytes()), backend, "");
     }
 }
 
-fn fmt_size(size: usize) -> String {
-    if size >= 1024 * 1024 {
-        format!("{}M", size / 1024 / 1024)
-    } else {
-        format!("{}K", size / 1024)
+/// A size as the listing shows it: whole MiB from 1 MiB, else whole KiB.
+struct Size(usize);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (mut amount, unit) = if self.0 >= 1024 * 1024 { (self.0 >> 20, b'M') } else { (self.0 >> 10, b'K') };
+        // The digits and the unit, right to left, padded and cut as one text (the reference's
+        // "%5.5s").
+        let mut text = [0u8; 21];
+        let mut start = text.len() - 1;
+        text[start] = unit;
+        loop {
+            start -= 1;
+            text[start] = b'0' + (amount % 10) as u8;
+            amount /= 10;
+            if amount == 0 {
+                break;
+            }
+        }
+        f.pad(core::str::from_utf8(&text[start..]).unwrap_or(""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Size;
+
+    #[test]
+    fn a_size_is_shown_in_whole_mib_from_one_mib_else_in_whole_kib() {
+        assert_eq!(alloc::format!("{}", Size(0)), "0K");
+        assert_eq!(alloc::format!("{}", Size(1023 * 1024 + 1023)), "1023K");
+        assert_eq!(alloc::format!("{}", Size(1024 * 1024)), "1M");
+        assert_eq!(alloc::format!("{:>5.5}", Size(usize::MAX)), "17592");
+        assert_eq!(alloc::format!("[{:>5.5}]", Size(3 << 20)), "[   3M]");
     }
 }

@@ -69,24 +69,31 @@ impl HeldInCell for ggml_backend_sched {
     type Object = Scheduler;
 }
 
+/// The refusals of [`Sched::read`] and [`Sched::write`], out of line: every export inlines those.
+#[cold]
+#[inline(never)]
+fn read_refused(caller: &str) -> Refused {
+    Refused::new(format_args!("{caller}: called back from inside a change of this scheduler (a backend's graph_optimize during sched_alloc_graph or sched_reserve)"))
+}
+
+#[cold]
+#[inline(never)]
+fn write_refused(caller: &str) -> Refused {
+    Refused::new(format_args!("{caller}: called back from inside this scheduler's own work (an eval callback or a backend's graph_compute), where only its getters may be called"))
+}
+
 /// The scheduler's handle: while it computes, the splits run under a shared borrow, so the
 /// getters work from an eval callback or a backend's `graph_compute`; a call that would change
 /// or free the scheduler from there is refused.
 impl Sched {
     /// The scheduler to read, for one call from C, also from inside its own computation.
     pub fn read<'a>(self, caller: &str) -> Result<Ref<'a, Scheduler>, Refused> {
-        match self.try_read() {
-            Some(sched) => Ok(sched),
-            None => refused!("{caller}: called back from inside a change of this scheduler (a backend's graph_optimize during sched_alloc_graph or sched_reserve)"),
-        }
+        self.try_read().ok_or_else(|| read_refused(caller))
     }
 
     /// The scheduler to change, for one call from C; never from inside its own work.
     pub fn write<'a>(self, caller: &str) -> Result<RefMut<'a, Scheduler>, Refused> {
-        match self.try_write() {
-            Some(sched) => Ok(sched),
-            None => refused!("{caller}: called back from inside this scheduler's own work (an eval callback or a backend's graph_compute), where only its getters may be called"),
-        }
+        self.try_write().ok_or_else(|| write_refused(caller))
     }
 
     /// Allocates `graph` if no graph is allocated (else the allocated one is computed again, and

@@ -62,6 +62,7 @@ impl GraphReading {
 
     /// Reads `graph`'s leafs, then its nodes. Assignments made before it (no reset since the
     /// last graph, or by hand) count as changed planning inputs.
+    #[inline(never)]
     pub(super) fn read(&mut self, graph: Graph) -> Result<(), OutOfMemory> {
         self.epoch = self.epoch.wrapping_add(1).max(1);
         self.buffer_changes = crate::handle::buffer_changes();
