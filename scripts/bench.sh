@@ -38,7 +38,7 @@ if [ "$release" != 0.4.3 ]; then
     if [ -n "$(scripts/release/release-table.sh fact "$release" vulkan)" ]; then
         vulkan=ON
         gpu_programs+=(whisper_decode-vulkan whisper_decode-ref-vulkan)
-        export $(scripts/fetch/fetch-vulkan.sh --environment)
+        export $(scripts/fetch/fetch-vulkan.sh --environment "$release")
     fi
     cmake -S . -B "build/bench-$release" -DCMAKE_BUILD_TYPE=Release -DGGMLRS_TESTS=OFF \
         -DGGMLRS_EXAMPLES=ON -DGGMLRS_BENCHES=ON -DGGMLRS_RPC=OFF \

@@ -66,12 +66,12 @@ for release in "${releases[@]}"; do
         cargo check --quiet --manifest-path layout-check/Cargo.toml "${features[@]}"
     build="build/ctest-$release"
     suite=$($table fact "$release" suite)
-    # the lean suite has no RPC test (the examples are built without it) and no memcheck; the
-    # full suite has Vulkan (on Mesa's lavapipe) where the release table gives the family a source
+    # the lean suite has no RPC test (the examples are built without it) and no memcheck; both
+    # have Vulkan (on Mesa's lavapipe) where the release table gives the family a source
     full=ON
     if [ "$suite" = lean ]; then full=OFF; fi
     vulkan=OFF
-    if [ "$suite" = full ] && [ -n "$($table fact "$release" vulkan)" ]; then vulkan=ON; fi
+    if [ -n "$($table fact "$release" vulkan)" ]; then vulkan=ON; fi
     package_release=$release
     case "$release" in *@*) ;; *) package_release=whisper.rn@$release ;; esac
     # A lean suite's end-to-end program is llama.cpp's generation (llama.rn's or upstream's) from a synthetic model of a few

@@ -14,6 +14,11 @@
 #                     an op subset that fits CI (UPSTREAM_BACKEND_OPS_TEST, _GRAD; the full run by hand:
 #                     test-backend-ops.ref and .rs with "test -b CPU" and "grad -b CPU"); and
 #                     every case's supports_op through the device ("support", all ops: 0.2 s).
+#                     With GGMLRS_VULKAN also ggml-vulkan's ops (Mesa's lavapipe) against the
+#                     CPU's, through both layers built with Vulkan in: an op subset that fits CI
+#                     (UPSTREAM_BACKEND_OPS_VULKAN; the full run by hand: test-backend-ops.ref-vulkan
+#                     and .rs-vulkan with "test -b Vulkan0" and the environment of
+#                     scripts/fetch/fetch-vulkan.sh --environment).
 #                     Its perf mode prints times, nothing to compare.
 # The others of tests/ do not reach the backend layer (test-quantize-fns, test-rope: the CPU's
 # kernels directly) or need llama.cpp's common library, a tokenizer or a model file.
@@ -26,6 +31,8 @@ set(UPSTREAM_BACKEND_OPS_TEST "SCALE,SET_ROWS"
     CACHE STRING "the ops llama.cpp's test-backend-ops compares with the CPU's reference implementation in the C suite")
 set(UPSTREAM_BACKEND_OPS_GRAD "ADD,MUL,CONCAT,GET_ROWS"
     CACHE STRING "the ops whose gradients llama.cpp's test-backend-ops checks in the C suite")
+set(UPSTREAM_BACKEND_OPS_VULKAN "ADD,SCALE,SET_ROWS,RMS_NORM"
+    CACHE STRING "the ops llama.cpp's test-backend-ops compares between Vulkan and the CPU in the C suite")
 set(_upstream_tests "${WSP_PACKAGE_CPP}/../tests")
 
 # _upstream_program(<test> <layer>): the target <test>.<layer> from tests/<test>.cpp
@@ -62,3 +69,19 @@ foreach(run IN LISTS _upstream_runs)
     endforeach()
     set_tests_properties(record.upstream.${key} upstream.${key}.rs PROPERTIES LABELS lean)
 endforeach()
+if(GGMLRS_VULKAN)
+    foreach(layer ref-vulkan rs-vulkan)
+        _upstream_program(test-backend-ops ${layer})
+    endforeach()
+    add_dependencies(wsp_lean_tests test-backend-ops.ref-vulkan test-backend-ops.rs-vulkan)
+    set(args test -b Vulkan0 -o ${UPSTREAM_BACKEND_OPS_VULKAN})
+    wsp_record(upstream.backend_ops.vulkan $<TARGET_FILE:test-backend-ops.ref-vulkan> ARGS ${args}
+               ENVIRONMENT "${WSP_VULKAN_TEST_ENVIRONMENT}")
+    wsp_compare_with_record(upstream.backend_ops.vulkan.rs upstream.backend_ops.vulkan
+                            $<TARGET_FILE:test-backend-ops.rs-vulkan> ARGS ${args}
+                            ENVIRONMENT "${WSP_VULKAN_TEST_ENVIRONMENT}")
+    # alone: lavapipe's threads and the CPU backend's, which wait spinning, slow down tenfold on
+    # cores another test holds
+    set_tests_properties(record.upstream.backend_ops.vulkan upstream.backend_ops.vulkan.rs PROPERTIES
+                         LABELS lean TIMEOUT 1200 RUN_SERIAL ON)
+endif()
