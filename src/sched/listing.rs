@@ -99,7 +99,14 @@ mod tests {
         assert_eq!(alloc::format!("{}", Size(0)), "0K");
         assert_eq!(alloc::format!("{}", Size(1023 * 1024 + 1023)), "1023K");
         assert_eq!(alloc::format!("{}", Size(1024 * 1024)), "1M");
-        assert_eq!(alloc::format!("{:>5.5}", Size(usize::MAX)), "17592");
         assert_eq!(alloc::format!("[{:>5.5}]", Size(3 << 20)), "[   3M]");
+        assert_eq!(alloc::format!("[{:>5.5}]", Size(4095 << 20)), "[4095M]");
+    }
+
+    /// Only a 64-bit size is long enough to be cut.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_size_longer_than_five_characters_is_cut_as_percent_five_point_five_s_cuts_it() {
+        assert_eq!(alloc::format!("{:>5.5}", Size(123_456 << 20)), "12345");
     }
 }
