@@ -153,3 +153,16 @@ mod tests {
         assert_eq!(try_filled(usize::MAX, 0u8).unwrap_err(), OutOfMemory);
     }
 }
+
+/// Text that grows only as far as the heap lets it: formatting into it never aborts, and what
+/// does not fit is left out (`write!` then returns an error, which a log line may ignore).
+#[derive(Default)]
+pub struct FallibleText(pub alloc::string::String);
+
+impl core::fmt::Write for FallibleText {
+    fn write_str(&mut self, text: &str) -> core::fmt::Result {
+        self.0.try_reserve(text.len()).map_err(|_| core::fmt::Error)?;
+        self.0.push_str(text);
+        Ok(())
+    }
+}

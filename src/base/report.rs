@@ -8,6 +8,7 @@
 //! longer than [`CLine`]'s room and the heap has room), so that running out of memory can be
 //! reported.
 
+use super::fallible::FallibleText;
 use super::ggml::{ggml_abort, ggml_log_internal};
 use crate::abi::*;
 use alloc::string::String;
@@ -240,16 +241,7 @@ impl Refused {
     #[cold]
     #[inline(never)]
     pub fn new(why: fmt::Arguments) -> Refused {
-        /// Grows only as far as the heap lets it.
-        struct Fallible(String);
-        impl fmt::Write for Fallible {
-            fn write_str(&mut self, text: &str) -> fmt::Result {
-                self.0.try_reserve(text.len()).map_err(|_| fmt::Error)?;
-                self.0.push_str(text);
-                Ok(())
-            }
-        }
-        let mut why_text = Fallible(String::new());
+        let mut why_text = FallibleText::default();
         let _ = why_text.write_fmt(why);
         Refused(why_text.0)
     }

@@ -2,25 +2,25 @@
 //! in the reference's format.
 
 use super::Scheduler;
+use crate::base::fallible::FallibleText;
 use crate::base::report::log_debug;
 use crate::handle::{Graph, Tensor};
 use alloc::borrow::Cow;
-use alloc::string::String;
 use core::fmt::{self, Write as _};
 
 impl Scheduler {
     /// The debug listing of GGML_SCHED_DEBUG (1: splits and their inputs, 2: also every node).
-    /// Lines are written into one string (a listing's text is not worth failing over: what
-    /// does not fit in the heap is left out). Out of line: the split that calls it runs for
+    /// Lines are written into one string that grows only as far as the heap lets it (a
+    /// listing's text is not worth failing over: what does not fit is left out). Out of line: the split that calls it runs for
     /// every token, the listing only when asked for.
     #[cold]
     #[inline(never)]
     pub(super) fn print_assignments(&self, graph: Graph) {
         let mut next_split = 0;
-        let mut line = String::new();
+        let mut line = FallibleText::default();
         for (i, &node) in graph.nodes().iter().enumerate() {
             if let Some(split) = self.planning.plan.splits.get(next_split).filter(|s| s.i_start == i) {
-                line.clear();
+                line.0.clear();
                 let _ = write!(
                     line,
                     "\n## SPLIT #{next_split}: {} # {} inputs",
@@ -32,14 +32,14 @@ impl Scheduler {
                     let _ =
                         write!(line, "{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), Size(t.nbytes()));
                 }
-                log_debug!("{line}\n");
+                log_debug!("{}\n", line.0);
                 next_split += 1;
             }
             if node.is_view_op() || self.debug < 2 {
                 continue;
             }
             let op = if cfg!(sched_debug_op_desc) { node.op_desc() } else { node.op_name() };
-            line.clear();
+            line.0.clear();
             let _ = write!(line, "node #{i:3} ({op:>10.10}):");
             self.write_tensor_column(&mut line, node);
             let _ = write!(line, " use={}", graph.use_count(node));
@@ -47,16 +47,16 @@ impl Scheduler {
             // function.
             #[cfg(sched_debug_compute_flag)]
             let _ = write!(line, ",c={}", i32::from(node.flags() & crate::abi::GGML_TENSOR_FLAG_COMPUTE != 0));
-            line.push(':');
+            let _ = line.write_str(":");
             for &src in node.srcs().iter().flatten() {
                 self.write_tensor_column(&mut line, src);
             }
-            log_debug!("{line}\n");
+            log_debug!("{}\n", line.0);
         }
     }
 
     /// A tensor's name, size and backend, as the listing shows a node and each of its sources.
-    fn write_tensor_column(&self, line: &mut String, tensor: Tensor) {
+    fn write_tensor_column(&self, line: &mut FallibleText, tensor: Tensor) {
         let table = &self.reading.table;
         let backend = match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
             Some(b) if b >= 0 => self.backends.name(b as usize),
