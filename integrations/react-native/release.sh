@@ -9,12 +9,14 @@
 #                                     against and build folders are named after: 0.7.4, or
 #                                     llama.rn@0.12.9 for another package), wsp_feature (its cargo
 #                                     feature, empty for the default family), wsp_symbols (its
-#                                     functions' list under ctests/) and the package's facts:
+#                                     functions' list under ctests/), wsp_layer (the package's
+#                                     folder holding its layer: cpp, or from llama.rn 0.13
+#                                     vendor/llama.cpp/ggml/src) and the package's facts:
 #                                     wsp_android_cmake, wsp_libraries, wsp_podspec,
 #                                     wsp_from_source, wsp_gradle_switch, wsp_ios_builtins,
 #                                     wsp_disable_metal, wsp_android_sets; fails, naming the
-#                                     served releases, when no family serves it or its family is
-#                                     a preview (the package's facts set even then)
+#                                     served releases, when no family serves it (the package's
+#                                     facts set even then)
 #   wsp_served PACKAGE                the package's served releases, comma-separated
 #   wsp_prebuilt_dir BUILD            the folder, in the npm package's prebuilt/, of the libraries
 #                                     built for the family whose newest release is BUILD (as
@@ -73,14 +75,14 @@ wsp_release() {
         echo "wsp-ggml-backend: $wsp_package $wsp_version is not served; served releases: $(wsp_served "$wsp_package")" >&2
         return 1
     fi
-    if [ "$("$wsp_release_table" fact "$release" preview)" = yes ]; then
-        echo "wsp-ggml-backend: $wsp_package $wsp_version is a pre-release that the library serves as a preview, but this integration does not apply to its layout yet; served releases: $(wsp_served "$wsp_package")" >&2
-        return 1
-    fi
     wsp_build=${wsp_releases##* }
     if [ "$wsp_package" != whisper.rn ]; then wsp_build=$wsp_package@$wsp_build; fi
     wsp_feature=$("$wsp_release_table" fact "$release" feature)
     wsp_symbols=$("$wsp_release_table" fact "$release" symbols)
+    # the family's prefix where it has its own (llama.rn 0.13 has none)
+    wsp_prefix=$("$wsp_release_table" prefix "$release")
+    wsp_layer=$("$wsp_release_table" fact "$release" layer)
+    wsp_layer=${wsp_layer:-cpp}
 }
 
 wsp_prebuilt_dir() {
@@ -91,7 +93,7 @@ wsp_prebuilt_dir() {
 }
 
 wsp_cargo_dir() {
-    local wsp_package wsp_version wsp_prefix wsp_releases wsp_build wsp_feature wsp_symbols wsp_android_cmake \
+    local wsp_package wsp_version wsp_prefix wsp_releases wsp_build wsp_feature wsp_symbols wsp_layer wsp_android_cmake \
         wsp_libraries wsp_podspec wsp_from_source wsp_gradle_switch wsp_ios_builtins wsp_disable_metal wsp_android_sets
     if wsp_release "$2" && [ -n "$wsp_feature" ]; then
         echo "$1/target/$(echo "$wsp_package" | tr . -)-${wsp_build#*@}"

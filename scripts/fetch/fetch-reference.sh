@@ -2,7 +2,7 @@
 # Fetch a whisper.rn release from npm (the reference backend layer and the ggml core the tests
 # link against), check it against npm's published integrity, and unpack it into third_party/
 # (ignored by git): cpp/, and the Android build files and the podspec that integrations/react-native/
-# adapts. Idempotent: does nothing when already there. llama.rn's releases the same way.
+# adapts (a package whose layer is not in cpp/: the whole package too, in package/). Idempotent: does nothing when already there. llama.rn's releases the same way.
 #
 #   scripts/fetch/fetch-reference.sh [RELEASE]    RELEASE: any stable whisper.rn release with this backend
 #   layer (0.4.3, the default; 0.5.1 to 0.5.5, 0.6.0, 0.7.3, 0.7.4), each pinned by its npm
@@ -114,7 +114,11 @@ table="$root/scripts/release/release-table.sh"
 android_cmake=$("$table" package "$package" android_cmake)
 adapted=(android/src/main/CMakeLists.txt "$android_cmake" "$("$table" package "$package" podspec)")
 if [ -n "$("$table" package "$package" gradle_switch)" ]; then adapted+=(android/build.gradle); fi
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$INTEGRITY" ] && [ -f "$dest/cpp/ggml-backend.cpp" ] && [ -f "$dest/$android_cmake" ]; then
+# where the release's layer lives in the package (releases.txt's layer: cpp/ unless it vendors
+# llama.cpp in upstream's layout, as llama.rn from 0.13 does)
+layer=$("$table" fact "$package@$VERSION" layer 2>/dev/null || true)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$INTEGRITY" ] && [ -f "$dest/cpp/ggml-backend.cpp" ] && [ -f "$dest/$android_cmake" ] \
+    && { [ -z "$layer" ] || [ -f "$dest/package/$layer/ggml-backend.cpp" ]; }; then
     exit 0
 fi
 
@@ -138,12 +142,16 @@ rm -rf "$unpacked"
 mkdir -p "$unpacked"
 tar -xzf "$tarball" -C "$unpacked" --strip-components=1 package/cpp package/package.json package/LICENSE \
     $(printf 'package/%s\n' "${adapted[@]}" | sort -u)
-# llama.rn from 0.13 vendors llama.cpp in upstream's layout instead of a flat, prefixed cpp/: it is
-# flattened into cpp/ beside llama.rn's own sources, as the older releases have it
-if tar -tzf "$tarball" package/vendor/llama.cpp/ggml/src/ggml-backend.cpp >/dev/null 2>&1; then
-    tar -xzf "$tarball" -C "$unpacked" --strip-components=1 $(printf 'package/vendor/llama.cpp/%s\n' "${llama_cpp_parts[@]}")
-    flatten_llama_cpp "$unpacked/vendor/llama.cpp" "$unpacked/cpp"
-    rm -rf "$unpacked/vendor"
+# A vendored llama.cpp (llama.rn from 0.13) is flattened into cpp/ beside the package's own
+# sources, as the older releases lay it out for the C suite; the integration's tests read the
+# package as npm gives it, kept whole in package/
+if [ -n "$layer" ]; then
+    vendored=${layer%/ggml/src}
+    tar -xzf "$tarball" -C "$unpacked" --strip-components=1 $(printf "package/$vendored/%s\n" "${llama_cpp_parts[@]}")
+    flatten_llama_cpp "$unpacked/$vendored" "$unpacked/cpp"
+    rm -rf "$unpacked/${vendored%%/*}"
+    mkdir "$unpacked/package"
+    tar -xzf "$tarball" -C "$unpacked/package" --strip-components=1
 fi
 echo "$INTEGRITY" > "$unpacked/.integrity"
 rm -rf "$dest.old.$$"

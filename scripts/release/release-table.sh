@@ -12,12 +12,13 @@
 #   scripts/release/release-table.sh releases [PACKAGE] every release of the package (whisper.rn by default)
 #                                               some family serves, previews left out (the
 #                                               releases apps are built with)
-#   scripts/release/release-table.sh newest [--all|--apps]  each whisper.rn family's newest release
+#   scripts/release/release-table.sh newest [--all|--apps|--previews]  each whisper.rn family's newest release
 #                                               (the one its tests build against), in the table's
 #                                               order; --all: then every other package's, as
 #                                               PACKAGE@VERSION; --apps: then the other React
 #                                               Native packages' (llama.rn's, not plain ggml's),
-#                                               leaving out preview families
+#                                               leaving out preview families; --previews:
+#                                               their preview families' newest releases alone
 #   scripts/release/release-table.sh packages           every package, one a line, in the table's order
 #   scripts/release/release-table.sh capabilities       every capability some family has, one a line
 #   scripts/release/release-table.sh families           every family, in the table's order
@@ -54,7 +55,8 @@ newest() {
         END {
             for (i = 1; i <= n; i++) {
                 f = order[i]
-                if (package[f] == "whisper.rn") print newest[f]
+                if (which == "previews") { if (app[package[f]] && preview[f]) print package[f] "@" newest[f] }
+                else if (package[f] == "whisper.rn") print newest[f]
                 else if (which == "all" || (which == "apps" && app[package[f]] && !preview[f])) print package[f] "@" newest[f]
             }
         }' "$table"
@@ -96,6 +98,7 @@ case "${1:-}" in
         case "${2:-}" in
             --all) newest all ;;
             --apps) newest apps ;;
+            --previews) newest previews ;;
             *) newest "" ;;
         esac
         ;;
@@ -120,7 +123,7 @@ case "${1:-}" in
              END { if (name) print name "\t" text }' "$table"
         ;;
     *)
-        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all|--apps] | packages | capabilities | families | of FAMILY KEY | capability-texts" >&2
+        echo "usage: scripts/release/release-table.sh fact RELEASE KEY | family RELEASE | prefix RELEASE | package PACKAGE KEY | releases [PACKAGE] | newest [--all|--apps|--previews] | packages | capabilities | families | of FAMILY KEY | capability-texts" >&2
         exit 2
         ;;
 esac

@@ -23,7 +23,7 @@ source "$here/../release.sh"
 wsp_release "$1" || exit 1
 cmakelists="$1/$wsp_android_cmake"
 [ -f "$cmakelists" ] || { echo "apply.sh: $cmakelists not found (is $1 $wsp_package's package?)" >&2; exit 1; }
-grep -q "ggml-backend.cpp" "$cmakelists" || { echo "apply.sh: $cmakelists does not build ggml-backend.cpp" >&2; exit 1; }
+[ -f "$1/$wsp_layer/ggml-backend.cpp" ] || { echo "apply.sh: $1/$wsp_layer has no ggml-backend.cpp (is $1 $wsp_package $wsp_version's package?)" >&2; exit 1; }
 included=node_modules/wsp-ggml-backend/integrations/react-native/android/wsp-ggml-backend.cmake
 {
     wsp_without_blocks "$cmakelists"

@@ -7,9 +7,10 @@
 # including folder) and picks the family that serves it from the release table, releases.txt (an
 # unserved release stops the configure step, naming the served ones). For every library that
 # folder defines from the package's sources (rnwhisper or rnllama and their per-arch variants),
-# it removes the backend layer (cpp/ggml-backend.cpp, ggml-backend-reg.cpp and, where the release
-# has them, ggml-backend-meta.cpp and ggml-backend-dl.cpp) and links the library's static archive
-# for ANDROID_ABI (mapped to the Rust triple as cargo-ndk does: arm64-v8a -> aarch64-linux-android,
+# it removes the backend layer (ggml-backend.cpp, ggml-backend-reg.cpp and, where the release
+# has them, ggml-backend-meta.cpp and ggml-backend-dl.cpp; in cpp/, or from llama.rn 0.13 in
+# vendor/llama.cpp/ggml/src/, which cmake/rnllama-sources.cmake lists) and links the library's
+# static archive for ANDROID_ABI (mapped to the Rust triple as cargo-ndk does: arm64-v8a -> aarch64-linux-android,
 # armeabi-v7a -> armv7-linux-androideabi, x86 -> i686-linux-android, x86_64 ->
 # x86_64-linux-android): the npm package's prebuilt archive when it has one for the family, the
 # triple and the library's built-in backends (scripts/release/npm-prebuilt.sh), else one cargo builds with

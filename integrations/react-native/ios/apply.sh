@@ -8,9 +8,10 @@
 #    defaults to 1; by default the pod vendors a prebuilt framework with the package's own
 #    backend layer inside), unless the app sets it to 0;
 #  - last in the spec, after the package's own assignments (CocoaPods keeps an attribute's last
-#    value): built from source, the layer files the package has (cpp/ggml-backend.cpp,
+#    value): built from source, the layer files the package has (ggml-backend.cpp,
 #    ggml-backend-reg.cpp and, from whisper.rn 0.6, ggml-backend-meta.cpp and
-#    ggml-backend-dl.cpp) join the spec's exclude_files, keeping the package's own exclusions,
+#    ggml-backend-dl.cpp; in cpp/, from llama.rn 0.13 in vendor/llama.cpp/ggml/src/) join the
+#    spec's exclude_files, keeping the package's own exclusions,
 #    and the pod vendors ios/WspGgmlBackend.xcframework (CocoaPods takes vendored files from
 #    inside the pod), which pod install puts there when it is missing or was made for another
 #    release or other built-in backends (ios/build-xcframework.sh of the package found: the
@@ -53,12 +54,12 @@ grep -qF "$branch" "$podspec" || { echo "apply.sh: $podspec has no $wsp_from_sou
 layer=""
 names=""
 for file in ggml-backend.cpp ggml-backend-reg.cpp ggml-backend-meta.cpp ggml-backend-dl.cpp; do
-    if [ -f "$package/cpp/$file" ]; then
-        layer="$layer, \"cpp/$file\""
+    if [ -f "$package/$wsp_layer/$file" ]; then
+        layer="$layer, \"$wsp_layer/$file\""
         names="$names $file"
     fi
 done
-[ -n "$layer" ] || { echo "apply.sh: $package/cpp has no ggml-backend.cpp" >&2; exit 1; }
+[ -n "$layer" ] || { echo "apply.sh: $package/$wsp_layer has no ggml-backend.cpp" >&2; exit 1; }
 
 wsp_without_blocks "$podspec" > "$podspec.wsp-old"
 # the spec block's own end: the last line that is `end` alone at the margin

@@ -99,14 +99,18 @@ link_flags="-L$work/stubs -Wl,--no-undefined"
 if [ ${#compiler[@]} -gt 0 ]; then link_flags="$link_flags -fuse-ld=lld-14"; fi
 
 # The package's layout (unless it is an installed one): the Android CMakeLists reach the sources
-# as ../../../cpp (rnllama/: ../../../../cpp) and the include reads the package.json above. The
-# JNI sources (whisper.rn's jni.cpp, llama.rn's RNLlamaJSI.cpp) and cpp/jsi/*.cpp need the JNI
-# and React Native headers: test/backend_check.cpp and empty files stand in for them.
+# as ../../../cpp (rnllama/: ../../../../cpp; from llama.rn 0.13 through ../../../cmake/ also
+# vendor/) and the include reads the package.json above. The JNI sources (whisper.rn's jni.cpp,
+# llama.rn's RNLlamaJSI.cpp) and cpp/jsi/*.cpp need the JNI and React Native headers:
+# test/backend_check.cpp and empty files stand in for them.
 make_package() {
     rm -rf "$pkg"
     mkdir -p "$pkg/android/src/main" "$pkg/cpp"
     for entry in "$ref"/cpp/*; do
         ln -s "$entry" "$pkg/cpp/"
+    done
+    for entry in "$ref"/*; do
+        case "${entry##*/}" in android | cpp | package.json) ;; *) ln -s "$entry" "$pkg/" ;; esac
     done
     if [ -d "$ref/cpp/jsi" ]; then
         rm "$pkg/cpp/jsi"
@@ -215,7 +219,7 @@ fi
 
 "${configure[@]}" -S "$pkg/android/src/main" -B "$build" >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
 { grep "wsp-ggml-backend" "$work/configure.log" || true; } | sed 's/^-- //'
-layer=$(grep -oE 'ggml-backend(-[a-z]+)?\.cpp' "$ref/$wsp_android_cmake" | sort -u | paste -sd ' ')
+layer=$(cd "$ref/$wsp_layer" && ls ggml-backend*.cpp | paste -sd ' ')
 # file_api own|swapped: every library of the package's that compiles ggml (ggml.c; not llama.rn's
 # JNI wrappers), read from CMake's file API, compiles all the layer files the release's CMakeLists
 # compiles (own), or none of them while it keeps the package's own sources and links the archive
@@ -274,13 +278,13 @@ grep -q "wsp-ggml-backend: $wsp_package $wsp_version, $triple backend layer link
 
 file_api swapped
 
-# A release other than its package's newest, or of a package left out of WSP_ANDROID_BUILDS (the
-# packages whose C++ is built; unset: all, empty: none): the configure step and the libraries'
-# sources only (its archive for aarch64 is the same crate with the family's feature).
-# scripts/phones/test-phones.sh builds none: in CI the npm package's test builds whisper.rn's newest
-# from the installed package, and llama.rn's takes five minutes.
-newest=$("$root/scripts/release/release-table.sh" releases "$wsp_package" | tail -n 1)
-if [ -z "$installed" ] && { [ "$wsp_version" != "$newest" ] || [[ " ${WSP_ANDROID_BUILDS-$wsp_package} " != *" $wsp_package "* ]]; }; then
+# A release other than its package's newest (or a preview's), or of a package left out of
+# WSP_ANDROID_BUILDS (the packages whose C++ is built; unset: all, empty: none): the configure step
+# and the libraries' sources only (its archive for aarch64 is the same crate with the family's
+# feature). scripts/phones/test-phones.sh builds none: in CI the npm package's test builds
+# whisper.rn's newest from the installed package, and llama.rn's takes five minutes.
+built=" $("$root/scripts/release/release-table.sh" releases "$wsp_package" | tail -n 1) $("$root/scripts/release/release-table.sh" newest --previews | sed -n "s/^$wsp_package@//p" | paste -sd ' ') "
+if [ -z "$installed" ] && { [[ "$built" != *" $wsp_version "* ]] || [[ " ${WSP_ANDROID_BUILDS-$wsp_package} " != *" $wsp_package "* ]]; }; then
     echo "android-on-linux: $wsp_package $wsp_version: configured; no archive, C++ build or load check"
     exit 0
 fi

@@ -2,13 +2,14 @@
 # Tests ios/ as far as Linux allows, for whisper.rn and llama.rn:
 #   1. build-xcframework.sh's cargo part for the device (lipo and xcodebuild are macOS tools; the
 #      simulator targets' standard libraries are not always installable here), given whisper.rn
-#      0.7.4's and llama.rn 0.12.9's packages: the archive defines the release's functions
+#      0.7.4's, llama.rn 0.12.9's and the llama.rn 0.13 preview's (plain names) packages: the archive defines the release's functions
 #      (scripts/phones/mobile-libs.sh --check) and registers the podspec's built-in backends (Metal; for
 #      llama.rn BLAS too), but not Metal with the package's disable_metal=1
 #      (RNWHISPER_DISABLE_METAL, RNLLAMA_DISABLE_METAL); given an unserved release's package it
 #      refuses, naming the served releases.
-#   2. ios/apply.sh on the podspec of every whisper.rn release from 0.4.3 to 0.7.4 and every
-#      llama.rn 0.12 release (each family), read by Ruby with a stand-in for Pod::Spec
+#   2. ios/apply.sh on the podspec of every whisper.rn release from 0.4.3 to 0.7.4, every
+#      llama.rn 0.12 release (each family) and the llama.rn 0.13 preview (its layer in
+#      vendor/llama.cpp/ggml/src), read by Ruby with a stand-in for Pod::Spec
 #      (test/podspec.rb) before and after, the podspec's blocks finding this checkout as an app's
 #      node_modules/wsp-ggml-backend (test/podspec-check.sh): built from source, the pod's sources
 #      over the package's files lose exactly the backend-layer files the package has, and nothing
@@ -25,7 +26,8 @@ source "$(dirname "$0")/common.sh"
 cd "$root"
 export LC_ALL=C  # comm and sort as Ruby sorts
 releases=($("$root/scripts/release/release-table.sh" releases whisper.rn)
-          $("$root/scripts/release/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/'))
+          $("$root/scripts/release/release-table.sh" releases llama.rn | sed 's/^/llama.rn@/')
+          $("$root/scripts/release/release-table.sh" newest --previews))
 work="$root/build/integration-ios"
 rm -rf "$work"
 # the podspecs' blocks find this checkout as an app's node_modules holds the package
@@ -35,7 +37,7 @@ ln -s "$root" "$work/node_modules/wsp-ggml-backend"
 # 1. the cargo part: the release's functions; the podspec's built-in backends registered at
 # start-up (the archive calls <prefix>ggml_backend_<name>_reg, which the pod's sources define),
 # Metal not with the package's disable_metal=1
-for release in 0.7.4 llama.rn@0.12.9; do
+for release in 0.7.4 llama.rn@0.12.9 $("$root/scripts/release/release-table.sh" newest --previews); do
     wsp_release "$release"
     ref=$(reference "$release")
     for metal in "" 1; do
@@ -74,11 +76,14 @@ framework() {
     echo "$work/fw/WspGgmlBackend.xcframework"
 }
 
-# package REF DIR: a copy of the package's podspec and package.json beside its sources
+# package REF DIR: a copy of the package's podspec and package.json beside its other files (not
+# its ios/ sources, which need React Native's headers)
 package() {
     mkdir -p "$2/ios"
     cp "$1/$wsp_podspec" "$1/package.json" "$2/"
-    ln -s "$1/cpp" "$2/cpp"
+    for entry in "$1"/*; do
+        case "${entry##*/}" in "$wsp_podspec" | package.json | ios) ;; *) ln -s "$entry" "$2/" ;; esac
+    done
 }
 
 fail() {

@@ -2,7 +2,7 @@
 # podspec-check.sh REF PKG: the podspec of PKG (a package changed by ios/apply.sh, in a folder
 # with node_modules/wsp-ggml-backend above it) against the same release's podspec as npm gives it
 # (REF), both read by Ruby with the stand-in for Pod::Spec (test/podspec.rb). Built from source,
-# the pod must lose exactly the backend-layer files the package has and nothing else of cpp/
+# the pod must lose exactly the backend-layer files the package has and nothing else of its C/C++
 # (Metal's sources and the resources stay) and vendor the framework; without the package's
 # from_source variable it must build from source, and with it 0 be the prebuilt pod, unchanged.
 # A copy of the podspec where no node_modules holds wsp-ggml-backend (the package uninstalled)
@@ -38,16 +38,17 @@ pod_beside_ios() {
 
 pod "$ref" from-source > "$work/before"
 pod "$pkg" from-source > "$work/after"
-# the C and C++ side (REF, as scripts/fetch/fetch-reference.sh unpacks it, has cpp/ but not ios/)
-grep '^source cpp/' "$work/before" | cut -d' ' -f2 > "$work/before.sources"
-grep '^source cpp/' "$work/after" | cut -d' ' -f2 > "$work/after.sources"
-layer=$(cd "$ref" && ls cpp/ggml-backend*.cpp | sort)
+# the C and C++ side: the package's files but its ios/ sources (REF, as
+# scripts/fetch/fetch-reference.sh unpacks it, has none but where it keeps the whole package)
+grep '^source ' "$work/before" | cut -d' ' -f2 | grep -v '^ios/' > "$work/before.sources"
+grep '^source ' "$work/after" | cut -d' ' -f2 | grep -v '^ios/' > "$work/after.sources"
+layer=$(cd "$ref" && ls "$wsp_layer"/ggml-backend*.cpp | sort)
 removed=$(comm -23 "$work/before.sources" "$work/after.sources")
 added=$(comm -13 "$work/before.sources" "$work/after.sources")
 [ "$removed" = "$layer" ] || fail "built from source, the pod left out [${removed//$'\n'/ }], not the layer [${layer//$'\n'/ }]"
 [ -z "$added" ] || fail "built from source, the pod gained [${added//$'\n'/ }]"
-metal_before=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/before.sources" || true)
-metal_after=$(grep -cE '^cpp/ggml-metal.*\.(m|mm|cpp|c)$' "$work/after.sources" || true)
+metal_before=$(grep -cE '/ggml-metal[^/]*(/[^/]+)?\.(m|mm|cpp|c)$' "$work/before.sources" || true)
+metal_after=$(grep -cE '/ggml-metal[^/]*(/[^/]+)?\.(m|mm|cpp|c)$' "$work/after.sources" || true)
 [ "$metal_before" -gt 0 ] && [ "$metal_after" -eq "$metal_before" ] \
     || fail "Metal's sources: $metal_before before, $metal_after after"
 [ "$(grep '^resource ' "$work/before")" = "$(grep '^resource ' "$work/after")" ] || fail "the resources changed"
@@ -69,9 +70,11 @@ fi
 alone=$(mktemp -d)
 trap 'rm -rf "$work" "$alone"' EXIT
 cp "$pkg/$wsp_podspec" "$pkg/package.json" "$alone/"
-ln -s "$(cd "$pkg" && pwd -P)/cpp" "$alone/cpp"
+for entry in "$(cd "$pkg" && pwd -P)"/*; do
+    case "${entry##*/}" in "$wsp_podspec" | package.json | ios) ;; *) ln -s "$entry" "$alone/" ;; esac
+done
 for how in "" from-source prebuilt; do
     [ "$(pod_beside_ios "$ref" $how)" = "$(pod_beside_ios "$alone" $how)" ] \
         || fail "without wsp-ggml-backend installed, the pod differs from npm's (${how:-$wsp_from_source unset})"
 done
-echo "from source, $(wc -l < "$work/before.sources") files of cpp/ -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed 's|cpp/||g'); $metal_after Metal sources and the resources kept; framework vendored ($framework); from source by default, prebuilt branch unchanged with $wsp_from_source=0; the package uninstalled, the pod as npm gives it"
+echo "from source, $(wc -l < "$work/before.sources") files of the package's C/C++ -> $(wc -l < "$work/after.sources"): left out exactly $(echo $layer | sed "s|$wsp_layer/||g") of $wsp_layer/; $metal_after Metal sources and the resources kept; framework vendored ($framework); from source by default, prebuilt branch unchanged with $wsp_from_source=0; the package uninstalled, the pod as npm gives it"
