@@ -9,8 +9,9 @@
 # it: build/integration-android/node_modules/wsp-ggml-backend, a link to this checkout. The
 # configure step must name the release; no library of the package's that compiles ggml keeps a
 # backend-layer source (CMake's file API), and each must link the archive; llama.rn's Gradle file
-# must build from source by default. For the newest release of each package, one arm64
-# library with the package's ARM kernels (whisper.rn's rnwhisper_v8fp16_va_2,
+# must build from source by default (llama.rn 0.13's layout: its sources from
+# cmake/rnllama-sources.cmake over vendor/llama.cpp). For the newest release of each package (and
+# of a preview family), one arm64 library with the package's ARM kernels (whisper.rn's rnwhisper_v8fp16_va_2,
 # -march=armv8.2-a+fp16; llama.rn's JNI library rnllama_jni_v8_2_dotprod over
 # rnllama_v8_2_dotprod, -march=armv8.2-a+dotprod, with LTO) is built with no layer object and,
 # loaded under qemu, must compute a graph through the scheduler; another is only configured.
