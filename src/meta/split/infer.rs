@@ -3,9 +3,6 @@
 
 use super::{is_dim, is_segmented, same_segments, segments, share, states_equal, whole, SplitState};
 use crate::abi::*;
-use alloc::format;
-use alloc::string::String;
-use alloc::string::ToString;
 
 /// What inference needs to know about a tensor besides its split state.
 #[derive(Clone, Copy, Debug, Default)]
@@ -23,8 +20,8 @@ pub struct Shape {
 /// tensor itself, which ggml allows as a source of in-place ops).
 pub type Source = Option<(Shape, SplitState)>;
 
-/// Why inference cannot give a state (the caller aborts with it).
-pub type InferError = String;
+/// Why inference cannot give a state (the caller refuses with it).
+pub type InferError = super::SplitError;
 
 /// The split state of a computed tensor `node` from those of its sources, for every op of
 /// 0.6's and 0.7.4's ggml but 0.7's COL2IM_1D (which 0.7.4's meta backend does not handle
@@ -46,7 +43,7 @@ pub fn infer(
         .or_else(|| layout(node, srcs, n_devs))
         .or_else(|| rows(node, srcs, n_devs))
         .or_else(|| with_a_rule_of_their_own(node, srcs, n_devs))
-        .unwrap_or_else(|| Err(format!("op {} is not supported by the meta backend", node.op)))?;
+        .unwrap_or_else(|| Err(InferError::with("op not supported by the meta backend", &[node.op as i64])))?;
     if is_dim(result.axis) {
         take_over_ratio(&mut result, node, srcs, n_devs)?;
     }
@@ -59,11 +56,11 @@ fn state(srcs: &[Source; GGML_MAX_SRC], i: usize) -> SplitState {
 }
 
 /// Ok, or the reason `what` why the op cannot be split so.
-fn require(ok: bool, what: &str) -> Result<(), InferError> {
+fn require(ok: bool, what: &'static str) -> Result<(), InferError> {
     if ok {
         Ok(())
     } else {
-        Err(what.to_string())
+        Err(what.into())
     }
 }
 
@@ -305,7 +302,7 @@ fn flash_attn_ext(srcs: &[Source; GGML_MAX_SRC]) -> Result<SplitState, InferErro
 fn whole_or_abort(state: SplitState) -> Result<SplitState, InferError> {
     match state.axis {
         GGML_BACKEND_SPLIT_AXIS_MIRRORED | GGML_BACKEND_SPLIT_AXIS_PARTIAL => Ok(state),
-        axis => Err(format!("unexpected source split axis {axis}")),
+        axis => Err(InferError::with("unexpected source split axis", &[axis as i64])),
     }
 }
 
@@ -317,7 +314,7 @@ fn generic(srcs: &[Source; GGML_MAX_SRC], n_devs: usize, scalar_only: bool) -> R
         return Err("sources are split differently".into());
     }
     if scalar_only && is_dim(first.axis) {
-        return Err(format!("this op cannot take a source split along axis {}", first.axis));
+        return Err(InferError::with("this op cannot take a source split along an axis", &[first.axis as i64]));
     }
     Ok(first)
 }
@@ -359,7 +356,12 @@ fn mul_mat(s0: SplitState, s1: SplitState, n_devs: usize, assume_sync: bool) -> 
         }
         (a, b) if a == b && (2..4).contains(&a) && states_equal(&s0, &s1, n_devs) => s0,
         (a, MIRRORED) if (2..4).contains(&a) => s0,
-        (a, b) => return Err(format!("unsupported mul_mat split states: src0 axis {a}, src1 axis {b}")),
+        (a, b) => {
+            return Err(InferError::with(
+                "unsupported mul_mat split states (src0 axis, src1 axis)",
+                &[a as i64, b as i64],
+            ))
+        }
     };
     Ok(result)
 }
@@ -438,8 +440,9 @@ fn reshape_of_segments(
         }
         let times = (outer / step_in) as usize;
         if times * n_segs > 16 {
-            return Err(format!(
-                "a reshape that repeats a split of {n_segs} segments {times} times (over 16 segments)"
+            return Err(InferError::with(
+                "a reshape that repeats a split over more than 16 segments (segments, times)",
+                &[n_segs as i64, times as i64],
             ));
         }
         let mut result = whole(dim as i32, 1);
@@ -511,7 +514,10 @@ fn take_over_ratio(
                 if ne != 0 || src_extent != 0 {
                     let div = src_extent * i64::from(result.nr[0]);
                     if div == 0 || ne % div != 0 {
-                        return Err(format!("device {j}'s share does not scale to the result's axis {axis}"));
+                        return Err(InferError::with(
+                            "a device's share does not scale to the result's axis (device, axis)",
+                            &[j as i64, axis as i64],
+                        ));
                     }
                     ne /= div;
                 }

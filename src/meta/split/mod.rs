@@ -1,13 +1,13 @@
 //! Split states: how a meta tensor's values are spread over the simple devices (safe,
 //! plain-data logic); how a computed tensor's follows from its sources' is [`infer`]'s.
 
+mod error;
 mod infer;
 
+pub use error::SplitError;
 pub use infer::{infer, InferError, Shape, Source};
 
 use crate::abi::*;
-use alloc::format;
-use alloc::string::String;
 use core::ffi::CStr;
 
 /// A tensor's split state: the C struct's fields, always with a repeat count per segment.
@@ -88,18 +88,21 @@ pub fn states_equal(a: &SplitState, b: &SplitState, n_devs: usize) -> bool {
 
 /// Checks a state the application's callback gave for a tensor of extent `ne` along each
 /// dimension (and block size `blck` along dimension 0).
-pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize) -> Result<(), String> {
+pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize) -> Result<(), SplitError> {
     if is_dim(state.axis) {
         if state.n_segments as usize > 16 || state.n_segments == 0 {
-            return Err(format!("n_segments is {}, must be 1 to 16", state.n_segments));
+            return Err(SplitError::with("n_segments must be 1 to 16", &[i64::from(state.n_segments)]));
         }
         let granularity = if state.axis == GGML_BACKEND_SPLIT_AXIS_0 { blck } else { 1 };
         let parts = &state.ne[..segments(state) * n_devs];
         if let Some(bad) = parts.iter().find(|&&n| n < 0) {
-            return Err(format!("share {bad} is negative"));
+            return Err(SplitError::with("a share is negative", &[*bad]));
         }
         if let Some(bad) = parts.iter().find(|&&n| n % granularity != 0) {
-            return Err(format!("share {bad} is not a multiple of the block size {granularity}"));
+            return Err(SplitError::with(
+                "a share is not a multiple of the block size (share, block size)",
+                &[*bad, granularity],
+            ));
         }
         // Checked: the application's shares and repeats may be anything.
         let total = parts
@@ -108,15 +111,15 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
             .try_fold(0i64, |sum, (i, &n)| n.checked_mul(i64::from(state.nr[i / n_devs]))?.checked_add(sum))
             .ok_or("the shares times their repeats overflow")?;
         if total != ne[state.axis as usize] {
-            return Err(format!(
-                "shares add up to {total}, the tensor has {} along axis {}",
-                ne[state.axis as usize], state.axis
+            return Err(SplitError::with(
+                "the shares do not add up to the tensor's extent (their sum, the extent, the axis)",
+                &[total, ne[state.axis as usize], i64::from(state.axis)],
             ));
         }
     } else if state.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL && (state.n_segments != 1 || state.nr[0] != 1) {
         return Err("a PARTIAL state has one segment, repeated once".into());
     } else if axis_name(state.axis).is_none() {
-        return Err(format!("unknown split axis {}", state.axis));
+        return Err(SplitError::with("unknown split axis", &[i64::from(state.axis)]));
     }
     Ok(())
 }
