@@ -1,6 +1,6 @@
 //! The base layer, below the handles: what the library imports from ggml core (`ggml`), how it
 //! reports trouble through ggml's log and abort (`report`), allocation that reports failure
-//! (`fallible`), the locks of its process-wide state (`sync`), cache prefetch hints
+//! (`fallible`), bytes from C shown as text (`text`), the locks of its process-wide state (`sync`), cache prefetch hints
 //! (`prefetch`), and the allocation counter of the `count-allocations` feature.
 
 // The C library's heap (with the `count-allocations` counters); a Rust program that links the
@@ -13,3 +13,4 @@ pub mod os;
 pub mod prefetch;
 pub mod report;
 pub(crate) mod sync;
+pub mod text;

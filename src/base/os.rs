@@ -4,8 +4,9 @@
 //!
 //! Paths are bytes, as the C API and the file system have them.
 
+use super::text::Lossy;
 use alloc::ffi::CString;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::ffi::{c_char, c_int, c_void, CStr};
 
@@ -59,7 +60,7 @@ fn leading_int(text: &[u8]) -> i64 {
 pub fn last_error() -> String {
     // SAFETY: strerror returns a NUL-terminated message for any errno (copied at once).
     let message = unsafe { CStr::from_ptr(libc::strerror(errno())) };
-    String::from_utf8_lossy(message.to_bytes()).into_owned()
+    Lossy(message.to_bytes()).to_string()
 }
 
 fn errno() -> c_int {
@@ -305,7 +306,7 @@ fn dl_error() -> String {
         return String::from("unknown error");
     }
     // SAFETY: the message just returned.
-    String::from_utf8_lossy(unsafe { CStr::from_ptr(message) }.to_bytes()).into_owned()
+    Lossy(unsafe { CStr::from_ptr(message) }.to_bytes()).to_string()
 }
 
 #[cfg(test)]

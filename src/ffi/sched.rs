@@ -4,6 +4,7 @@ use super::{arg, named, ToC};
 use crate::abi::*;
 use crate::base::fallible::OutOfMemory;
 use crate::base::report::{checked, refuse, refused, Refused};
+use crate::base::text::Lossy;
 use crate::handle::{c_str_lossy, Backend};
 use crate::sched::{backend_count, Sched, SchedBackends, SchedError, Scheduler};
 use core::ffi::{c_int, c_void};
@@ -114,7 +115,7 @@ fn index_of(caller: &str, sched: &Scheduler, backend: Option<Backend>) -> Result
         Some(index) => Ok(index),
         None => {
             // SAFETY: a backend's name is a string that lives as long as the backend.
-            let name = backend.map_or("NULL".into(), |b| unsafe { c_str_lossy(b.name(caller)) }.into_owned());
+            let name = backend.map_or(Lossy(b"NULL"), |b| unsafe { c_str_lossy(b.name(caller)) });
             refused!("{caller}: backend {name} is not in the scheduler")
         }
     }

@@ -3,7 +3,7 @@
 use super::{handle, required, Device};
 use crate::abi::*;
 use crate::base::report::checked;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::ffi::{c_char, c_int, c_void, CStr};
 
@@ -27,10 +27,10 @@ impl Reg {
         unsafe { get_name(self.as_ptr()) }
     }
 
-    /// The name for log lines.
+    /// The name for log lines (a copy: the reg may go before the line is written).
     pub fn name_lossy(self, caller: &str) -> String {
         // SAFETY: a reg's name is NULL or a string that lives as long as the reg.
-        unsafe { crate::handle::c_str_lossy(self.name(caller)) }.into_owned()
+        unsafe { crate::handle::c_str_lossy(self.name(caller)) }.to_string()
     }
 
     pub fn device_count(self, caller: &str) -> usize {

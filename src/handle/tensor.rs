@@ -8,9 +8,8 @@
 
 use crate::abi::*;
 use crate::base::ggml::ggml_nbytes;
-use alloc::borrow::Cow;
+use crate::base::text::Lossy;
 use alloc::boxed::Box;
-use alloc::string::String;
 use core::ffi::{c_char, c_void, CStr};
 use core::ptr::NonNull;
 
@@ -106,13 +105,13 @@ impl Tensor {
         unsafe { crate::base::ggml::ggml_is_quantized(r#type) }
     }
 
-    pub fn op_name(self) -> Cow<'static, str> {
+    pub fn op_name(self) -> Lossy<'static> {
         // SAFETY: ggml returns a static string for any op value.
         unsafe { c_str_lossy(crate::base::ggml::ggml_op_name(self.op())) }
     }
 
     /// The op's name, or for unary and gated ops the function's ("GELU").
-    pub fn op_desc(self) -> Cow<'static, str> {
+    pub fn op_desc(self) -> Lossy<'static> {
         // SAFETY: a live tensor; ggml returns a static string for it.
         unsafe { c_str_lossy(crate::base::ggml::ggml_op_desc(self.as_ptr())) }
     }
@@ -173,8 +172,8 @@ impl Tensor {
     }
 
     /// The name for messages.
-    pub fn name(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(self.name_bytes())
+    pub fn name(&self) -> Lossy<'_> {
+        Lossy(self.name_bytes())
     }
 
     pub fn name_ptr(self) -> *const c_char {
@@ -407,11 +406,11 @@ pub fn alloc_size_may_expand(op: ggml_op) -> bool {
 ///
 /// # Safety
 /// `ptr` is NULL or a NUL-terminated string that outlives the result.
-pub unsafe fn c_str_lossy<'a>(ptr: *const c_char) -> Cow<'a, str> {
+pub unsafe fn c_str_lossy<'a>(ptr: *const c_char) -> Lossy<'a> {
     if ptr.is_null() {
-        "(null)".into()
+        Lossy(b"(null)")
     } else {
         // SAFETY: a NUL-terminated string (the caller's promise).
-        unsafe { CStr::from_ptr(ptr) }.to_string_lossy()
+        Lossy(unsafe { CStr::from_ptr(ptr) }.to_bytes())
     }
 }

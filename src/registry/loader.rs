@@ -14,10 +14,10 @@ use crate::abi::*;
 use crate::base::os::{self, ListError};
 use crate::base::report::{log_debug, log_error, log_info, log_warn};
 use crate::base::sync::{StaticMutex, StaticMutexGuard};
+use crate::base::text::Lossy;
 use crate::handle::Reg;
 use crate::registry::module::{Init, Module};
 use crate::registry::{self, Unloaded};
-use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -25,8 +25,8 @@ use alloc::vec::Vec;
 use core::ffi::c_int;
 
 /// A path for messages.
-fn display(path: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(path)
+fn display(path: &[u8]) -> Lossy<'_> {
+    Lossy(path)
 }
 
 /// Backend names probed by `load_all`, in the reference's order (the release table's `load_all`).

@@ -6,9 +6,8 @@ use super::table::BuftId;
 use super::MAX_BACKENDS;
 use crate::abi::*;
 use crate::base::fallible::{try_collect, try_vec, OutOfMemory};
+use crate::base::text::Lossy;
 use crate::handle::{Backend, BufferType, Device};
-use alloc::borrow::Cow;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::ffi::{c_int, CStr};
 
@@ -115,8 +114,8 @@ impl BackendSet {
     }
 
     /// The name of the backend at `index`, for messages and listings.
-    pub(super) fn name(&self, index: usize) -> Cow<'_, str> {
-        String::from_utf8_lossy(&self.names[index])
+    pub(super) fn name(&self, index: usize) -> Lossy<'_> {
+        Lossy(&self.names[index])
     }
 
     /// The buffer type of a backend id (-1, an unassigned leaf, has none).

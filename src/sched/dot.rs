@@ -5,6 +5,7 @@
 use super::Scheduler;
 use crate::abi::{MACRO_PREFIX, PREFIX};
 use crate::base::report::log_error;
+use crate::base::text::Lossy;
 use crate::handle::Graph;
 use alloc::string::String;
 use core::fmt::{self, Write as _};
@@ -12,23 +13,22 @@ use core::fmt::{self, Write as _};
 const COLOURS: [&str; 8] =
     ["lightblue", "palegreen", "lightsalmon", "khaki", "plum", "lightgrey", "aquamarine", "pink"];
 
-/// `text` written inside a Graphviz string: backslashes and quotes escaped.
-struct Escaped<'a>(&'a str);
+/// A name written inside a Graphviz string: backslashes and quotes escaped. Both are single
+/// bytes that never occur inside a multi-byte character, so the text between them is shown as it
+/// is.
+struct Escaped<'a>(Lossy<'a>);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some((text, tail)) =
-            rest.bytes().position(|b| b == b'\\' || b == b'"').and_then(|at| rest.split_at_checked(at))
-        {
-            // the quote or backslash: one byte, so the split is at a character's boundary
-            let (special, after) = tail.split_at_checked(1).unwrap_or((tail, ""));
-            f.write_str(text)?;
-            f.write_str("\\")?;
-            f.write_str(special)?;
-            rest = after;
+        for piece in self.0 .0.split_inclusive(|&b| b == b'\\' || b == b'"') {
+            match piece.split_last() {
+                Some((&special, text)) if special == b'\\' || special == b'"' => {
+                    write!(f, "{}\\{}", Lossy(text), char::from(special))?;
+                }
+                _ => write!(f, "{}", Lossy(piece))?,
+            }
         }
-        f.write_str(rest)
+        Ok(())
     }
 }
 
@@ -47,7 +47,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
         let _ = writeln!(
             out,
             "  subgraph cluster_{s} {{\n    label=\"split {s}: {} ({} inputs)\";",
-            Escaped(&backend_name(split.backend)),
+            Escaped(backend_name(split.backend)),
             split.inputs.len()
         );
         for (i, &node) in nodes.iter().enumerate().take(split.i_end).skip(split.i_start) {
@@ -58,7 +58,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
                 out,
                 "    n{:p} [label=\"#{i} {}\\n{}\", fillcolor={colour}{shape}];",
                 node.as_ptr(),
-                Escaped(&node.name()),
+                Escaped(node.name()),
                 node.op_name()
             );
         }
@@ -76,7 +76,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
                         "  n{:p} -> n{:p} [style=dashed, color=red, label=\"copy {}\"];",
                         sched.reading.tensors[original].as_ptr(),
                         node.as_ptr(),
-                        Escaped(&src.name())
+                        Escaped(src.name())
                     );
                 }
                 None => {
@@ -87,21 +87,18 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
     }
     out.push_str("}\n");
     if let Err(e) = crate::base::os::write_file(path, out.as_bytes()) {
-        log_error!(
-            "{PREFIX}ggml_backend_sched: cannot write {MACRO_PREFIX}GGML_SCHED_DOT file {}: {e}\n",
-            String::from_utf8_lossy(path)
-        );
+        log_error!("{PREFIX}ggml_backend_sched: cannot write {MACRO_PREFIX}GGML_SCHED_DOT file {}: {e}\n", Lossy(path));
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Escaped;
+    use super::{Escaped, Lossy};
     use alloc::format;
 
     #[test]
     fn a_name_is_escaped_for_a_graphviz_string() {
-        assert_eq!(format!("{}", Escaped(r#"a "b" c\d é"#)), r#"a \"b\" c\\d é"#);
-        assert_eq!(format!("{}", Escaped("")), "");
+        assert_eq!(format!("{}", Escaped(Lossy(r#"a "b" c\d é"#.as_bytes()))), r#"a \"b\" c\\d é"#);
+        assert_eq!(format!("{}", Escaped(Lossy(b""))), "");
     }
 }

@@ -4,8 +4,8 @@
 use super::Scheduler;
 use crate::base::fallible::FallibleText;
 use crate::base::report::log_debug;
+use crate::base::text::Lossy;
 use crate::handle::{Graph, Tensor};
-use alloc::borrow::Cow;
 use core::fmt::{self, Write as _};
 
 impl Scheduler {
@@ -60,7 +60,7 @@ impl Scheduler {
         let table = &self.reading.table;
         let backend = match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
             Some(b) if b >= 0 => self.backends.name(b as usize),
-            _ => Cow::Borrowed("NULL"),
+            _ => Lossy(b"NULL"),
         };
         let _ =
             write!(line, " {:>20.20} ({:>5.5}) [{:>5.5} {:>8.8}]", tensor.name(), Size(tensor.nbytes()), backend, "");

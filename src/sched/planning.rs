@@ -8,8 +8,10 @@ use super::plan::{plan_graph, Oracle, Plan, PlanError, SchedConfig};
 use super::reading::GraphReading;
 use crate::base::fallible::OutOfMemory;
 use crate::base::report::*;
+use crate::base::text::Lossy;
 use crate::handle::{c_str_lossy, Tensor};
-use alloc::vec::Vec;
+use alloc::string::String;
+use core::fmt::Write as _;
 use core::mem::{discriminant, Discriminant};
 
 /// Why the last graph split cannot run.
@@ -100,7 +102,10 @@ impl Planning {
             return;
         }
         self.logged_failure = Some(failure);
-        let tried = (0..backends.len()).map(|b| backends.name(b)).collect::<Vec<_>>().join(", ");
+        let mut tried = String::new();
+        for b in 0..backends.len() {
+            let _ = write!(tried, "{}{}", if b == 0 { "" } else { ", " }, backends.name(b));
+        }
         match error {
             PlanError::Preallocated(_) => {
                 let buffer = t.storage_buffer();
@@ -109,7 +114,7 @@ impl Planning {
                 log_error!(
                     "{caller}: pre-allocated tensor ({}) in a buffer ({}) that cannot run the operation ({}); backends tried: {tried}; the graph is not run\n",
                     t.name(),
-                    buffer_name.as_deref().unwrap_or("(none)"),
+                    buffer_name.unwrap_or(Lossy(b"(none)")),
                     t.op_name()
                 );
             }

@@ -5,6 +5,7 @@
 use super::{is_meta_buffer, meta_buffer_of, MetaBuffer};
 use crate::abi::*;
 use crate::base::report::{refused, Refused};
+use crate::base::text::Lossy;
 use crate::handle::Tensor;
 use crate::meta::split::{self, Parts, SplitState};
 use alloc::format;
@@ -80,7 +81,7 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
                 shares.join(", ")
             })
             .collect();
-        Ok(format!("{}[{}, {}, {{{}}}]", t.name(), t.op_name(), axis.to_string_lossy(), segments.join("; ")))
+        Ok(format!("{}[{}, {}, {{{}}}]", t.name(), t.op_name(), Lossy(axis.to_bytes()), segments.join("; ")))
     };
     let mut srcs = Vec::new();
     for &src in tensor.srcs().iter().flatten().filter(|&&src| src != tensor) {
