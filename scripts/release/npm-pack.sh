@@ -40,7 +40,9 @@ replace-with = "vendored-sources"
 
 [source.vendored-sources]
 directory = "vendor"
+
 TOML
+cat .cargo/config.toml >> "$stage/.cargo/config.toml"
 "$root/scripts/release/npm-prebuilt.sh" "$stage/prebuilt" >&2
 cp -R packages/react-native/. "$stage/"
 rm -rf "$stage/test"
