@@ -122,7 +122,7 @@ if $all; then
     # what the library adds to an app's native code against the C++ it replaces (BENCHMARKS.md
     # has every package and ABI; here whisper.rn's newest on x86_64, for CI's time). The target
     # is 200 KB and not met yet on x86_64: this fails where the share grows past the measured
-    # 219,171 plus 2 %.
-    timed "footprint" "$root/benches/footprint.sh" --budget 223554 --abi x86_64 \
+    # 216,243 plus 2 %.
+    timed "footprint" "$root/benches/footprint.sh" --budget 220568 --abi x86_64 \
         "$($table newest | tail -1)"
 fi
