@@ -75,7 +75,7 @@ if(GGMLRS_VULKAN)
     endforeach()
     add_dependencies(wsp_lean_tests test-backend-ops.ref-vulkan test-backend-ops.rs-vulkan)
     # SET_ROWS into quantized types left out: the test draws its data at random and lets a
-    # quantized row round only about one step apart from the CPU's (README, "plain ggml")
+    # quantized row round only about one step apart from the CPU's (README, "Plain ggml")
     set(args test -b Vulkan0 -o ${UPSTREAM_BACKEND_OPS_VULKAN} -p "^(?!.*type_dst=(?!f32|f16|bf16))")
     wsp_record(upstream.backend_ops.vulkan $<TARGET_FILE:test-backend-ops.ref-vulkan> ARGS ${args}
                ENVIRONMENT "${WSP_VULKAN_TEST_ENVIRONMENT}")
