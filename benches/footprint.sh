@@ -3,9 +3,13 @@
 # example program (whisper.rn: examples/transcribe; llama.rn: examples/generate) built from the
 # release's C++ with the package's Android flags (-O3, hidden visibility, function and data
 # sections, --gc-sections), once linked with the package's own backend layer and once with this
-# library's static archive, stripped, for x86_64 and arm64 (Debian's aarch64 cross compiler).
+# library's static archive, stripped, for x86_64 and arm64 (over Debian's aarch64 cross
+# compiler's headers and libraries). The packages' Android builds compile with the NDK's clang and
+# link with its lld, which keeps only the strings a program uses of a section of merged strings
+# (GNU ld keeps the whole section); clang-14 and lld-14 stand in for them. --toolchain gnu
+# measures with GCC and GNU ld instead (BENCHMARKS.md's earlier columns).
 #
-#   benches/footprint.sh [--budget BYTES] [--abi x86_64|arm64] [RELEASE...]
+#   benches/footprint.sh [--budget BYTES] [--abi x86_64|arm64] [--toolchain ndk|gnu] [RELEASE...]
 #
 # RELEASE is whisper.rn's version or PACKAGE@VERSION (default: the newest release of each
 # package's newest family). For each release and architecture it prints a row of
@@ -19,10 +23,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 budget=204800
 abis=(x86_64 arm64)
+toolchain=ndk
 while [ $# -gt 0 ]; do
     case "$1" in
         --budget) budget=$2; shift 2 ;;
         --abi) abis=("$2"); shift 2 ;;
+        --toolchain) toolchain=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -49,14 +55,24 @@ for release in "${releases[@]}"; do
     program=transcribe
     if [ "$package" = llama.rn ]; then program=generate; fi
     for abi in "${abis[@]}"; do
-        dir="build/footprint-${release/@/-}-$abi"
-        cross=()
-        if [ "$abi" = arm64 ]; then
-            cross=(-DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=aarch64-linux-gnu)
+        dir="build/footprint-$toolchain-${release/@/-}-$abi"
+        mkdir -p build
+        compilers=()
+        link="-Wl,--gc-sections"
+        if [ "$toolchain" = ndk ]; then
+            link="-fuse-ld=lld-14 $link"
+            if [ "$abi" = x86_64 ]; then
+                compilers=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14)
+            else
+                compilers=(-DWSP_CROSS_CLANG=clang-14)
+            fi
         fi
-        cmake -S . -B "$dir" "${cross[@]}" -DGGMLRS_RELEASE="$release" -DGGMLRS_TESTS=OFF \
+        if [ "$abi" = arm64 ]; then
+            compilers+=(-DCMAKE_TOOLCHAIN_FILE="$root/cmake/linux-cross.cmake" -DWSP_CROSS_GNU=aarch64-linux-gnu)
+        fi
+        cmake -S . -B "$dir" "${compilers[@]}" -DGGMLRS_RELEASE="$release" -DGGMLRS_TESTS=OFF \
             -DGGMLRS_RPC=OFF -DGGMLRS_PACKAGE_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
-            -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections" \
+            -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$link" \
             -DGGMLRS_CARGO_TARGET_DIR="$root/target/footprint" >"$dir.log" 2>&1 ||
             { tail -20 "$dir.log" >&2; exit 1; }
         cmake --build "$dir" -j "$(nproc)" --target "$program" "$program-ref" wsp_package_reference >>"$dir.log" 2>&1 ||

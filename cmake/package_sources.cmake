@@ -86,7 +86,8 @@ endforeach()
 # _BUILD only mark declarations with the default visibility, which they have anyway). This
 # saves a minute of compiling per build. -fno-gnu-unique: g++ otherwise emits a STB_GNU_UNIQUE
 # symbol (a libstdc++ template static), and glibc never unmaps a library that has one, so the
-# CPU module could not be unloaded; in a static program it changes nothing.
+# CPU module could not be unloaded; in a static program it changes nothing (clang has no such
+# symbols, nor the flag).
 # wsp_unknown_version(<target> <source> <header> <NAME>): the source reports its version and commit
 # as <NAME>_VERSION and <NAME>_COMMIT, which upstream's own CMake build defines (from plain ggml
 # 0.3.36 in a generated <header> the source includes); the npm packages' copies fall back to
@@ -110,7 +111,7 @@ add_library(wsp_package_cpu_objects OBJECT ${_cpu_sources})
 add_library(wsp_package_cpu_module OBJECT "${_cpu_entry}")
 foreach(target wsp_package_base_objects wsp_package_cpu_objects wsp_package_cpu_module)
     wsp_package_common_options(${target})
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-fno-gnu-unique>)
 endforeach()
 # WSP_GGML_BACKEND_DL makes ggml-cpu.cpp export wsp_ggml_backend_init
 target_compile_definitions(wsp_package_cpu_module PRIVATE

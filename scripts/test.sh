@@ -120,9 +120,8 @@ if $all; then
     # uninstall, package managers
     timed "npm package" "$root/packages/react-native/test/install.sh"
     # what the library adds to an app's native code against the C++ it replaces (BENCHMARKS.md
-    # has every package and ABI; here whisper.rn's newest on x86_64, for CI's time). The target
-    # is 200 KB and not met yet on x86_64: this fails where the share grows past the measured
-    # 216,243 plus 2 %.
-    timed "footprint" "$root/benches/footprint.sh" --budget 220568 --abi x86_64 \
+    # has every package and ABI; here whisper.rn's newest on x86_64, for CI's time): it fails
+    # above the target, 200 KB (llama.rn's share is above it still; BENCHMARKS.md)
+    timed "footprint" "$root/benches/footprint.sh" --abi x86_64 \
         "$($table newest | tail -1)"
 fi
