@@ -204,7 +204,9 @@ pub fn is_meta_device(device: Device) -> bool {
     device.is_named_by(dev_get_name)
 }
 
-/// The context of a meta device, or the refusal naming the caller.
+/// The context of a meta device, or the refusal naming the caller (out of line, as
+/// [`buffer::meta_buffer`] is).
+#[inline(never)]
 pub fn meta_device<'a>(caller: &str, device: Device) -> Result<&'a MetaDevice, Refused> {
     if !is_meta_device(device) {
         return refused!("{caller}: device is not a meta device");

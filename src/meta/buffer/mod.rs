@@ -169,7 +169,9 @@ pub fn is_meta_buffer(buffer: Buffer) -> bool {
     buffer.is_freed_by(buffer_free)
 }
 
-/// The context of a meta buffer, or the refusal naming the caller.
+/// The context of a meta buffer, or the refusal naming the caller (out of line: called by most
+/// of the buffer's entries).
+#[inline(never)]
 pub fn meta_buffer<'a>(caller: &str, buffer: Buffer) -> Result<&'a MetaBuffer, Refused> {
     if !is_meta_buffer(buffer) {
         return refused!("{caller}: buffer is not a meta buffer");
@@ -179,6 +181,7 @@ pub fn meta_buffer<'a>(caller: &str, buffer: Buffer) -> Result<&'a MetaBuffer, R
     Ok(unsafe { &*(buffer.context() as *const MetaBuffer) })
 }
 
+#[inline(never)]
 fn meta_buffer_of<'a>(caller: &str, tensor: Tensor) -> Result<&'a MetaBuffer, Refused> {
     let Some(buffer) = tensor.buffer() else {
         return refused!("{caller}: tensor->buffer is NULL");

@@ -4,14 +4,12 @@
 
 use super::{is_meta_buffer, meta_buffer_of, MetaBuffer};
 use crate::abi::*;
+use crate::base::fallible::FallibleText;
 use crate::base::report::{refused, Refused};
 use crate::base::text::Lossy;
 use crate::handle::Tensor;
 use crate::meta::split::{self, Parts, SplitState};
-use alloc::format;
-use alloc::string::String;
-use alloc::string::ToString;
-use alloc::vec::Vec;
+use core::fmt::Write;
 
 /// What inference needs of a tensor besides its split state.
 fn shape(t: Tensor) -> split::Shape {
@@ -56,38 +54,49 @@ pub fn split_state(caller: &str, tensor: Tensor, assume_sync: bool) -> Result<Sp
 }
 
 /// `GGML_META_DEBUG` > 0: each newly derived split state goes to the debug log with its
-/// sources' (the reference's format).
+/// sources' (the reference's format), written into one line as it goes (what the heap has no
+/// room for is left out).
 fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitState) -> Result<(), Refused> {
-    let describe = |t: Tensor, s: &SplitState| {
+    let describe = |line: &mut FallibleText, t: Tensor, s: &SplitState| {
         let Some(axis) = split::axis_name(s.axis) else {
             return refused!("{caller}: split axis {} has no name", s.axis);
         };
+        let _ = write!(line, "{}[{}, {}, {{", t.name(), t.op_name(), Lossy(axis.to_bytes()));
         // Each share with its repeat count (0.7, meta_nr; 0.6 has none), as the reference
         // prints one segment; several segments (which the reference cannot print: it aborts)
         // one after the other, separated by "; ".
         let n_segments = if split::is_dim(s.axis) { (s.n_segments as usize).clamp(1, s.nr.len()) } else { 1 };
-        let segments: Vec<String> = (0..n_segments)
-            .map(|seg| {
-                let shares: Vec<String> = (0..n_devs)
-                    .map(|j| {
-                        let ne = s.ne[seg * n_devs + j];
-                        if cfg!(meta_nr) {
-                            format!("{ne}x{}", s.nr[seg])
-                        } else {
-                            ne.to_string()
-                        }
-                    })
-                    .collect();
-                shares.join(", ")
-            })
-            .collect();
-        Ok(format!("{}[{}, {}, {{{}}}]", t.name(), t.op_name(), Lossy(axis.to_bytes()), segments.join("; ")))
+        for seg in 0..n_segments {
+            for j in 0..n_devs {
+                let separator = if j > 0 {
+                    ", "
+                } else if seg > 0 {
+                    "; "
+                } else {
+                    ""
+                };
+                let ne = s.ne[seg * n_devs + j];
+                let _ = if cfg!(meta_nr) {
+                    write!(line, "{separator}{ne}x{}", s.nr[seg])
+                } else {
+                    write!(line, "{separator}{ne}")
+                };
+            }
+        }
+        let _ = line.write_str("}]");
+        Ok(())
     };
-    let mut srcs = Vec::new();
-    for &src in tensor.srcs().iter().flatten().filter(|&&src| src != tensor) {
-        srcs.push(describe(src, &split_state(caller, src, true)?)?);
+    let mut line = FallibleText::default();
+    let _ = line.write_str("{");
+    for (i, &src) in tensor.srcs().iter().flatten().filter(|&&src| src != tensor).enumerate() {
+        if i > 0 {
+            let _ = line.write_str(", ");
+        }
+        describe(&mut line, src, &split_state(caller, src, true)?)?;
     }
-    crate::base::report::log_debug!("SPLIT_STATE: {{{}}} -> {}\n", srcs.join(", "), describe(tensor, state)?);
+    let _ = line.write_str("} -> ");
+    describe(&mut line, tensor, state)?;
+    crate::base::report::log_debug!("SPLIT_STATE: {}\n", line.0);
     Ok(())
 }
 

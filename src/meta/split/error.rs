@@ -32,7 +32,7 @@ impl From<&'static str> for SplitError {
 impl fmt::Display for SplitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.why)?;
-        for (i, value) in self.values[..self.n_values].iter().enumerate() {
+        for (i, value) in self.values.iter().take(self.n_values).enumerate() {
             write!(f, "{}{value}", if i == 0 { ": " } else { ", " })?;
         }
         Ok(())

@@ -50,7 +50,8 @@ pub fn infer(
     Ok(result)
 }
 
-/// The state of source `i` (UNKNOWN for an empty slot).
+/// The state of source `i` (UNKNOWN for an empty slot). Out of line, as [`whole`] is.
+#[inline(never)]
 fn state(srcs: &[Source; GGML_MAX_SRC], i: usize) -> SplitState {
     srcs[i].map_or(whole(GGML_BACKEND_SPLIT_AXIS_UNKNOWN, 1), |(_, s)| s)
 }

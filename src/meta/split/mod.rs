@@ -34,7 +34,9 @@ impl From<ggml_backend_meta_split_state> for SplitState {
 }
 
 /// A state without per-device shares: MIRRORED, PARTIAL, NONE, UNKNOWN, or a dimension axis
-/// whose shares the caller fills in (one segment, repeated `nr` times).
+/// whose shares the caller fills in (one segment, repeated `nr` times). Out of line: a state is
+/// 2 KB, and zeroing one at each of the rules' many uses costs more than the call.
+#[inline(never)]
 pub fn whole(axis: ggml_backend_meta_split_axis, nr: u32) -> SplitState {
     let mut state = SplitState { axis, ne: [0; 16 * GGML_BACKEND_META_MAX_DEVICES], nr: [0; 16], n_segments: 1 };
     state.nr[0] = nr;
