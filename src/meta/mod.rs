@@ -219,7 +219,9 @@ pub fn is_meta_buffer_type(buft: BufferType) -> bool {
     buft.is_named_by(buft_get_name)
 }
 
-/// The context of a meta buffer type, or the refusal naming the caller.
+/// The context of a meta buffer type, or the refusal naming the caller (out of line, as
+/// [`meta_device`] is).
+#[inline(never)]
 pub fn meta_buffer_type<'a>(caller: &str, buft: BufferType) -> Result<&'a MetaBufferType, Refused> {
     if !is_meta_buffer_type(buft) {
         return refused!("{caller}: buffer type is not a meta buffer type");

@@ -71,6 +71,8 @@ impl TensorSet {
         self.slices.with(SortedMap::clear);
     }
 
+    /// Whether the set has made `tensor`'s slices (out of line: each of the buffer's entries asks).
+    #[inline(never)]
     fn holds(&self, tensor: Tensor) -> bool {
         self.slices.with(|slices| slices.contains_key(&tensor.addr()))
     }
@@ -131,6 +133,9 @@ impl MetaBuffer {
         self.simple.iter().map(Cell::get)
     }
 
+    /// The set that holds `tensor`'s slices: the fixed one, else the current compute set (out of
+    /// line, as [`TensorSet::holds`] is).
+    #[inline(never)]
     fn set_of(&self, tensor: Tensor) -> &TensorSet {
         if self.fixed.holds(tensor) {
             &self.fixed
