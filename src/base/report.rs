@@ -138,14 +138,12 @@ pub(crate) use {ensure, fatal, log_at, log_debug, log_error, log_info, log_warn}
 /// through ggml as the reference does, with the reason.
 pub trait ErrorValue: Sized {
     /// `why` names the export and the cause ("FN: buffer is NULL").
-    #[track_caller]
     fn refused(why: fmt::Arguments) -> Self;
 
     /// [`Self::refused`] for a [`Refused`] reason: one call where [`checked!`] is used, not a
     /// formatting of its own at each.
     #[cold]
     #[inline(never)]
-    #[track_caller]
     fn from_refused(why: Refused) -> Self {
         Self::refused(format_args!("{why}"))
     }
@@ -159,12 +157,21 @@ pub trait ErrorValue: Sized {
     }
 }
 
+// Only the abort records where it was refused (`#[track_caller]`): a caller's location is 48
+// bytes of data and relocation at every use, which the error values' log lines do not need.
 impl ErrorValue for () {
     #[cold]
     #[track_caller]
     fn refused(why: fmt::Arguments) {
         let at = core::panic::Location::caller();
         fatal_args(at.file(), at.line(), why)
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn from_refused(why: Refused) {
+        Self::refused(format_args!("{why}"))
     }
 }
 

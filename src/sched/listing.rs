@@ -58,7 +58,7 @@ impl Scheduler {
     /// A tensor's name, size and backend, as the listing shows a node and each of its sources.
     fn write_tensor_column(&self, line: &mut FallibleText, tensor: Tensor) {
         let table = &self.reading.table;
-        let backend = match table.lookup(tensor.addr()).map(|tid| table.backend[tid as usize]) {
+        let backend = match table.lookup(tensor.addr()).map(|tid| table.backend[tid]) {
             Some(b) if b >= 0 => self.backends.name(b as usize),
             _ => Lossy(b"NULL"),
         };

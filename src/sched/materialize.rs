@@ -198,11 +198,11 @@ impl Materialized {
                 // A view of the input that keeps it alive until its copy is made.
                 let dependency = self.arena.alloc(input.dependent_view());
                 dependency.set_name(&[input.name_bytes(), b" (view)"]);
-                builder.push_node(dependency, reading.table.backend[input_tid as usize]);
+                builder.push_node(dependency, reading.table.backend[input_tid]);
                 builder.push_node(self.copy(input_tid, split.backend, cur_copy), split.backend as c_int);
             }
             let nodes = split.i_start..split.i_end;
-            let assigned = reading.node_tids[nodes.clone()].iter().map(|&tid| reading.table.backend[tid as usize]);
+            let assigned = reading.node_tids[nodes.clone()].iter().map(|&tid| reading.table.backend[tid]);
             #[cfg(graph_optimize_params)]
             if !self.deps.is_empty() {
                 self.push_nodes_keeping(&mut builder, &graph.nodes()[nodes], assigned, split.backend as c_int);
@@ -217,7 +217,7 @@ impl Materialized {
 
         if self.n_copies > 1 {
             for &input_tid in &plan.graph_inputs {
-                let backend = reading.table.backend[input_tid as usize];
+                let backend = reading.table.backend[input_tid];
                 for slot in self.slots(input_tid, backend as usize) {
                     builder.push_leaf(self.copies[slot].expect("the plan made this copy"), backend);
                 }
@@ -231,7 +231,7 @@ impl Materialized {
             }
         }
         for (&leaf, &tid) in graph.leafs().iter().zip(&reading.leaf_tids) {
-            builder.push_leaf(leaf, reading.table.backend[tid as usize]);
+            builder.push_leaf(leaf, reading.table.backend[tid]);
         }
         builder.finish();
         self.alloc_graph = alloc_graph;

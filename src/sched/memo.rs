@@ -28,7 +28,7 @@ impl PlanMemo {
     /// remembered) without room for it.
     pub fn remember(&mut self, table: &TensorTable, nodes: &[Tid], leafs: &[Tid]) -> bool {
         self.valid = false;
-        let assigned = &table.backend[..table.len()];
+        let assigned = &table.backend.0[..table.len()];
         for (kept, new) in [(&mut self.nodes, nodes), (&mut self.leafs, leafs)] {
             kept.clear();
             if kept.try_reserve(new.len()).is_err() {
@@ -59,7 +59,7 @@ impl PlanMemo {
     /// Puts the remembered plan's assignments and copy bits back into `table` (cleared since,
     /// see [`Self::is_for`]); `plan` is that plan.
     pub fn restore(&self, table: &mut TensorTable, plan: &Plan) {
-        table.backend[..self.backend.len()].copy_from_slice(&self.backend);
+        table.backend.0[..self.backend.len()].copy_from_slice(&self.backend);
         for request in &plan.copy_requests {
             table.set_has_copy(request.tid, request.backend);
         }

@@ -26,6 +26,7 @@ mod listing;
 mod materialize;
 mod memo;
 mod oracle;
+mod per_id;
 pub mod plan;
 mod planning;
 mod reading;
@@ -252,7 +253,7 @@ impl Scheduler {
             return;
         }
         let tid = self.reading.tid_of(node);
-        self.reading.table.backend[tid as usize] = index as i32;
+        self.reading.table.backend[tid] = index as i32;
         self.is_reset = false;
     }
 
@@ -260,7 +261,7 @@ impl Scheduler {
     pub fn tensor_backend(&self, node: Tensor) -> Option<Backend> {
         let table = &self.reading.table;
         let tid = table.lookup(node.addr())?;
-        usize::try_from(table.backend[tid as usize]).ok().map(|b| self.backends.backends[b])
+        usize::try_from(table.backend[tid]).ok().map(|b| self.backends.backends[b])
     }
 
     /// Assigns backends, cuts the graph into splits and builds the graph for ggml-alloc. When

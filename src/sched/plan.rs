@@ -97,7 +97,7 @@ impl Plan {
     /// allocates nothing: each node starts at most one split, each source read reads at most one
     /// input, one copy and one rewrite, and each source or leaf is at most one graph input.
     pub fn make_room(&mut self, table: &TensorTable, nodes: &[Tid], n_leafs: usize) -> Result<(), OutOfMemory> {
-        let n_reads: usize = nodes.iter().map(|&n| table.info[n as usize].src_mask.count_ones() as usize).sum();
+        let n_reads: usize = nodes.iter().map(|&n| table.info[n].src_mask.count_ones() as usize).sum();
         reserve_total(&mut self.splits, nodes.len() + 1)?;
         reserve_total(&mut self.split_inputs, n_reads)?;
         reserve_total(&mut self.rewrites, n_reads)?;
@@ -139,7 +139,7 @@ struct BuftAnswers {
 
 impl<O: Oracle> Planner<'_, O> {
     fn info(&self, tid: Tid) -> &TensorInfo {
-        &self.table.info[tid as usize]
+        &self.table.info[tid]
     }
 
     /// The oracle's `supports_buft`, asked once while the buffer type is the last one asked about.
@@ -246,8 +246,8 @@ impl<O: Oracle> Planner<'_, O> {
     fn assign_from_current(&mut self, tids: &[Tid]) {
         for &tid in tids {
             // User assignments are kept.
-            if self.table.backend[tid as usize] == -1 {
-                self.table.backend[tid as usize] = self.backend_from_current(tid);
+            if self.table.backend[tid] == -1 {
+                self.table.backend[tid] = self.backend_from_current(tid);
             }
         }
     }
@@ -260,11 +260,11 @@ impl<O: Oracle> Planner<'_, O> {
             if self.info(tid).is_view_op {
                 continue;
             }
-            let backend = self.table.backend[tid as usize];
+            let backend = self.table.backend[tid];
             if backend != -1 {
                 cur = if skip_last && backend == self.config.last() { -1 } else { backend };
             } else if cur != -1 && self.oracle.supports_op(cur as usize, tid) {
-                self.table.backend[tid as usize] = cur;
+                self.table.backend[tid] = cur;
             }
         }
     }
@@ -278,7 +278,7 @@ impl<O: Oracle> Planner<'_, O> {
                 continue;
             }
             let srcs = info.sources().map(|(_, src)| src);
-            let current = self.table.backend[node as usize];
+            let current = self.table.backend[node];
             if current == -1 {
                 let mut best = -1;
                 for b in 0..self.config.n_backends() {
@@ -295,7 +295,7 @@ impl<O: Oracle> Planner<'_, O> {
                     }
                     if n_supported > best {
                         best = n_supported;
-                        self.table.backend[node as usize] = b as i32;
+                        self.table.backend[node] = b as i32;
                     }
                 }
             } else {
@@ -305,7 +305,7 @@ impl<O: Oracle> Planner<'_, O> {
                         continue;
                     }
                     if srcs.clone().all(|src| self.buffer_supported(src, b)) {
-                        self.table.backend[node as usize] = b as i32;
+                        self.table.backend[node] = b as i32;
                         break;
                     }
                 }
@@ -318,20 +318,20 @@ impl<O: Oracle> Planner<'_, O> {
     fn assign_sources(&mut self, nodes: &[Tid]) {
         for &node in nodes {
             let info = *self.info(node);
-            if info.view_src != NO_TENSOR && self.table.backend[node as usize] == -1 {
-                self.table.backend[node as usize] = self.table.backend_of(info.view_src);
+            if info.view_src != NO_TENSOR && self.table.backend[node] == -1 {
+                self.table.backend[node] = self.table.backend_of(info.view_src);
             }
-            let node_backend = self.table.backend[node as usize];
+            let node_backend = self.table.backend[node];
             for (_, src) in info.sources() {
-                if self.table.backend[src as usize] == -1 {
+                if self.table.backend[src] == -1 {
                     let view_src = self.info(src).view_src;
-                    self.table.backend[src as usize] =
+                    self.table.backend[src] =
                         if view_src != NO_TENSOR { self.table.backend_of(view_src) } else { node_backend };
                 }
             }
             if node_backend == -1 {
                 if let Some(b) = (0..self.config.n_backends()).find(|&b| self.oracle.supports_op(b, node)) {
-                    self.table.backend[node as usize] = b as i32;
+                    self.table.backend[node] = b as i32;
                 }
             }
         }
@@ -358,7 +358,7 @@ impl<O: Oracle> Planner<'_, O> {
             let mut need_new_split = false;
             if node_backend == split.backend && !split.inputs.is_empty() {
                 for (_, src) in srcs.clone() {
-                    let src_backend = self.table.backend[src as usize];
+                    let src_backend = self.table.backend[src];
                     if self.info(src).weights
                         && src_backend != split.backend as i32
                         && !self.buffer_supported(src, split.backend)
@@ -434,7 +434,7 @@ impl<O: Oracle> Planner<'_, O> {
             planner.supports_buft(0, buft) && planner.oracle.supports_op(0, op)
         };
         for &tid in leafs.iter().chain(nodes) {
-            if self.table.backend[tid as usize] != -1 {
+            if self.table.backend[tid] != -1 {
                 continue;
             }
             let TensorInfo { preallocated, input, view_src, .. } = *self.info(tid);
@@ -444,23 +444,23 @@ impl<O: Oracle> Planner<'_, O> {
                 if !readable {
                     self.error.get_or_insert(PlanError::Preallocated(tid));
                 }
-                self.table.backend[tid as usize] = 0;
+                self.table.backend[tid] = 0;
             } else if input {
-                self.table.backend[tid as usize] = 0;
+                self.table.backend[tid] = 0;
             }
         }
         let (info, backend) = (&self.table.info, &mut self.table.backend);
         for &node in nodes {
-            backend[node as usize] = 0;
+            backend[node] = 0;
             // The slots in place (`sources()` would copy the ids).
-            let node_info = &info[node as usize];
+            let node_info = &info[node];
             let mut bits = node_info.src_mask;
             while bits != 0 {
                 let src = node_info.srcs[bits.trailing_zeros() as usize];
                 bits &= bits - 1;
-                if backend[src as usize] == -1 {
-                    let view_src = info[src as usize].view_src;
-                    backend[src as usize] = if view_src != NO_TENSOR { backend[view_src as usize] } else { 0 };
+                if backend[src] == -1 {
+                    let view_src = info[src].view_src;
+                    backend[src] = if view_src != NO_TENSOR { backend[view_src] } else { 0 };
                 }
             }
         }
@@ -471,10 +471,10 @@ impl<O: Oracle> Planner<'_, O> {
     /// The backend assigned to `tid`; one that no pass placed is the error, left on the last
     /// backend so that the plan stays complete.
     fn backend_checked(&mut self, tid: Tid) -> usize {
-        match self.table.backend[tid as usize] {
+        match self.table.backend[tid] {
             -1 => {
                 self.error.get_or_insert(PlanError::Unassigned(tid));
-                self.table.backend[tid as usize] = self.config.last();
+                self.table.backend[tid] = self.config.last();
                 self.config.last() as usize
             }
             b => b as usize,
@@ -549,9 +549,9 @@ mod tests {
     /// A chain: input leaf 0 -> node 1 -> node 2 -> node 3, each node reading the previous.
     fn chain(table: &mut TensorTable) -> (Vec<Tid>, Vec<Tid>) {
         let ids: Vec<Tid> = (1..=4).map(|i| table.id(i * 0x100).0).collect();
-        table.info[ids[0] as usize].input = true;
+        table.info[ids[0]].input = true;
         for k in 1..4 {
-            table.info[ids[k] as usize].set_src(0, ids[k - 1]);
+            table.info[ids[k]].set_src(0, ids[k - 1]);
         }
         (ids[1..].to_vec(), vec![ids[0]])
     }
@@ -559,9 +559,9 @@ mod tests {
     /// Gives node `node` a weight preallocated in the GPU's buffer type.
     fn add_gpu_weight(table: &mut TensorTable, node: Tid) {
         let weight = table.id(0x10000 + node as usize * 0x100).0;
-        table.info[weight as usize] =
+        table.info[weight] =
             TensorInfo { storage_buft: Some(100), preallocated: true, weights: true, ..Default::default() };
-        table.info[node as usize].set_src(1, weight);
+        table.info[node].set_src(1, weight);
     }
 
     /// Plans the chain with GPU weights on `weighted` nodes and GPU support for `gpu_ops`.
@@ -582,7 +582,7 @@ mod tests {
         let (table, _, p) = plan(&[], vec![], 1);
         assert_eq!(p.splits, vec![Split { backend: 1, i_start: 0, i_end: 3, inputs: 0..0 }]);
         assert!(p.copy_requests.is_empty());
-        assert_eq!(table.backend[..table.len()], [1, 1, 1, 1]);
+        assert_eq!(table.backend.0[..table.len()], [1, 1, 1, 1]);
     }
 
     #[test]
@@ -598,7 +598,7 @@ mod tests {
     #[test]
     fn gpu_assignments_spread_to_neighbours_the_gpu_supports() {
         let (table, nodes, p) = plan(&[2], vec![1, 2, 3], 1);
-        assert_eq!(nodes.iter().map(|&n| table.backend[n as usize]).collect::<Vec<_>>(), vec![0, 0, 0]);
+        assert_eq!(nodes.iter().map(|&n| table.backend[n]).collect::<Vec<_>>(), vec![0, 0, 0]);
         assert_eq!(p.splits.len(), 1);
         assert_eq!(p.split_inputs, vec![0], "only the CPU input crosses");
     }
@@ -607,7 +607,7 @@ mod tests {
     fn without_gpu_assignments_unassigned_nodes_go_where_most_sources_are_readable() {
         // The GPU supports node 2 but nothing pulls it there: its source is on the CPU.
         let (table, nodes, p) = plan(&[], vec![2], 1);
-        assert_eq!(table.backend[nodes[1] as usize], 1);
+        assert_eq!(table.backend[nodes[1]], 1);
         assert_eq!(p.splits.len(), 1);
     }
 
@@ -617,11 +617,11 @@ mod tests {
         // has no source to take a backend from.
         let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
-        table.info[nodes[1] as usize].is_view_op = true;
+        table.info[nodes[1]].is_view_op = true;
         let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: true };
         let mut p = Plan::default();
         plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![nodes[1]] }, &nodes, &leafs, &mut p).unwrap();
-        assert_eq!(table.backend[nodes[1] as usize], 0, "the GPU, first in priority, runs it");
+        assert_eq!(table.backend[nodes[1]], 0, "the GPU, first in priority, runs it");
     }
 
     #[test]
@@ -648,7 +648,7 @@ mod tests {
 
     /// The table's assignments and copy bits.
     fn decisions(table: &TensorTable) -> (Vec<i32>, Vec<u16>) {
-        (table.backend[..table.len()].to_vec(), (0..table.len() as Tid).map(|tid| table.copy_bits(tid)).collect())
+        (table.backend.0[..table.len()].to_vec(), (0..table.len() as Tid).map(|tid| table.copy_bits(tid)).collect())
     }
 
     /// Forgets the table's ids and adds them again in the same order (what the scheduler's
@@ -702,9 +702,9 @@ mod tests {
         let (nodes, leafs) = chain(&mut table);
         let unused_leaf = table.id(0x5000).0;
         let weight = table.id(0x6000).0;
-        table.info[weight as usize] =
+        table.info[weight] =
             TensorInfo { storage_buft: Some(200), preallocated: true, weights: true, ..Default::default() };
-        table.info[nodes[2] as usize].set_src(1, weight);
+        table.info[nodes[2]].set_src(1, weight);
         let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
         let mut p = Plan::default();
         let all_leafs = [leafs[0], unused_leaf];
@@ -712,20 +712,17 @@ mod tests {
         assert_eq!(p.splits, vec![Split { backend: 0, i_start: 0, i_end: 3, inputs: 0..0 }]);
         assert!(p.copy_requests.is_empty() && p.rewrites.is_empty());
         for tid in nodes.iter().chain(&leafs).chain([&weight]) {
-            assert_eq!(table.backend[*tid as usize], 0);
+            assert_eq!(table.backend[*tid], 0);
         }
-        assert_eq!(
-            table.backend[unused_leaf as usize], -1,
-            "a leaf nothing reads stays unassigned, as in the reference"
-        );
+        assert_eq!(table.backend[unused_leaf], -1, "a leaf nothing reads stays unassigned, as in the reference");
     }
 
     #[test]
     fn one_backend_still_refuses_a_buffer_it_cannot_use() {
         let mut table = TensorTable::new(1, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
-        table.info[nodes[1] as usize].storage_buft = Some(100);
-        table.info[nodes[1] as usize].preallocated = true;
+        table.info[nodes[1]].storage_buft = Some(100);
+        table.info[nodes[1]].preallocated = true;
         let config = SchedConfig { bufts: &[200], n_copies: 1, op_offload: true };
         let mut p = Plan::default();
         let r = plan_graph(&mut table, &config, &mut CpuOnly, &nodes, &leafs, &mut p);
@@ -737,9 +734,9 @@ mod tests {
     /// scheduler, and splits that cover the graph in order.
     fn assert_complete(table: &TensorTable, nodes: &[Tid], p: &Plan, n_backends: i32) {
         for &node in nodes {
-            let info = &table.info[node as usize];
+            let info = &table.info[node];
             for tid in std::iter::once(node).chain(info.sources().map(|(_, src)| src)) {
-                assert!((0..n_backends).contains(&table.backend[tid as usize]), "tensor {tid} has a backend");
+                assert!((0..n_backends).contains(&table.backend[tid]), "tensor {tid} has a backend");
             }
         }
         assert_eq!(p.splits.first().map(|s| s.i_start), Some(0));
@@ -751,13 +748,13 @@ mod tests {
     fn a_preallocated_tensor_no_backend_can_run_is_an_error() {
         let mut table = TensorTable::new(2, 8).unwrap();
         let (nodes, leafs) = chain(&mut table);
-        table.info[nodes[0] as usize].storage_buft = Some(100);
-        table.info[nodes[0] as usize].preallocated = true;
+        table.info[nodes[0]].storage_buft = Some(100);
+        table.info[nodes[0]].preallocated = true;
         let config = SchedConfig { bufts: &BUFTS, n_copies: 1, op_offload: false };
         let mut p = Plan::default();
         let r = plan_graph(&mut table, &config, &mut TableOracle { gpu_ops: vec![] }, &nodes, &leafs, &mut p);
         assert_eq!(r, Err(PlanError::Preallocated(nodes[0])));
-        assert_eq!(table.backend[nodes[0] as usize], 0, "left where its buffer is");
+        assert_eq!(table.backend[nodes[0]], 0, "left where its buffer is");
         assert_complete(&table, &nodes, &p, 2);
     }
 
@@ -783,7 +780,7 @@ mod tests {
         // The last node: an earlier one would be placed with its user by pass 4.
         let r = plan_graph(&mut table, &config, &mut Picky(nodes[2]), &nodes, &leafs, &mut p);
         assert_eq!(r, Err(PlanError::Unassigned(nodes[2])));
-        assert_eq!(table.backend[nodes[2] as usize], 1);
+        assert_eq!(table.backend[nodes[2]], 1);
         assert_complete(&table, &nodes, &p, 2);
     }
 }

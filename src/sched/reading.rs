@@ -214,7 +214,7 @@ impl GraphReading {
             if !(known && same) {
                 self.answers.forget(tid);
             }
-            if known && same && self.table.info[tid as usize].buffers_read_at == self.buffer_changes {
+            if known && same && self.table.info[tid].buffers_read_at == self.buffer_changes {
                 return;
             }
             if t.buffer_ptr().is_null() && t.view_src().is_none() {
@@ -244,7 +244,7 @@ impl GraphReading {
     /// record the same ids.
     #[inline(always)]
     fn reads_as_recorded(&self, tid: Tid, t: Tensor) -> bool {
-        let info = &self.table.info[tid as usize];
+        let info = &self.table.info[tid];
         src_mask(t.srcs()) == info.src_mask
             && (info.view_src == NO_TENSOR) == t.view_src().is_none()
             && self.sources_known_and_same(tid, t).0
@@ -256,7 +256,7 @@ impl GraphReading {
     /// ones empty, and [`Self::reads_as_recorded`] checks them otherwise.
     #[inline(always)]
     fn sources_known_and_same(&self, tid: Tid, t: Tensor) -> (bool, bool) {
-        let info = &self.table.info[tid as usize];
+        let info = &self.table.info[tid];
         let (mut known, mut same) = (true, true);
         let mut check = |src_tid: Tid, src: Option<Tensor>| {
             // Found unchanged in this split implies refreshed in it.
@@ -306,7 +306,7 @@ impl GraphReading {
     /// op and flags say. A slot that names the tensor it named before keeps its id (a node
     /// whose shape changed mostly reads the same tensors).
     fn read_sources(&mut self, tid: Tid, t: Tensor) {
-        let old = self.table.info[tid as usize];
+        let old = self.table.info[tid];
         let view_src_tid = t.view_src().map_or(NO_TENSOR, |v| self.refreshed_source(old.view_src, v));
         let src_ptrs = t.srcs();
         let src_mask = src_mask(src_ptrs);
@@ -317,10 +317,10 @@ impl GraphReading {
             if let Some(src) = src_ptrs[slot] {
                 let hint = if old.src_mask & (1 << slot) != 0 { old.srcs[slot] } else { NO_TENSOR };
                 let src_tid = self.refreshed_source(hint, src);
-                self.table.info[tid as usize].srcs[slot] = src_tid;
+                self.table.info[tid].srcs[slot] = src_tid;
             }
         }
-        let info = &mut self.table.info[tid as usize];
+        let info = &mut self.table.info[tid];
         info.view_src = view_src_tid;
         info.src_mask = src_mask;
         self.inputs_changed |= *info != old;
@@ -330,7 +330,7 @@ impl GraphReading {
     /// What `tid`'s op and flags say.
     #[inline(always)]
     fn read_op_facts(&mut self, tid: Tid, t: Tensor) {
-        let info = &mut self.table.info[tid as usize];
+        let info = &mut self.table.info[tid];
         let read = (t.is_input(), t.is_view_op(), ignores_weights(t.op()));
         if (info.input, info.is_view_op, info.ignores_weights) != read {
             (info.input, info.is_view_op, info.ignores_weights) = read;
@@ -352,7 +352,7 @@ impl GraphReading {
         let preallocated = own.is_some() || view_src.is_some_and(|v| v.buffer().is_some());
         // Only asked about weights (the op-offload rule), so only computed for them.
         let host = weights.and_then(|b| b.buft()).is_some_and(|t| t.is_host());
-        let info = &mut self.table.info[tid as usize];
+        let info = &mut self.table.info[tid];
         info.buffers_read_at = self.buffer_changes;
         let read = (storage_buft, preallocated, weights.is_some(), host);
         if (info.storage_buft, info.preallocated, info.weights, info.host) != read {

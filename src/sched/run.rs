@@ -94,7 +94,7 @@ impl Scheduler {
                     crate::buffer::tensor_io::copy(caller, input, input_copy);
                 } else {
                     self.wait_for_split_backend(caller, split_backend, event, false);
-                    let input_backend = self.backends.backends[self.reading.table.backend[input_tid as usize] as usize];
+                    let input_backend = self.backends.backends[self.reading.table.backend[input_tid] as usize];
                     // SAFETY: a copy has its original's layout; both are allocated.
                     if !unsafe { split_backend.cpy_tensor_async(input_backend, input, input_copy) } {
                         input_backend.synchronize();

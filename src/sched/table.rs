@@ -2,6 +2,7 @@
 //! knows of each tensor ([`TensorInfo`]), its backend assignment and copy bits, and the ids
 //! themselves, which a graph rebuilt in the same memory gets back in order.
 
+use super::per_id::PerId;
 use super::tensor_map::TensorMap;
 pub use super::tensor_map::Tid;
 use crate::abi::GGML_MAX_SRC;
@@ -116,12 +117,12 @@ pub struct TensorTable {
     len: usize,
     /// The address of each id's tensor, 0 where none is known (see above).
     keys: Vec<usize>,
-    pub info: Vec<TensorInfo>,
+    pub info: PerId<TensorInfo>,
     /// Assigned backend, -1 for none.
-    pub backend: Vec<i32>,
+    pub backend: PerId<i32>,
     /// The copies requested of each tensor and the split in which its info was last refreshed
     /// (side by side: both are written for each new id).
-    stamps: Vec<Stamps>,
+    stamps: PerId<Stamps>,
 }
 
 impl TensorTable {
@@ -131,9 +132,9 @@ impl TensorTable {
             map: TensorMap::with_capacity(capacity)?,
             len: 0,
             keys: try_vec(capacity)?,
-            info: try_vec(capacity)?,
-            backend: try_vec(capacity)?,
-            stamps: try_vec(capacity)?,
+            info: PerId(try_vec(capacity)?),
+            backend: PerId(try_vec(capacity)?),
+            stamps: PerId(try_vec(capacity)?),
         })
     }
 
@@ -258,8 +259,8 @@ impl TensorTable {
     pub fn add(&mut self, next: usize, refreshed: u32) {
         self.len += 1;
         if next < self.info.len() {
-            self.backend[next] = -1;
-            self.stamps[next] = Stamps { refreshed, has_copy: 0 };
+            self.backend[next as Tid] = -1;
+            self.stamps[next as Tid] = Stamps { refreshed, has_copy: 0 };
         } else {
             self.info.push(TensorInfo::default());
             self.backend.push(-1);
@@ -270,7 +271,7 @@ impl TensorTable {
     /// Whether the info of `tid` was already refreshed in split number `epoch`; marks it so.
     #[inline(always)]
     pub fn mark_refreshed(&mut self, tid: Tid, epoch: u32) -> bool {
-        let refreshed = &mut self.stamps[tid as usize].refreshed;
+        let refreshed = &mut self.stamps[tid].refreshed;
         let seen = *refreshed == epoch;
         *refreshed = epoch;
         seen
@@ -288,22 +289,22 @@ impl TensorTable {
         if tid == NO_TENSOR {
             -1
         } else {
-            self.backend[tid as usize]
+            self.backend[tid]
         }
     }
 
     pub fn has_copy(&self, tid: Tid, backend: usize) -> bool {
-        self.stamps[tid as usize].has_copy & (1 << backend) != 0
+        self.stamps[tid].has_copy & (1 << backend) != 0
     }
 
     pub fn set_has_copy(&mut self, tid: Tid, backend: usize) {
-        self.stamps[tid as usize].has_copy |= 1 << backend;
+        self.stamps[tid].has_copy |= 1 << backend;
     }
 
     /// Every backend's copy bit of `tid` (bit b: backend b).
     #[cfg(test)]
     pub fn copy_bits(&self, tid: Tid) -> u16 {
-        self.stamps[tid as usize].has_copy
+        self.stamps[tid].has_copy
     }
 }
 
