@@ -69,7 +69,7 @@ pub(super) fn write_splits(sched: &Scheduler, graph: Graph, path: &[u8]) {
     let mut rewrites = sched.planning.plan.rewrites.iter().peekable();
     for (i, &node) in nodes.iter().enumerate() {
         for (slot, src) in node.srcs().iter().enumerate().filter_map(|(slot, &s)| Some((slot, s?))) {
-            match rewrites.next_if(|r| (r.node as usize, r.slot as usize) == (i, slot)).map(|r| r.src as usize) {
+            match rewrites.next_if(|r| (r.node as usize, r.slot as usize) == (i, slot)).map(|r| r.src) {
                 Some(original) => {
                     let _ = writeln!(
                         out,

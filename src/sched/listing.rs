@@ -28,7 +28,7 @@ impl Scheduler {
                     split.inputs.len()
                 );
                 for (k, &input) in self.planning.plan.split_inputs[split.inputs.clone()].iter().enumerate() {
-                    let t = self.reading.tensors[input as usize];
+                    let t = self.reading.tensors[input];
                     let _ =
                         write!(line, "{}[{} ({:>5.5})] ", if k == 0 { ": " } else { "" }, t.name(), Size(t.nbytes()));
                 }

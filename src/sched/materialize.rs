@@ -113,7 +113,15 @@ impl Materialized {
 
     /// The copy of `tid` made for `backend` in pipeline slot `copy`.
     pub(super) fn copy(&self, tid: Tid, backend: usize, copy: usize) -> Tensor {
-        self.copies[self.slot(tid, backend, copy)].expect("the plan made this copy")
+        self.made(self.slot(tid, backend, copy))
+    }
+
+    /// The copy in `slot`, which the plan made.
+    fn made(&self, slot: usize) -> Tensor {
+        match self.copies.get(slot) {
+            Some(&Some(copy)) => copy,
+            _ => not_made(),
+        }
     }
 
     /// Takes room for what `plan` makes of `graph` (see [`Self::make_room`]), creates the copies
@@ -130,7 +138,7 @@ impl Materialized {
         self.make_room(plan, graph, reading.tensors.len())?;
         let parallel = self.n_copies > 1;
         for request in &plan.copy_requests {
-            let src = reading.tensors[request.tid as usize];
+            let src = reading.tensors[request.tid];
             for c in 0..self.n_copies {
                 let copy = if request.graph_input && c == cur_copy {
                     // The user's tensor itself is the current copy.
@@ -194,7 +202,7 @@ impl Materialized {
         let mut builder = alloc_graph.start();
         for split in &plan.splits {
             for &input_tid in &plan.split_inputs[split.inputs.clone()] {
-                let input = reading.tensors[input_tid as usize];
+                let input = reading.tensors[input_tid];
                 // A view of the input that keeps it alive until its copy is made.
                 let dependency = self.arena.alloc(input.dependent_view());
                 dependency.set_name(&[input.name_bytes(), b" (view)"]);
@@ -219,13 +227,13 @@ impl Materialized {
             for &input_tid in &plan.graph_inputs {
                 let backend = reading.table.backend[input_tid];
                 for slot in self.slots(input_tid, backend as usize) {
-                    builder.push_leaf(self.copies[slot].expect("the plan made this copy"), backend);
+                    builder.push_leaf(self.made(slot), backend);
                 }
             }
             for split in &plan.splits {
                 for &input_tid in &plan.split_inputs[split.inputs.clone()] {
                     for slot in self.slots(input_tid, split.backend) {
-                        builder.push_leaf(self.copies[slot].expect("the plan made this copy"), split.backend as c_int);
+                        builder.push_leaf(self.made(slot), split.backend as c_int);
                     }
                 }
             }
@@ -308,6 +316,14 @@ impl Materialized {
             i += n;
         }
     }
+}
+
+/// A copy the plan asked for and `make_copies` did not make: the scheduler's own broken
+/// invariant, from one place (not a panic location at every use).
+#[cold]
+#[inline(never)]
+fn not_made() -> ! {
+    panic!("{PREFIX}ggml_backend_sched: a copy the plan made is missing")
 }
 
 /// Views that keep `kept` allocated, `GGML_MAX_SRC` tensors each (the first the view's source).

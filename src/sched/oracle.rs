@@ -2,6 +2,7 @@
 //! stays the same ([`Answers`]; the passes ask the same questions many times).
 
 use super::answers::Answers;
+use super::per_id::PerId;
 use super::plan::Oracle;
 use super::table::{BuftId, Tid};
 use crate::abi::*;
@@ -13,12 +14,17 @@ pub(super) struct BackendOracle<'a> {
     caller: &'a str,
     /// The device of each backend, in the scheduler's order.
     devices: &'a [Device],
-    tensors: &'a [Tensor],
+    tensors: &'a PerId<Tensor>,
     answers: &'a mut Answers,
 }
 
 impl<'a> BackendOracle<'a> {
-    pub(super) fn new(caller: &'a str, devices: &'a [Device], tensors: &'a [Tensor], answers: &'a mut Answers) -> Self {
+    pub(super) fn new(
+        caller: &'a str,
+        devices: &'a [Device],
+        tensors: &'a PerId<Tensor>,
+        answers: &'a mut Answers,
+    ) -> Self {
         BackendOracle { caller, devices, tensors, answers }
     }
 }
@@ -26,12 +32,12 @@ impl<'a> BackendOracle<'a> {
 impl Oracle for BackendOracle<'_> {
     fn supports_op(&mut self, backend: usize, node: Tid) -> bool {
         let (caller, devices, tensors) = (self.caller, self.devices, self.tensors);
-        self.answers.supports_op(node, backend, || devices[backend].supports_op(caller, tensors[node as usize]))
+        self.answers.supports_op(node, backend, || devices[backend].supports_op(caller, tensors[node]))
     }
 
     fn offload_op(&mut self, backend: usize, node: Tid) -> bool {
         let (devices, tensors) = (self.devices, self.tensors);
-        self.answers.offload_op(node, backend, || devices[backend].offload_op(tensors[node as usize]))
+        self.answers.offload_op(node, backend, || devices[backend].offload_op(tensors[node]))
     }
 
     fn supports_buft(&mut self, backend: usize, buft: BuftId) -> bool {

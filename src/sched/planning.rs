@@ -96,7 +96,7 @@ impl Planning {
     #[inline(never)]
     fn log_failure(&mut self, caller: &str, reading: &GraphReading, backends: &BackendSet, error: PlanError) {
         let (PlanError::Preallocated(tid) | PlanError::Unassigned(tid)) = error;
-        let t = reading.tensors[tid as usize];
+        let t = reading.tensors[tid];
         let failure = (discriminant(&error), t);
         if self.logged_failure == Some(failure) {
             return;

@@ -86,7 +86,7 @@ impl Scheduler {
             }
 
             for &input_tid in &plan.split_inputs[split.inputs.clone()] {
-                let input = self.reading.tensors[input_tid as usize];
+                let input = self.reading.tensors[input_tid];
                 let input_copy = self.made.copy(input_tid, split.backend, self.pipeline.cur_copy);
                 if input.is_input() {
                     // User inputs are copied at once, before the user can overwrite them.
