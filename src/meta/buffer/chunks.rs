@@ -58,14 +58,13 @@ pub fn chunks(
         let mut slice_offsets = vec![0usize; n];
         let mut data_offset = 0;
         for s in 0..state.n_segments as usize {
-            for _ in 0..state.nr[s] {
-                for j in 0..n {
-                    let ne_sj = state.ne[s * n + j];
+            for _ in 0..state.repeats(s) {
+                for (j, &ne_sj) in state.segment(n, s).iter().enumerate() {
                     let bytes = if axis == 0 {
-                        if ne_sj % blck != 0 {
+                        let (Some(0), Some(blocks)) = (ne_sj.checked_rem(blck), ne_sj.checked_div(blck)) else {
                             return Err("a share is not a whole number of blocks".into());
-                        }
-                        (ne_sj / blck) as usize * nb[0]
+                        };
+                        blocks as usize * nb[0]
                     } else {
                         ne_sj as usize * nb[axis]
                     };

@@ -75,7 +75,7 @@ fn log_split_state(caller: &str, n_devs: usize, tensor: Tensor, state: &SplitSta
                 } else {
                     ""
                 };
-                let ne = s.ne[seg * n_devs + j];
+                let ne = s.part(n_devs, seg, j);
                 let _ = if cfg!(meta_nr) {
                     write!(line, "{separator}{ne}x{}", s.nr[seg])
                 } else {

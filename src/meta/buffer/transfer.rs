@@ -163,7 +163,7 @@ pub unsafe fn set_tensor(
             let n = slices.len();
             // From 0.7 the devices with a share (ne[j] != 0), when any has one, hold the sum;
             // 0.6 gives every device its part.
-            let contributors = (0..n).filter(|&j| state.ne[j] != 0).count();
+            let contributors = state.segment(n, 0).iter().filter(|&&part| part != 0).count();
             let masked = cfg!(meta_partial_contributors) && contributors != 0;
             let parts = if masked { contributors } else { n } as f32;
             let share: Vec<f32> = values.iter().map(|v| v / parts).collect();

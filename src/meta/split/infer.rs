@@ -380,7 +380,7 @@ fn reshape(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result
             return Ok(whole(node.n_dims - 1, 1));
         }
         if axis == 0 && node.ne[0] == src.ne[0] && node.ne[1] == 1 && state.nr[0] == 1 {
-            let complete_rows = (0..n_devs).all(|j| state.ne[j] == 0 || state.ne[j] == src.ne[0]);
+            let complete_rows = state.segment(n_devs, 0).iter().all(|&n| n == 0 || n == src.ne[0]);
             if complete_rows {
                 return Ok(whole(GGML_BACKEND_SPLIT_AXIS_1, 1));
             }
@@ -389,7 +389,7 @@ fn reshape(node: &Shape, srcs: &[Source; GGML_MAX_SRC], n_devs: usize) -> Result
     let mut base_out = 1i64;
     for dim in 0..GGML_MAX_DIMS {
         base_out *= node.ne[dim];
-        if base_in != 0 && base_out % base_in == 0 {
+        if base_out.checked_rem(base_in) == Some(0) {
             return Ok(whole(dim as i32, (base_out / base_in) as u32));
         }
         if base_out > base_in {
@@ -431,12 +431,12 @@ fn reshape_of_segments(
     let mut inner_out = 1i64;
     for dim in 0..GGML_MAX_DIMS {
         let outer = inner_out * node.ne[dim];
-        if step_in == 0 || outer % step_in != 0 {
+        if outer.checked_rem(step_in) != Some(0) {
             inner_out = outer;
             continue;
         }
         let parts = &state.ne[..n_segs * n_devs];
-        if inner_out == 0 || parts.iter().any(|&n| (n * inner_in) % inner_out != 0) {
+        if inner_out == 0 || parts.iter().any(|&n| (n * inner_in).checked_rem(inner_out) != Some(0)) {
             return Err("a reshape that cuts through a device's part of a segmented split".into());
         }
         let times = (outer / step_in) as usize;
@@ -450,9 +450,9 @@ fn reshape_of_segments(
         result.n_segments = (times * n_segs) as u32;
         for k in 0..times * n_segs {
             let s = k % n_segs;
-            result.nr[k] = state.nr[s];
-            for j in 0..n_devs {
-                result.ne[k * n_devs + j] = state.ne[s * n_devs + j] * inner_in / inner_out;
+            result.nr[k] = state.repeats(s);
+            for (out, &part) in result.segment_mut(n_devs, k).iter_mut().zip(state.segment(n_devs, s)) {
+                *out = part * inner_in / inner_out;
             }
         }
         // Another source split along a dimension (the destination of a CPY) must lie alike.
@@ -508,21 +508,23 @@ fn take_over_ratio(
             result.n_segments = state.n_segments;
         } else if first {
             for s in 0..segments(state) {
-                result.ne[s * n_devs..(s + 1) * n_devs].fill(0);
+                result.segment_mut(n_devs, s).fill(0);
             }
-            for j in 0..n_devs {
+            let div = src_extent * i64::from(result.nr[0]);
+            for (j, out) in result.segment_mut(n_devs, 0).iter_mut().enumerate() {
                 let mut ne = share(state, n_devs, j) * node.ne[axis];
                 if ne != 0 || src_extent != 0 {
-                    let div = src_extent * i64::from(result.nr[0]);
-                    if div == 0 || ne % div != 0 {
-                        return Err(InferError::with(
-                            "a device's share does not scale to the result's axis (device, axis)",
-                            &[j as i64, axis as i64],
-                        ));
-                    }
-                    ne /= div;
+                    ne = match (ne.checked_rem(div), ne.checked_div(div)) {
+                        (Some(0), Some(scaled)) => scaled,
+                        _ => {
+                            return Err(InferError::with(
+                                "a device's share does not scale to the result's axis (device, axis)",
+                                &[j as i64, axis as i64],
+                            ))
+                        }
+                    };
                 }
-                result.ne[j] = ne;
+                *out = ne;
             }
             // One run per device (repeated): a source's other segments do not carry over.
             result.n_segments = 1;

@@ -21,6 +21,48 @@ pub struct SplitState {
     pub n_segments: u32,
 }
 
+impl SplitState {
+    /// Device `j`'s part of segment `s`, of `n_devs` devices.
+    pub fn part(&self, n_devs: usize, s: usize, j: usize) -> i64 {
+        match self.ne.get(s * n_devs + j) {
+            Some(&n) => n,
+            None => past_the_state(),
+        }
+    }
+
+    /// The parts of segment `s`, one per device of `n_devs`.
+    pub fn segment(&self, n_devs: usize, s: usize) -> &[i64] {
+        match self.ne.get(s * n_devs..(s + 1) * n_devs) {
+            Some(parts) => parts,
+            None => past_the_state(),
+        }
+    }
+
+    /// [`Self::segment`], to write.
+    pub fn segment_mut(&mut self, n_devs: usize, s: usize) -> &mut [i64] {
+        match self.ne.get_mut(s * n_devs..(s + 1) * n_devs) {
+            Some(parts) => parts,
+            None => past_the_state(),
+        }
+    }
+
+    /// How often segment `s` repeats.
+    pub fn repeats(&self, s: usize) -> u32 {
+        match self.nr.get(s) {
+            Some(&nr) => nr,
+            None => past_the_state(),
+        }
+    }
+}
+
+/// A segment or device past a state's 16 of each: the meta backend's own broken invariant (it
+/// counts at most 16 of both), from one place rather than a panic location at every index.
+#[cold]
+#[inline(never)]
+fn past_the_state() -> ! {
+    panic!("{PREFIX}ggml_backend_meta: a segment or device past its split state")
+}
+
 impl From<ggml_backend_meta_split_state> for SplitState {
     /// The application's state; a family whose struct has no `nr` (meta_nr) repeats every
     /// segment once.
@@ -74,7 +116,7 @@ pub fn is_segmented(state: &SplitState) -> bool {
 
 /// Device `j`'s share of the split axis: its part of every segment, times the repeats.
 pub fn share(state: &SplitState, n_devs: usize, j: usize) -> i64 {
-    (0..segments(state)).map(|s| state.ne[s * n_devs + j] * i64::from(state.nr[s])).sum()
+    (0..segments(state)).map(|s| state.part(n_devs, s, j) * i64::from(state.repeats(s))).sum()
 }
 
 /// The same segments: each device's part of each, and their repeats.
@@ -100,7 +142,7 @@ pub fn check_static(state: &SplitState, ne: &[i64; 4], blck: i64, n_devs: usize)
         if let Some(bad) = parts.iter().find(|&&n| n < 0) {
             return Err(SplitError::with("a share is negative", &[*bad]));
         }
-        if let Some(bad) = parts.iter().find(|&&n| n % granularity != 0) {
+        if let Some(bad) = parts.iter().find(|&&n| n.checked_rem(granularity) != Some(0)) {
             return Err(SplitError::with(
                 "a share is not a multiple of the block size (share, block size)",
                 &[*bad, granularity],
@@ -164,20 +206,20 @@ pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<
     let (mut whole_repeats, mut covered) = (true, whole(state.axis, 1));
     covered.n_segments = 0;
     for s in 0..segments(state) {
-        let seg_len: i64 = state.ne[s * n_devs..(s + 1) * n_devs].iter().sum();
+        let seg_len: i64 = state.segment(n_devs, s).iter().sum();
         if seg_len == 0 {
             // Nothing on any device, however often repeated.
             continue;
         }
-        for _ in 0..state.nr[s] {
+        for _ in 0..state.repeats(s) {
             let (start, end) = (at, at + seg_len);
             if start < b && a < end {
                 whole_repeats &= a <= start && end <= b;
                 let k = covered.n_segments as usize;
-                if k > 0 && covered.ne[(k - 1) * n_devs..k * n_devs] == state.ne[s * n_devs..(s + 1) * n_devs] {
+                if k > 0 && covered.segment(n_devs, k - 1) == state.segment(n_devs, s) {
                     covered.nr[k - 1] += 1;
                 } else if k < covered.nr.len() {
-                    covered.ne[k * n_devs..(k + 1) * n_devs].copy_from_slice(&state.ne[s * n_devs..(s + 1) * n_devs]);
+                    covered.segment_mut(n_devs, k).copy_from_slice(state.segment(n_devs, s));
                     covered.nr[k] = 1;
                     covered.n_segments += 1;
                 } else {
@@ -185,10 +227,10 @@ pub fn range_parts(state: &SplitState, n_devs: usize, a: i64, b: i64) -> Option<
                 }
             }
             for (j, part) in parts.iter_mut().take(n_devs).enumerate() {
-                let len = state.ne[s * n_devs + j];
+                let len = state.part(n_devs, s, j);
                 let (lo, hi) = (at.max(a), (at + len).min(b));
                 // The device's elements before the range: where its part starts in its slice.
-                part.0 += (a - at).clamp(0, len);
+                part.0 += (a - at).min(len).max(0);
                 if lo < hi {
                     in_order &= j >= last_dev;
                     last_dev = j;
