@@ -30,7 +30,9 @@ impl<T> StaticMutex<T> {
     pub fn lock(&'static self) -> StaticMutexGuard<T> {
         // SAFETY: a statically initialised mutex that never moves.
         let rc = unsafe { libc::pthread_mutex_lock(self.raw.get()) };
-        assert_eq!(rc, 0, "pthread_mutex_lock failed");
+        if rc != 0 {
+            lock_failed("pthread_mutex_lock", rc);
+        }
         StaticMutexGuard { mutex: self }
     }
 }
@@ -80,14 +82,18 @@ impl StaticRwLock {
     pub fn read(&'static self) -> StaticRwLockGuard {
         // SAFETY: a statically initialised lock that never moves.
         let rc = unsafe { libc::pthread_rwlock_rdlock(self.raw.get()) };
-        assert_eq!(rc, 0, "pthread_rwlock_rdlock failed");
+        if rc != 0 {
+            lock_failed("pthread_rwlock_rdlock", rc);
+        }
         StaticRwLockGuard { lock: self }
     }
 
     pub fn write(&'static self) -> StaticRwLockGuard {
         // SAFETY: a statically initialised lock that never moves.
         let rc = unsafe { libc::pthread_rwlock_wrlock(self.raw.get()) };
-        assert_eq!(rc, 0, "pthread_rwlock_wrlock failed");
+        if rc != 0 {
+            lock_failed("pthread_rwlock_wrlock", rc);
+        }
         StaticRwLockGuard { lock: self }
     }
 }
@@ -102,6 +108,14 @@ impl Drop for StaticRwLockGuard {
         // SAFETY: locked by this guard, on this thread.
         unsafe { libc::pthread_rwlock_unlock(self.lock.raw.get()) };
     }
+}
+
+/// A lock call that failed (a lock is never destroyed nor taken twice here, so never): nothing
+/// it guards can be used, and one cold call says so instead of an assertion at each.
+#[cold]
+#[inline(never)]
+fn lock_failed(call: &str, rc: libc::c_int) -> ! {
+    panic!("{call} failed: {rc}")
 }
 
 #[cfg(test)]
